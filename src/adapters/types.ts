@@ -1,0 +1,41 @@
+import type { ChatType } from "../chat/session-id.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { Segment } from "../message/segment.ts";
+
+/** Where an outgoing message goes. */
+export interface SendTarget {
+  selfId: string;
+  chatType: ChatType;
+  /** Group id for group chats, user id for private chats. */
+  peerId: string;
+}
+
+export interface AccountStatus {
+  selfId: string;
+  connected: boolean;
+  online?: boolean;
+}
+
+export interface ActionOptions {
+  timeoutMs?: number;
+}
+
+/** What the rest of the bot needs from a chat platform connection. */
+export interface ChatAdapter {
+  readonly id: string;
+  readonly platform: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  accounts(): AccountStatus[];
+  /** Sends one message; resolves with the platform's message id. */
+  send(target: SendTarget, segments: Segment[], options?: ActionOptions): Promise<{ messageId: string }>;
+  /** Calls a raw platform action (OneBot: `get_msg`, `get_forward_msg`, …) and returns its `data`. */
+  callAction(selfId: string, action: string, params: Record<string, unknown>, options?: ActionOptions): Promise<unknown>;
+}
+
+/** Callbacks an adapter reports to; the composition root wires them to the chat stage. */
+export interface AdapterEvents {
+  message(message: ChatMessage): void;
+  /** A connection for `selfId` opened or closed. */
+  connection(status: AccountStatus): void;
+}

@@ -1,0 +1,23 @@
+import type { ChatType } from "../chat/session-id.ts";
+import type { Segment } from "./segment.ts";
+
+/** One chat message as every stage after the adapter sees it. */
+export interface ChatMessage {
+  platform: string;
+  /** Adapter instance id from the config (`adapters[].id`). */
+  adapterId: string;
+  selfId: string;
+  sessionId: string;
+  chatType: ChatType;
+  groupId?: string;
+  /** Sender's platform user id (the bot's own id for messages it sent). */
+  userId: string;
+  senderName: string;
+  /** Platform message id, opaque string. */
+  messageId: string;
+  segments: Segment[];
+  /** Unix time in milliseconds. */
+  time: number;
+  /** True for messages the bot itself sent. */
+  fromSelf: boolean;
+}
