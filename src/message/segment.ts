@@ -70,3 +70,54 @@ export function isKnownSegment(segment: Segment): segment is KnownSegment {
 export function textSegment(text: string): SegmentOf<"text"> {
   return { type: "text", data: { text } };
 }
+
+export function isKnownSegmentType(type: string): type is KnownSegmentType {
+  return (KNOWN_SEGMENT_TYPES as readonly string[]).includes(type);
+}
+
+interface ModelFields {
+  required: readonly string[];
+  optional: readonly string[];
+}
+
+/** The string fields SegmentDataMap declares for each known type (node `content` aside). */
+const MODEL_FIELDS: Record<KnownSegmentType, ModelFields> = {
+  text: { required: ["text"], optional: [] },
+  face: { required: ["id"], optional: [] },
+  image: { required: ["file"], optional: ["url", "summary", "sub_type"] },
+  record: { required: ["file"], optional: ["url"] },
+  video: { required: ["file"], optional: ["url"] },
+  at: { required: ["qq"], optional: ["name"] },
+  reply: { required: ["id"], optional: [] },
+  forward: { required: ["id"], optional: [] },
+  node: { required: [], optional: ["id", "user_id", "nickname"] },
+  file: { required: ["file"], optional: ["name", "url", "file_id", "file_size"] },
+  json: { required: ["data"], optional: [] },
+  xml: { required: ["data"], optional: [] },
+  poke: { required: ["type", "id"], optional: [] },
+  mface: { required: [], optional: ["emoji_id", "emoji_package_id", "key", "summary"] },
+  markdown: { required: ["content"], optional: [] },
+  dice: { required: [], optional: ["result"] },
+  rps: { required: [], optional: ["result"] },
+};
+
+/**
+ * Builds a segment from its type and data, where values are already in model form (scalars
+ * as strings, node `content` as Segment[]). A known type whose data does not fit
+ * SegmentDataMap is kept as an UnknownSegment, so it still goes back to the platform intact.
+ */
+export function makeSegment(type: string, data: Record<string, unknown>): Segment {
+  if (isKnownSegmentType(type) && fitsModel(type, data)) {
+    return { type, data } as KnownSegment;
+  }
+  return { type, data, unknown: true };
+}
+
+function fitsModel(type: KnownSegmentType, data: Record<string, unknown>): boolean {
+  const fields = MODEL_FIELDS[type];
+  if (!fields.required.every((field) => typeof data[field] === "string")) return false;
+  if (!fields.optional.every((field) => data[field] === undefined || typeof data[field] === "string")) {
+    return false;
+  }
+  return type !== "node" || data.content === undefined || Array.isArray(data.content);
+}

@@ -24,3 +24,87 @@ export interface MessageStore {
   flush(): void;
   close(): void;
 }
+
+/** How a turn ended: a reply was sent, the agent chose silence, or something failed. */
+export type TurnStatus = "replied" | "silent" | "failed";
+
+/** The outcome of one agent turn, keyed by its `reply_id`. */
+export interface TurnRecord {
+  replyId: string;
+  sessionId: string;
+  status: TurnStatus;
+  /** Why the turn ended this way (the `no_reply` reason, an error message, …). */
+  reason?: string;
+  /** Platform ids of the messages that triggered the turn. */
+  triggerMessageIds: string[];
+  /** Unix time in milliseconds. */
+  createdAt: number;
+  /** Unix time in milliseconds. */
+  finishedAt: number;
+  /** Free-form JSON details (planner rounds, tool calls, …). */
+  detail?: Record<string, unknown>;
+}
+
+/** Turn outcomes. Recording a `replyId` again replaces the earlier record. */
+export interface TurnStore {
+  record(turn: TurnRecord): void;
+  get(replyId: string): TurnRecord | undefined;
+  /** The newest `limit` turns of the session, newest first. */
+  listBySession(sessionId: string, limit: number): TurnRecord[];
+}
+
+/** One LLM call. */
+export interface UsageRecord {
+  /** Unix time in milliseconds. */
+  time: number;
+  /** What the call was for: `planner`, `replyer`, … */
+  task: string;
+  provider: string;
+  model: string;
+  /** 0 when the provider did not report it. */
+  promptTokens: number;
+  /** 0 when the provider did not report it. */
+  completionTokens: number;
+  latencyMs: number;
+  success: boolean;
+  error?: string;
+  replyId?: string;
+}
+
+export interface UsageQuery {
+  /** Only calls at or after this Unix time in milliseconds. */
+  sinceMs: number;
+}
+
+/** Totals of the calls made on one UTC day for one task on one model. */
+export interface UsageSummaryRow {
+  /** UTC date, `YYYY-MM-DD`. */
+  day: string;
+  task: string;
+  provider: string;
+  model: string;
+  calls: number;
+  failures: number;
+  promptTokens: number;
+  completionTokens: number;
+  averageLatencyMs: number;
+}
+
+/** LLM call accounting. Like messages, records are queued and committed in batches. */
+export interface UsageStore {
+  record(usage: UsageRecord): void;
+  /** Rows ordered by day, task, provider, model. */
+  summarize(query: UsageQuery): UsageSummaryRow[];
+  /** Commits everything queued. */
+  flush(): void;
+  close(): void;
+}
+
+/** Every store the bot uses, over one database. */
+export interface Stores {
+  messages: MessageStore;
+  turns: TurnStore;
+  usage: UsageStore;
+  /** Flushes every queue, then closes the database. Safe to call twice. */
+  close(): void;
+}

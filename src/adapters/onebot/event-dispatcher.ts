@@ -1,0 +1,78 @@
+import type { Logger } from "../../log/logger.ts";
+import type { AdapterEvents } from "../types.ts";
+import type { AccountTable } from "./account-table.ts";
+import { decodeMessageEvent } from "./event-decoder.ts";
+import { idToString, isRecord } from "./wire-values.ts";
+
+export interface EventDispatcherOptions {
+  adapterId: string;
+  events: AdapterEvents;
+  accounts: AccountTable;
+  logger: Logger;
+}
+
+/**
+ * Routes OneBot events: chat messages to `events.message`, heartbeat online state to the
+ * account table; everything else (notices, requests, types added later) is logged at debug.
+ * Nothing an implementation sends can make this throw.
+ */
+export class OneBotEventDispatcher {
+  readonly #options: EventDispatcherOptions;
+
+  constructor(options: EventDispatcherOptions) {
+    this.#options = options;
+  }
+
+  dispatch(event: Record<string, unknown>, connectionSelfId: string | undefined): void {
+    const { logger } = this.#options;
+    const selfId = idToString(event.self_id) ?? connectionSelfId;
+    if (!selfId) {
+      logger.debug({ postType: event.post_type }, "onebot event without self id ignored");
+      return;
+    }
+    try {
+      this.#route(event, selfId);
+    } catch (error) {
+      logger.error({ err: error, selfId, postType: event.post_type }, "onebot event handling failed");
+    }
+  }
+
+  #route(event: Record<string, unknown>, selfId: string): void {
+    const { logger, events, adapterId } = this.#options;
+    switch (event.post_type) {
+      case "message": {
+        const decoded = decodeMessageEvent(event, { adapterId, selfId, now: Date.now });
+        if (decoded.ok) events.message(decoded.message);
+        else logger.debug({ selfId, problem: decoded.problem }, "onebot message event ignored");
+        return;
+      }
+      case "message_sent":
+        // NapCat reports the bot's own messages; the bot already records what it sends.
+        logger.debug({ selfId, messageId: idToString(event.message_id) }, "onebot message_sent ignored");
+        return;
+      case "meta_event":
+        this.#meta(event, selfId);
+        return;
+      default:
+        logger.debug(
+          { selfId, postType: event.post_type, type: event.notice_type ?? event.request_type },
+          "onebot event ignored",
+        );
+    }
+  }
+
+  #meta(event: Record<string, unknown>, selfId: string): void {
+    const { accounts, logger, events } = this.#options;
+    const online = isRecord(event.status) ? event.status.online : undefined;
+    if (typeof online !== "boolean") {
+      logger.debug(
+        { selfId, metaEventType: event.meta_event_type, subType: event.sub_type },
+        "onebot meta event",
+      );
+      return;
+    }
+    if (!accounts.setOnline(selfId, online)) return;
+    logger.info({ selfId, online }, online ? "onebot account online" : "onebot account offline");
+    events.connection(accounts.get(selfId));
+  }
+}

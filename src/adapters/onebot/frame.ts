@@ -1,0 +1,30 @@
+import { scrubText } from "../../log/logger.ts";
+import { parseJsonLossless } from "../../util/json.ts";
+import { isRecord } from "./wire-values.ts";
+
+/** Frames above this are dropped with a warning; a single image as base64 fits well below it. */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+const SAMPLE_CHARS = 200;
+
+export type FrameParseResult =
+  | { ok: true; frame: Record<string, unknown> }
+  | { ok: false; problem: string; sample: string };
+
+/** Parses one frame (WS message or HTTP body) without losing the precision of big ids. */
+export function parseFrame(text: string): FrameParseResult {
+  let value: unknown;
+  try {
+    value = parseJsonLossless(text);
+  } catch (error) {
+    return { ok: false, problem: `invalid JSON (${(error as Error).message})`, sample: frameSample(text) };
+  }
+  if (!isRecord(value)) return { ok: false, problem: "not a JSON object", sample: frameSample(text) };
+  return { ok: true, frame: value };
+}
+
+/** A short, log-safe excerpt: truncated, with tokens and base64 payloads removed. */
+export function frameSample(text: string): string {
+  const head = text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS)}…` : text;
+  return scrubText(head);
+}

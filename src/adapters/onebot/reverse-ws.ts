@@ -1,0 +1,149 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { Logger } from "../../log/logger.ts";
+import type { HttpRoutes } from "../../server/routes.ts";
+import { actionDisconnected } from "./action-error.ts";
+import { requestHasToken } from "./auth.ts";
+import { OneBotSocket, WS_MAX_PAYLOAD_BYTES } from "./onebot-socket.ts";
+import type { OneBotTransport, TransportSink } from "./transport.ts";
+
+/** `X-Client-Role`: Universal carries both actions and events; API and Event split them. */
+export type ClientRole = "universal" | "api" | "event";
+
+export interface ReverseWsOptions {
+  path: string;
+  accessToken: string | undefined;
+  routes: HttpRoutes;
+  sink: TransportSink;
+  logger: Logger;
+}
+
+interface ReverseConnection {
+  socket: OneBotSocket;
+  role: ClientRole;
+  /** Increasing per accepted connection: the newest action-capable socket gets the actions. */
+  sequence: number;
+}
+
+/**
+ * Serves the reverse WebSocket OneBot implementations dial into. Several accounts may be
+ * connected at once; a newer connection for the same self id and role replaces the older one,
+ * because the older one is usually a stale socket the implementation has already given up on.
+ */
+export class ReverseWsTransport implements OneBotTransport {
+  readonly #options: ReverseWsOptions;
+  readonly #server = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD_BYTES });
+  /** self id → role → connection */
+  readonly #accounts = new Map<string, Map<ClientRole, ReverseConnection>>();
+  #sequence = 0;
+  #removeRoute: (() => void) | undefined;
+
+  constructor(options: ReverseWsOptions) {
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    this.#removeRoute = this.#options.routes.onUpgrade(this.#options.path, (request, socket, head) =>
+      this.#upgrade(request, socket, head),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.#removeRoute?.();
+    this.#removeRoute = undefined;
+    const sockets = [...this.#accounts.values()].flatMap((roles) => [...roles.values()].map((c) => c.socket));
+    for (const socket of sockets) socket.close(1001, "server stopping");
+    await Promise.all(sockets.map((socket) => socket.closed));
+    this.#server.close();
+  }
+
+  async callAction(
+    selfId: string,
+    action: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<unknown> {
+    const socket = this.#actionSocket(selfId);
+    if (!socket) throw actionDisconnected(action, `no open API connection for self id ${selfId}`);
+    return socket.call(action, params, timeoutMs);
+  }
+
+  #actionSocket(selfId: string): OneBotSocket | undefined {
+    const candidates = [...(this.#accounts.get(selfId)?.values() ?? [])]
+      .filter((connection) => connection.role !== "event" && connection.socket.isOpen)
+      .sort((a, b) => b.sequence - a.sequence);
+    return candidates[0]?.socket;
+  }
+
+  #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const { accessToken, logger } = this.#options;
+    const remote = request.socket.remoteAddress;
+    if (accessToken && !requestHasToken(request, accessToken)) {
+      logger.warn({ remote }, "onebot reverse ws rejected: missing or wrong access token");
+      rejectUpgrade(socket, 401, "Unauthorized");
+      return;
+    }
+    const selfId = headerValue(request, "x-self-id");
+    const role = parseClientRole(headerValue(request, "x-client-role"));
+    if (!selfId || !role) {
+      logger.warn(
+        { remote, selfId, role: headerValue(request, "x-client-role") },
+        "onebot reverse ws rejected: missing X-Self-ID or unknown X-Client-Role",
+      );
+      rejectUpgrade(socket, 400, "Bad Request");
+      return;
+    }
+    this.#server.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, selfId, role, remote));
+  }
+
+  #accept(ws: WebSocket, selfId: string, role: ClientRole, remote: string | undefined): void {
+    const roles = this.#accounts.get(selfId) ?? new Map<ClientRole, ReverseConnection>();
+    this.#accounts.set(selfId, roles);
+    const previous = roles.get(role);
+    const socket: OneBotSocket = new OneBotSocket(ws, this.#options.logger.child({ selfId, role }), {
+      onEvent: (event) => this.#options.sink.event(event, selfId),
+      onClose: (code, reason) => this.#closed(selfId, role, socket, code, reason),
+    });
+    roles.set(role, { socket, role, sequence: ++this.#sequence });
+    this.#options.sink.connection({
+      selfId,
+      change: "opened",
+      accountConnected: true,
+      details: { mode: "reverse-ws", role, remote, replacesOlder: previous !== undefined },
+    });
+    previous?.socket.close(1000, "replaced by a newer connection");
+  }
+
+  #closed(selfId: string, role: ClientRole, socket: OneBotSocket, code: number, reason: string): void {
+    const roles = this.#accounts.get(selfId);
+    if (roles?.get(role)?.socket === socket) roles.delete(role);
+    this.#options.sink.connection({
+      selfId,
+      change: "closed",
+      accountConnected: (roles?.size ?? 0) > 0,
+      details: { mode: "reverse-ws", role, code, reason },
+    });
+  }
+}
+
+export function parseClientRole(header: string | undefined): ClientRole | undefined {
+  // Lagrange sends "Api"; the spec says "API". Absent means Universal.
+  const role = (header ?? "universal").trim().toLowerCase();
+  return role === "universal" || role === "api" || role === "event" ? role : undefined;
+}
+
+function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  return text ? text : undefined;
+}
+
+function rejectUpgrade(socket: Duplex, status: number, statusText: string): void {
+  const body = `${status} ${statusText}\n`;
+  socket.once("finish", () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${statusText}\r\nConnection: close\r\nContent-Type: text/plain\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,89 @@
+import type { LlmMessage } from "../llm/types.ts";
+import { formatClock } from "./transcript.ts";
+
+export interface PromptIdentity {
+  name: string;
+  aliases: string[];
+  persona: string;
+}
+
+export interface PromptChat {
+  isGroup: boolean;
+  /** Group or private peer id. */
+  peerId: string;
+}
+
+export interface TurnPromptInput {
+  identity: PromptIdentity;
+  chat: PromptChat;
+  /** Earlier messages, oldest first, already formatted and bounded. */
+  historyLines: string[];
+  /** This turn's new messages, formatted with their msg_id labels. */
+  newLines: string[];
+  now: number;
+}
+
+function identityText(identity: PromptIdentity): string {
+  const aliases = identity.aliases.length > 0 ? `（也有人叫你 ${identity.aliases.join("、")}）` : "";
+  return `你的名字是${identity.name}${aliases}。\n${identity.persona}`;
+}
+
+/**
+ * Parts that rarely change come first (identity, rules), then history oldest to newest, then
+ * the new batch, and volatile details last, so consecutive turns share a long cached prefix.
+ */
+function conversationText(input: TurnPromptInput, ending: string): string {
+  const place = input.chat.isGroup ? `QQ 群 ${input.chat.peerId}` : "私聊";
+  const history = input.historyLines.length > 0 ? input.historyLines.join("\n") : "（没有更早的消息）";
+  return [
+    `## 聊天记录（${place}）`,
+    history,
+    "",
+    "## 新消息",
+    input.newLines.join("\n"),
+    "",
+    `当前时间 ${new Date(input.now).toISOString().slice(0, 10)} ${formatClock(input.now)}。`,
+    ending,
+  ].join("\n");
+}
+
+const PLANNER_RULES = [
+  "你在聊天中决定要不要说话、怎么行动，像群里的普通成员一样。",
+  "- 要说话就调用 reply（可用 msg_id 指定回哪条、set_quote 引用它、intent 写下要点），调用后本轮结束。",
+  "- 不该说话就调用 no_reply 并写明原因；别人话没说完可以调用 wait。",
+  "- 其他工具按需调用，拿到结果后再决定。每轮只回复一次。",
+].join("\n");
+
+export function plannerMessages(input: TurnPromptInput): LlmMessage[] {
+  return [
+    { role: "system", content: `${identityText(input.identity)}\n\n${PLANNER_RULES}` },
+    { role: "user", content: conversationText(input, "请决定你的行动。") },
+  ];
+}
+
+export interface ReplyPromptInput extends TurnPromptInput {
+  /** The message being answered, formatted. */
+  targetLine: string;
+  /** What the planner wants to say, when it said. */
+  intent?: string;
+  /** Extra requirements from reply extensions (seed 000/001 `extra_prompt`), verbatim. */
+  extraPrompts: string[];
+}
+
+const REPLYER_RULES = [
+  "现在由你写出要发到聊天里的消息。",
+  "- 只输出消息本身：不要加引号、名字前缀、时间或解释。",
+  "- 口语、简短、自然，符合你的人设。",
+].join("\n");
+
+export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
+  const extras = input.extraPrompts.length > 0 ? `\n\n${input.extraPrompts.join("\n")}` : "";
+  const intent = input.intent ? `\n你想表达的要点：${input.intent}` : "";
+  return [
+    { role: "system", content: `${identityText(input.identity)}\n\n${REPLYER_RULES}` },
+    {
+      role: "user",
+      content: conversationText(input, `你要回复的是：${input.targetLine}${intent}${extras}\n请写出回复。`),
+    },
+  ];
+}

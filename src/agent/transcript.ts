@@ -1,0 +1,37 @@
+import type { ChatMessage } from "../message/inbound.ts";
+import { renderSegments } from "../message/render.ts";
+import type { Segment } from "../message/segment.ts";
+
+export function formatClock(timeMs: number): string {
+  const date = new Date(timeMs);
+  return [date.getHours(), date.getMinutes(), date.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+}
+
+/** One message as a line of the transcript the model reads: `[10:00:05] 张三(10001): text`. */
+export function formatMessageLine(
+  message: ChatMessage,
+  options: { withId?: boolean; segments?: Segment[]; selfLabel?: string } = {},
+): string {
+  const who = message.fromSelf
+    ? `${message.senderName}(${options.selfLabel ?? "你"})`
+    : `${message.senderName}(${message.userId})`;
+  const id = options.withId ? `[msg_id=${message.messageId}] ` : "";
+  const text = renderSegments(options.segments ?? message.segments);
+  return `${id}[${formatClock(message.time)}] ${who}: ${text}`;
+}
+
+/**
+ * The newest history lines that fit: at most `maxMessages` messages and `maxChars`
+ * characters, dropping the oldest first. Returned oldest first.
+ */
+export function boundedHistory(lines: string[], maxMessages: number, maxChars: number): string[] {
+  const kept: string[] = [];
+  let chars = 0;
+  for (let i = lines.length - 1; i >= 0 && kept.length < maxMessages; i--) {
+    const line = lines[i]!;
+    if (chars + line.length > maxChars) break;
+    chars += line.length + 1;
+    kept.push(line);
+  }
+  return kept.reverse();
+}

@@ -1,0 +1,303 @@
+import { randomUUID } from "node:crypto";
+import type { Batch } from "../chat/batch.ts";
+import { stripLeadingMention } from "../chat/triggers.ts";
+import type { LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmToolResult } from "../llm/types.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { Segment } from "../message/segment.ts";
+import type { Outbox } from "../reply/outbox.ts";
+import type { MessageStore, TurnRecord, TurnStatus, TurnStore } from "../store/types.ts";
+import {
+  builtinToolSpecs,
+  MAX_WAIT_SECONDS,
+  NO_REPLY_TOOL,
+  REPLY_TOOL,
+  type ReplyArguments,
+  WAIT_TOOL,
+} from "./builtin-tools.ts";
+import { type PromptIdentity, plannerMessages, replyerMessages, type TurnPromptInput } from "./prompt.ts";
+import { splitText } from "./split-text.ts";
+import { boundedHistory, formatMessageLine } from "./transcript.ts";
+
+export interface AgentSettings {
+  identity: PromptIdentity;
+  maxRounds: number;
+  turnTimeoutMs: number;
+  history: { maxMessages: number; maxChars: number };
+  textChunkLimit: number;
+}
+
+export interface TurnRunnerDeps {
+  llm: { generate(request: LlmRequest): Promise<LlmResult> };
+  messages: MessageStore;
+  turns: TurnStore;
+  outbox: Outbox;
+  settings: () => AgentSettings;
+  logger: Logger;
+}
+
+interface TurnOutcome {
+  status: TurnStatus;
+  reason: string;
+}
+
+/** A turn that cannot go on; its message is the one-line reason logged and stored. */
+class TurnFailure extends Error {}
+
+/**
+ * One agent turn: the planner decides (reply / no_reply / wait / other tools) in bounded
+ * rounds; a reply is written by the replyer and sent. One trigger never yields two replies:
+ * once a reply is sent the turn ends.
+ */
+export class TurnRunner {
+  constructor(private readonly deps: TurnRunnerDeps) {}
+
+  async run(initial: Batch, absorbPending: () => Batch | undefined): Promise<void> {
+    const replyId = randomUUID();
+    const createdAt = Date.now();
+    const settings = this.deps.settings();
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
+    const turn = new Turn(replyId, initial, absorbPending, settings, this.deps, abort.signal);
+    let outcome: TurnOutcome;
+    try {
+      outcome = await turn.plan();
+    } catch (error) {
+      outcome = { status: "failed", reason: failureReason(error, abort.signal) };
+    } finally {
+      clearTimeout(timer);
+    }
+    const record: TurnRecord = {
+      replyId,
+      sessionId: initial.sessionId,
+      status: outcome.status,
+      reason: outcome.reason,
+      triggerMessageIds: turn.batch.triggerIds,
+      createdAt,
+      finishedAt: Date.now(),
+      detail: turn.detail(),
+    };
+    this.deps.turns.record(record);
+    const line = { replyId, sessionId: initial.sessionId, status: outcome.status, reason: outcome.reason };
+    if (outcome.status === "failed") this.deps.logger.warn(line, "turn failed");
+    else this.deps.logger.info(line, `turn ${outcome.status}`);
+  }
+}
+
+function failureReason(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted && signal.reason instanceof TurnFailure) return signal.reason.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+class Turn {
+  private readonly rounds: Array<{ toolCalls: string[]; text: string; model: string; latencyMs: number }> = [];
+  private invalidArguments = 0;
+  private malformedJson = 0;
+  private sentMessageIds: string[] = [];
+
+  constructor(
+    private readonly replyId: string,
+    public batch: Batch,
+    private readonly absorbPending: () => Batch | undefined,
+    private readonly settings: AgentSettings,
+    private readonly deps: TurnRunnerDeps,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  detail(): Record<string, unknown> {
+    return { rounds: this.rounds, sentMessageIds: this.sentMessageIds };
+  }
+
+  async plan(): Promise<TurnOutcome> {
+    const conversation: LlmMessage[] = plannerMessages(this.promptInput());
+    const tools = builtinToolSpecs();
+    for (let round = 1; round <= this.settings.maxRounds; round++) {
+      const result = await this.deps.llm.generate({
+        task: "planner",
+        messages: conversation,
+        tools,
+        toolChoice: "auto",
+        signal: this.signal,
+        replyId: this.replyId,
+      });
+      this.rounds.push({
+        toolCalls: result.toolCalls.map((call) => call.name),
+        text: result.text,
+        model: `${result.provider}/${result.model}`,
+        latencyMs: result.latencyMs,
+      });
+      if (result.toolCalls.length === 0) {
+        return { status: "silent", reason: `planner called no tool${result.text ? `: ${clip(result.text)}` : ""}` };
+      }
+      conversation.push({
+        role: "assistant",
+        content: result.text,
+        toolCalls: result.toolCalls.map(({ id, name, input }) => ({ id, name, input })),
+      });
+      const results: LlmToolResult[] = [];
+      let ending: TurnOutcome | undefined;
+      for (const call of result.toolCalls) {
+        const { output, outcome } = await this.runTool(call, result.text);
+        results.push({ toolCallId: call.id, toolName: call.name, ...output });
+        ending ??= outcome;
+      }
+      if (ending) return ending;
+      conversation.push({ role: "tool", results });
+    }
+    throw new TurnFailure(`planner did not finish within ${this.settings.maxRounds} rounds`);
+  }
+
+  private async runTool(
+    call: LlmToolCall,
+    plannerText: string,
+  ): Promise<{ output: Pick<LlmToolResult, "output" | "isError">; outcome?: TurnOutcome }> {
+    if (call.invalidJson !== undefined) {
+      this.malformedJson++;
+      if (this.malformedJson > 1) throw new TurnFailure(`model sent malformed tool arguments twice (${call.name})`);
+      return { output: { output: "工具参数不是合法的 JSON，请重新调用。", isError: true } };
+    }
+    const input = isRecord(call.input) ? call.input : undefined;
+    if (!input) return this.invalid(call.name, "arguments must be a JSON object");
+    if (this.sentMessageIds.length > 0) {
+      // One trigger never yields two replies: tools after a sent reply are not run.
+      return { output: { output: "本轮已经回复过了，未执行。", isError: true } };
+    }
+    switch (call.name) {
+      case REPLY_TOOL:
+        return this.reply(input, plannerText);
+      case NO_REPLY_TOOL: {
+        const reason = typeof input.reason === "string" && input.reason ? input.reason : "no reason given";
+        return { output: { output: "ok" }, outcome: { status: "silent", reason: `no_reply: ${reason}` } };
+      }
+      case WAIT_TOOL: {
+        if (typeof input.seconds !== "number" || !(input.seconds >= 0)) {
+          return this.invalid(call.name, "seconds must be a non-negative number");
+        }
+        return { output: { output: await this.wait(input.seconds) } };
+      }
+      default:
+        return this.invalid(call.name, `unknown tool "${call.name}"`);
+    }
+  }
+
+  private invalid(tool: string, problem: string): { output: Pick<LlmToolResult, "output" | "isError"> } {
+    this.invalidArguments++;
+    if (this.invalidArguments > 1) throw new TurnFailure(`invalid tool arguments twice (${tool}: ${problem})`);
+    return { output: { output: `调用 ${tool} 出错：${problem}`, isError: true } };
+  }
+
+  private async reply(
+    input: Record<string, unknown>,
+    plannerText: string,
+  ): Promise<{ output: Pick<LlmToolResult, "output" | "isError">; outcome?: TurnOutcome }> {
+    const args = input as ReplyArguments;
+    if (args.msg_id !== undefined && typeof args.msg_id !== "string" && typeof args.msg_id !== "number") {
+      return this.invalid(REPLY_TOOL, "msg_id must be a string");
+    }
+    if (args.set_quote !== undefined && typeof args.set_quote !== "boolean") {
+      return this.invalid(REPLY_TOOL, "set_quote must be a boolean");
+    }
+    const target = this.findTarget(args.msg_id === undefined ? undefined : String(args.msg_id));
+    if (!target) return this.invalid(REPLY_TOOL, `no message with msg_id ${String(args.msg_id)} in this chat`);
+    const intent = typeof args.intent === "string" && args.intent ? args.intent : plannerText || undefined;
+    const written = await this.deps.llm.generate({
+      task: "replyer",
+      messages: replyerMessages({
+        ...this.promptInput(),
+        targetLine: formatMessageLine(target),
+        intent,
+        extraPrompts: [],
+      }),
+      signal: this.signal,
+      replyId: this.replyId,
+    });
+    const chunks = splitText(written.text, this.settings.textChunkLimit);
+    if (chunks.length === 0) throw new TurnFailure("replyer returned no text");
+    await this.send(chunks, args.set_quote === true ? target.messageId : undefined);
+    return {
+      output: { output: { sent: true, message_ids: this.sentMessageIds } },
+      outcome: { status: "replied", reason: `replied to ${target.messageId}` },
+    };
+  }
+
+  private async send(chunks: string[], quoteId: string | undefined): Promise<void> {
+    const origin = this.batch.messages.find((message) => !message.fromSelf) ?? this.batch.messages[0]!;
+    for (const [index, chunk] of chunks.entries()) {
+      const segments: Segment[] = [{ type: "text", data: { text: chunk } }];
+      if (index === 0 && quoteId !== undefined) segments.unshift({ type: "reply", data: { id: quoteId } });
+      try {
+        const sent = await this.deps.outbox.send(origin, segments, this.replyId);
+        this.sentMessageIds.push(sent.messageId);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new TurnFailure(`sending failed after ${index} of ${chunks.length} messages: ${why}`);
+      }
+    }
+  }
+
+  /** The message a reply answers: the given id (from this turn or history), else the newest trigger. */
+  private findTarget(msgId: string | undefined): ChatMessage | undefined {
+    const messages = this.batch.messages;
+    if (msgId === undefined) {
+      const newestTrigger = this.batch.triggerIds.at(-1);
+      return messages.findLast((m) => m.messageId === newestTrigger) ?? messages.at(-1);
+    }
+    return (
+      messages.find((m) => m.messageId === msgId) ??
+      this.deps.messages.findByMessageId(this.batch.sessionId, msgId)
+    );
+  }
+
+  /** Waits up to `seconds` (capped) for the session's next messages, which join this turn. */
+  private async wait(seconds: number): Promise<string> {
+    const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
+    while (Date.now() < deadline && !this.signal.aborted) {
+      const arrived = this.absorbPending();
+      if (arrived) {
+        this.batch = {
+          ...this.batch,
+          messages: [...this.batch.messages, ...arrived.messages],
+          triggerIds: [...this.batch.triggerIds, ...arrived.triggerIds],
+        };
+        return `新消息：\n${arrived.messages.map((m) => this.newLine(m)).join("\n")}`;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
+    }
+    return "等待结束，没有新消息。";
+  }
+
+  private newLine(message: ChatMessage): string {
+    const identity = this.settings.identity;
+    const segments = stripLeadingMention(message.segments, message.selfId, [identity.name, ...identity.aliases]);
+    return formatMessageLine(message, { withId: true, segments });
+  }
+
+  private promptInput(): TurnPromptInput {
+    const { history } = this.settings;
+    const newIds = new Set(this.batch.messages.map((m) => m.messageId));
+    const stored = this.deps.messages
+      .recent({ sessionId: this.batch.sessionId, limit: history.maxMessages + this.batch.messages.length })
+      .filter((message) => !newIds.has(message.messageId));
+    const first = this.batch.messages[0]!;
+    return {
+      identity: this.settings.identity,
+      chat: { isGroup: first.chatType === "group", peerId: first.groupId ?? first.userId },
+      historyLines: boundedHistory(
+        stored.map((message) => formatMessageLine(message)),
+        history.maxMessages,
+        history.maxChars,
+      ),
+      newLines: this.batch.messages.map((message) => this.newLine(message)),
+      now: Date.now(),
+    };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function clip(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}

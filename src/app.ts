@@ -1,0 +1,176 @@
+import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
+import type { OneBotAdapterConfig } from "./adapters/onebot/config.ts";
+import { OneBotAdapter } from "./adapters/onebot/onebot-adapter.ts";
+import { type AgentSettings, TurnRunner } from "./agent/turn-runner.ts";
+import { ChatService } from "./chat/chat-service.ts";
+import { KeyedQueue } from "./chat/keyed-queue.ts";
+import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
+import { SessionRunner } from "./chat/session-runner.ts";
+import type { TriggerSettings } from "./chat/triggers.ts";
+import { diffConfig, watchConfigFile } from "./config/reload.ts";
+import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
+import { LlmClient } from "./llm/llm-client.ts";
+import type { Logger } from "./log/logger.ts";
+import { Outbox } from "./reply/outbox.ts";
+import { HttpServer, type HealthReport } from "./server/http-server.ts";
+import { openStore } from "./store/open-store.ts";
+
+export interface AppOptions {
+  config: TsumugiConfig;
+  /** The config file in use; watched for edits when given. */
+  configFile?: string;
+  logger: Logger;
+}
+
+export interface RunningApp {
+  /** Where the HTTP server listens (port resolved when the config asked for 0). */
+  address: { host: string; port: number };
+  stop(): Promise<void>;
+}
+
+/** How long shutdown waits for turns in flight before closing anyway (DESIGN §2 allows 10 s in all). */
+const SHUTDOWN_GRACE_MS = 7_000;
+
+/**
+ * The composition root: builds every service from the config, wires them along the path of
+ * a message (adapter → chat → agent → reply → adapter) and starts them.
+ */
+export async function startApp(options: AppOptions): Promise<RunningApp> {
+  const { logger } = options;
+  let config = options.config;
+  const stores = openStore(config.storage.url, logger);
+
+  const createLlm = (current: TsumugiConfig) =>
+    new LlmClient({
+      providers: current.llm.providers.filter((p) => p.type !== "llama-cpp") as never,
+      models: current.llm.models,
+      usage: (record) => stores.usage.record(record),
+      logger,
+    });
+  let llm = createLlm(config);
+
+  const adapters = new Map<string, ChatAdapter>();
+  const outbox = new Outbox((id) => adapters.get(id), stores.messages, () => config.bot.name, logger);
+  const turnRunner = new TurnRunner({
+    llm: { generate: (request) => llm.generate(request) },
+    messages: stores.messages,
+    turns: stores.turns,
+    outbox,
+    settings: () => agentSettings(config),
+    logger,
+  });
+  const queue = new KeyedQueue((sessionId, error) =>
+    logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
+  );
+  const sessions = new SessionRunner(queue, (batch, absorb) => turnRunner.run(batch, absorb));
+  const batcher = new RealtimeBatcher(config.chat.realtime, (batch) => sessions.submit(batch));
+  const chat = new ChatService(stores.messages, batcher, () => triggerSettings(config), logger);
+
+  const server = new HttpServer(
+    { host: config.server.host, port: config.server.port, token: config.server.token, logger },
+    () => healthReport(adapters),
+  );
+  for (const adapterConfig of config.adapters) {
+    const adapter = new OneBotAdapter({
+      config: oneBotSettings(adapterConfig),
+      routes: server,
+      events: {
+        message: (message) => chat.ingest(message),
+        connection: (status: AccountStatus) =>
+          logger.debug({ adapter: adapterConfig.id, ...status }, "adapter account status"),
+      },
+      logger: logger.child({ adapter: adapterConfig.id }),
+    });
+    adapters.set(adapterConfig.id, adapter);
+  }
+
+  const address = await server.listen();
+  for (const adapter of adapters.values()) await adapter.start();
+  logger.info(
+    { url: `http://${config.server.host}:${address.port}/` },
+    `Tsumugi is running: console http://${config.server.host}:${address.port}/`,
+  );
+  if ((config.llm.models.planner ?? []).length === 0) {
+    logger.warn("no planner model configured (llm.models.planner): messages are stored but not answered");
+  }
+
+  const stopWatching = options.configFile
+    ? watchConfigFile(
+        options.configFile,
+        (next) => {
+          const diff = diffConfig(config, next);
+          config = next;
+          llm = createLlm(next);
+          batcher.updateSettings(next.chat.realtime);
+          if (diff.restartRequired.length > 0) {
+            logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
+          }
+          logger.info({ keys: diff.changedKeys }, "config changes applied");
+        },
+        () => {},
+        logger,
+      )
+    : () => {};
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      logger.info("shutting down");
+      stopWatching();
+      batcher.flushAll();
+      const drained = await queue.close(SHUTDOWN_GRACE_MS);
+      if (!drained) logger.warn("some turns were still running at shutdown and were abandoned");
+      for (const adapter of adapters.values()) await adapter.stop();
+      await server.close();
+      stores.close();
+      logger.info("stopped");
+    })();
+    return stopping;
+  };
+  return { address: { host: config.server.host, port: address.port }, stop };
+}
+
+/** The adapter's view of its config entry: fields another mode uses get neutral values. */
+function oneBotSettings(entry: AdapterConfig): OneBotAdapterConfig {
+  return {
+    id: entry.id,
+    mode: entry.mode,
+    path: "path" in entry ? entry.path : "",
+    url: entry.url ?? "",
+    accessToken: entry.accessToken,
+    secret: "secret" in entry ? entry.secret : "",
+    actionTimeoutMs: entry.actionTimeoutMs,
+    reconnect: "reconnect" in entry ? entry.reconnect : { minDelayMs: 1_000, maxDelayMs: 30_000 },
+  };
+}
+
+function agentSettings(config: TsumugiConfig): AgentSettings {
+  return {
+    identity: { name: config.bot.name, aliases: config.bot.aliases, persona: config.bot.persona },
+    maxRounds: config.agent.maxRounds,
+    turnTimeoutMs: config.agent.turnTimeoutMs,
+    history: config.chat.history,
+    textChunkLimit: config.chat.textChunkLimit,
+  };
+}
+
+function triggerSettings(config: TsumugiConfig): TriggerSettings {
+  return { ...config.chat.triggers, names: [config.bot.name, ...config.bot.aliases] };
+}
+
+function healthReport(adapters: Map<string, ChatAdapter>): HealthReport {
+  const report: HealthReport = { status: "ok", adapters: [] };
+  for (const adapter of adapters.values()) {
+    const accounts = adapter.accounts();
+    if (accounts.length === 0) report.adapters.push({ id: adapter.id, selfId: null, connected: false });
+    for (const account of accounts) {
+      report.adapters.push({
+        id: adapter.id,
+        selfId: account.selfId,
+        connected: account.connected,
+        ...(account.online === undefined ? {} : { online: account.online }),
+      });
+    }
+  }
+  return report;
+}

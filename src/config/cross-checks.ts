@@ -1,0 +1,84 @@
+import { isIP } from "node:net";
+import { formatKeyPath, type KeyPath, problemAt } from "./key-path.ts";
+import type { TsumugiConfig } from "./schema.ts";
+
+/** Rules that involve more than one key, checked once the config matches the schema. */
+export function findCrossFieldProblems(config: TsumugiConfig): string[] {
+  return [
+    ...findDuplicateIds(
+      config.adapters.map((adapter) => adapter.id),
+      (index) => ["adapters", index, "id"],
+    ),
+    ...findDuplicateIds(
+      config.llm.providers.map((provider) => provider.id),
+      (index) => ["llm", "providers", index, "id"],
+    ),
+    ...findSharedAdapterPaths(config),
+    ...findUnknownProviders(config),
+    ...findInvertedRanges(config),
+    ...(isLoopbackHost(config.server.host) || config.server.token !== ""
+      ? []
+      : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
+  ];
+}
+
+function findDuplicateIds(ids: string[], pathOf: (index: number) => KeyPath): string[] {
+  return ids.flatMap((id, index) =>
+    ids.indexOf(id) < index ? [problemAt(pathOf(index), `duplicate id "${id}"`)] : [],
+  );
+}
+
+/** Reverse-ws and http adapters are served on server.port, so two must not share a path. */
+function findSharedAdapterPaths(config: TsumugiConfig): string[] {
+  const owners = new Map<string, number>();
+  return config.adapters.flatMap((adapter, index) => {
+    if (adapter.mode === "forward-ws") return [];
+    const owner = owners.get(adapter.path);
+    if (owner === undefined) {
+      owners.set(adapter.path, index);
+      return [];
+    }
+    return [problemAt(["adapters", index, "path"], `already used by adapters[${owner}]`)];
+  });
+}
+
+function findUnknownProviders(config: TsumugiConfig): string[] {
+  const providerIds = new Set(config.llm.providers.map((provider) => provider.id));
+  return Object.entries(config.llm.models).flatMap(([task, references]) =>
+    references.flatMap((reference, index) => {
+      const providerId = reference.slice(0, reference.indexOf("/"));
+      return providerIds.has(providerId)
+        ? []
+        : [problemAt(["llm", "models", task, index], `unknown provider "${providerId}"`)];
+    }),
+  );
+}
+
+function findInvertedRanges(config: TsumugiConfig): string[] {
+  const { realtime, digest } = config.chat;
+  return [
+    ...notBelow(["chat", "realtime", "maxWindowMs"], realtime.maxWindowMs, ["chat", "realtime", "windowMs"], realtime.windowMs),
+    ...notBelow(["chat", "digest", "maxMessages"], digest.maxMessages, ["chat", "digest", "minMessages"], digest.minMessages),
+    ...config.adapters.flatMap((adapter, index) =>
+      adapter.mode === "forward-ws"
+        ? notBelow(
+            ["adapters", index, "reconnect", "maxDelayMs"],
+            adapter.reconnect.maxDelayMs,
+            ["adapters", index, "reconnect", "minDelayMs"],
+            adapter.reconnect.minDelayMs,
+          )
+        : [],
+    ),
+  ];
+}
+
+function notBelow(path: KeyPath, value: number, boundPath: KeyPath, bound: number): string[] {
+  return value < bound ? [problemAt(path, `must be >= ${formatKeyPath(boundPath)} (${bound})`)] : [];
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (bare === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  return bare === "::1" || /^::ffff:127\./.test(bare);
+}

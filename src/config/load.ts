@@ -1,0 +1,107 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseDocument } from "yaml";
+import { expandEnv } from "./expand-env.ts";
+import type { TsumugiConfig } from "./schema.ts";
+import { createConfigValidator } from "./validate.ts";
+
+/** A config that cannot be used; `problems` holds one `key.path: reason` line each. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+
+  constructor(problems: string[], file?: string) {
+    super(`invalid configuration${file ? ` in ${file}` : ""}:\n${problems.map((line) => `  ${line}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+export interface LoadConfigOptions {
+  /** From `--config FILE`; wins over `TSUMUGI_CONFIG`. Relative to `cwd`. */
+  file?: string;
+  /** Source of `TSUMUGI_CONFIG` and of `${VAR}` expansion. */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface LoadedConfig {
+  config: TsumugiConfig;
+  /** Absolute path of the file read; absent when running on defaults alone. */
+  file?: string;
+}
+
+export const DEFAULT_CONFIG_FILE = "tsumugi.yaml";
+
+/**
+ * Reads the config: an explicitly named file must exist; otherwise `./tsumugi.yaml` is read
+ * when present; otherwise every key takes its default. Throws `ConfigError` on any problem.
+ */
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const file = chooseConfigFile(options);
+  const raw = file === undefined ? {} : parseYamlFile(file);
+  const input = expandEnv(withoutNullValues(raw), options.env);
+  const result = createConfigValidator()(input);
+  if (!result.ok) throw new ConfigError(result.problems, file);
+  return file === undefined ? { config: result.config } : { config: result.config, file };
+}
+
+function chooseConfigFile({ file, env, cwd }: LoadConfigOptions): string | undefined {
+  const explicit = file ?? (env.TSUMUGI_CONFIG || undefined);
+  if (explicit !== undefined) {
+    const path = resolve(cwd, explicit);
+    if (!existsSync(path)) throw new ConfigError([`${path}: config file not found`]);
+    return path;
+  }
+  const fallback = resolve(cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(fallback) ? fallback : undefined;
+}
+
+function parseYamlFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError([`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
+  }
+  const document = parseDocument(text);
+  // Later errors are usually knock-on effects of the first, so only that one is reported.
+  const [first] = document.errors;
+  if (first) {
+    const position = first.linePos?.[0];
+    const where = position ? ` line ${position.line}, column ${position.col}` : "";
+    const reason = first.message.split(" at line ")[0] ?? first.message;
+    throw new ConfigError([`${path}${where}: ${reason}`], path);
+  }
+  return document.toJS();
+}
+
+/**
+ * A key written with nothing after it (`chat:` with every child commented out) means
+ * "use the default", not "null".
+ */
+function withoutNullValues(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNullValues);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, item]) => item !== null)
+        .map(([key, item]) => [key, withoutNullValues(item)]),
+    );
+  }
+  return value;
+}
+
+/** Reads `--config FILE` / `--config=FILE` from the command line; other arguments are left alone. */
+export function parseCliArgs(argv: string[]): { configFile?: string } {
+  let configFile: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index]!;
+    let value: string | undefined;
+    if (argument.startsWith("--config=")) value = argument.slice("--config=".length);
+    else if (argument === "--config") value = argv[++index];
+    else continue;
+    if (!value || value.startsWith("--")) throw new ConfigError(["--config: needs a file path"]);
+    configFile = value;
+  }
+  return configFile === undefined ? {} : { configFile };
+}

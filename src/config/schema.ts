@@ -1,0 +1,332 @@
+import { type Static, type TObject, type TProperties, Type } from "@sinclair/typebox";
+import type { ConfigFormatName } from "./formats.ts";
+
+/**
+ * The whole config file as JSON Schema (built with TypeBox). Every field has a description
+ * and, where a value can be assumed, a default: validating `{}` with ajv's `useDefaults`
+ * yields a complete config. Objects reject unknown keys so typos are reported, except the
+ * free-form maps `plugins.config` and `llm.providers[].headers`.
+ */
+
+/** A string from a fixed list, as a plain `enum` (clearer errors and forms than a union). */
+function stringEnum<const Values extends readonly string[]>(
+  values: Values,
+  options: { description: string; default?: Values[number] },
+) {
+  return Type.Unsafe<Values[number]>({ type: "string", enum: [...values], ...options });
+}
+
+function formattedString(format: ConfigFormatName, options: { description: string; default?: string }) {
+  return Type.String({ format, ...options });
+}
+
+function milliseconds(description: string, defaultValue: number, minimum = 1) {
+  return Type.Integer({ minimum, default: defaultValue, description: `${description} (milliseconds)` });
+}
+
+function count(description: string, defaultValue: number, minimum = 1) {
+  return Type.Integer({ minimum, default: defaultValue, description });
+}
+
+/** A group of keys; absent groups are filled from their members' defaults. */
+function group<Properties extends TProperties>(description: string, properties: Properties) {
+  return Type.Object(properties, { description, default: {}, additionalProperties: false });
+}
+
+/**
+ * One object per value of `tag`, validated with ajv's `discriminator`: only the variant the
+ * tag names is checked, so errors are about that variant and defaults come from it.
+ */
+function taggedUnion<const Variants extends TObject[]>(
+  tag: string,
+  tagValues: readonly string[],
+  variants: [...Variants],
+  options: { description: string; tagDefault?: string },
+) {
+  return Type.Unsafe<Static<Variants[number]>>({
+    type: "object",
+    description: options.description,
+    required: [tag],
+    properties: {
+      [tag]: {
+        type: "string",
+        enum: [...tagValues],
+        ...(options.tagDefault === undefined ? {} : { default: options.tagDefault }),
+      },
+    },
+    discriminator: { propertyName: tag },
+    oneOf: variants,
+  });
+}
+
+const serverSchema = group("The one HTTP server: console, API, /healthz and the OneBot reverse WebSocket.", {
+  host: Type.String({
+    minLength: 1,
+    default: "127.0.0.1",
+    description: "Address to listen on; a non-loopback address requires server.token.",
+  }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 6180, description: "Port; 0 picks a free one." }),
+  token: Type.String({
+    default: "",
+    description: "Bearer token for the console and /api/; empty means no token (loopback only).",
+  }),
+});
+
+const storageSchema = group("Where messages and state are stored.", {
+  url: formattedString("sqlite-url", {
+    default: "sqlite:./data/tsumugi.db",
+    description: 'Database: "sqlite:PATH" (relative to the working directory) or "sqlite::memory:".',
+  }),
+});
+
+const botSchema = group("Who the bot is.", {
+  name: Type.String({ minLength: 1, default: "紬", description: "The bot's name; mentioning it triggers a reply." }),
+  aliases: Type.Array(Type.String({ minLength: 1 }), {
+    default: ["tsumugi"],
+    description: "Other names that count as mentioning the bot.",
+  }),
+  persona: Type.String({
+    default: "你是群里的一名普通成员，说话简短自然。",
+    description: "Persona prompt, placed first in every prompt.",
+  }),
+  admins: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description: 'Platform user ids allowed to run admin commands, e.g. ["10001"].',
+  }),
+});
+
+const adapterCommon = {
+  type: stringEnum(["onebot"], { default: "onebot", description: "Protocol: OneBot v11." }),
+  id: formattedString("identifier", {
+    default: "qq",
+    description: "Adapter id, unique among adapters; shown in /healthz and logs.",
+  }),
+  accessToken: Type.String({
+    default: "",
+    description: "OneBot access token (Authorization: Bearer …); empty means none.",
+  }),
+  actionTimeoutMs: milliseconds("How long to wait for the answer to an API call", 30_000),
+};
+
+const reverseWsAdapterSchema = Type.Object(
+  {
+    ...adapterCommon,
+    mode: Type.Literal("reverse-ws"),
+    path: formattedString("url-path", {
+      default: "/onebot/v11/ws",
+      description: "Path on server.port where the implementation connects.",
+    }),
+    url: Type.Optional(Type.String({ description: "Not used in reverse-ws mode (kept so switching mode is one edit)." })),
+  },
+  { additionalProperties: false },
+);
+
+const forwardWsAdapterSchema = Type.Object(
+  {
+    ...adapterCommon,
+    mode: Type.Literal("forward-ws"),
+    url: formattedString("ws-url", { description: "WebSocket URL the implementation listens on." }),
+    reconnect: group("Back-off between reconnect attempts, doubling from min to max.", {
+      minDelayMs: milliseconds("First delay", 1_000),
+      maxDelayMs: milliseconds("Longest delay", 30_000),
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const httpAdapterSchema = Type.Object(
+  {
+    ...adapterCommon,
+    mode: Type.Literal("http"),
+    url: formattedString("http-url", {
+      description: "Base URL of the implementation's HTTP API, e.g. http://127.0.0.1:3000.",
+    }),
+    path: formattedString("url-path", {
+      default: "/onebot/v11/http",
+      description: "Path on server.port where the implementation POSTs events.",
+    }),
+    secret: Type.String({
+      default: "",
+      description: "HMAC secret checked against the X-Signature header of event POSTs; empty means none.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const adapterSchema = taggedUnion(
+  "mode",
+  ["reverse-ws", "forward-ws", "http"],
+  [reverseWsAdapterSchema, forwardWsAdapterSchema, httpAdapterSchema],
+  { description: "One OneBot v11 connection.", tagDefault: "reverse-ws" },
+);
+
+const providerCommon = {
+  id: formattedString("identifier", { description: 'Provider id, the part before "/" in llm.models entries.' }),
+  timeoutMs: milliseconds("Limit for one request", 60_000),
+};
+
+const remoteProviderCommon = {
+  ...providerCommon,
+  apiKey: Type.String({ default: "", description: "API key; empty means none." }),
+  maxRetries: count("Retries after a failed request", 2, 0),
+  headers: Type.Record(Type.String(), Type.String(), {
+    default: {},
+    description: "Extra HTTP headers sent with every request.",
+  }),
+};
+
+const openAiCompatibleProviderSchema = Type.Object(
+  {
+    ...remoteProviderCommon,
+    type: Type.Literal("openai-compatible"),
+    baseUrl: formattedString("http-url", { description: "API base URL, e.g. https://api.deepseek.com/v1." }),
+  },
+  { additionalProperties: false },
+);
+
+const vendorProviderSchema = Type.Object(
+  {
+    ...remoteProviderCommon,
+    type: stringEnum(["openai", "gemini", "anthropic"], { description: "Vendor API." }),
+    baseUrl: Type.Optional(
+      formattedString("http-url", { description: "API base URL; the vendor's own when absent." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const llamaCppProviderSchema = Type.Object(
+  {
+    ...providerCommon,
+    type: Type.Literal("llama-cpp"),
+    model: Type.String({ minLength: 1, description: "Path to the GGUF model file, run in-process." }),
+    threads: count("CPU threads; 0 lets llama.cpp choose", 0, 0),
+    contextSize: count("Context window in tokens", 8192),
+    gpu: Type.Unsafe<"auto" | false>({
+      enum: ["auto", false],
+      default: "auto",
+      description: 'GPU offloading: "auto" uses one when available, false runs on the CPU only.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const providerSchema = taggedUnion(
+  "type",
+  ["openai-compatible", "openai", "gemini", "anthropic", "llama-cpp"],
+  [openAiCompatibleProviderSchema, vendorProviderSchema, llamaCppProviderSchema],
+  { description: "One LLM provider." },
+);
+
+const modelRefList = (description: string) =>
+  Type.Array(formattedString("model-ref", { description: '"provider/model", split at the first "/".' }), {
+    default: [],
+    description,
+  });
+
+const modelsSchema = Type.Unsafe<{ planner: string[]; replyer: string[]; [task: string]: string[] }>(
+  Type.Object(
+    {
+      planner: modelRefList("Models that decide what to do, tried in order."),
+      replyer: modelRefList("Models that write the reply text, tried in order."),
+    },
+    {
+      default: {},
+      additionalProperties: modelRefList("Models for this task, tried in order."),
+      description: "Task → ordered fallback list of models. An empty list means the bot stays silent.",
+    },
+  ),
+);
+
+const llmSchema = group("Language models.", {
+  providers: Type.Array(providerSchema, { default: [], description: "Where models are served." }),
+  models: modelsSchema,
+});
+
+const agentSchema = group("The planner loop.", {
+  maxRounds: count("Most planner calls in one turn", 8),
+  turnTimeoutMs: milliseconds("Limit for one whole turn", 120_000),
+});
+
+const chatSchema = group("How the bot reads and answers chats.", {
+  triggers: group("What makes the bot answer right away.", {
+    mention: Type.Boolean({ default: true, description: "An @ of the bot, or its name or an alias." }),
+    replyToSelf: Type.Boolean({ default: true, description: "A reply to one of the bot's messages." }),
+    keywords: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: "Words that trigger the bot when a message contains them.",
+    }),
+    privateAlways: Type.Boolean({ default: true, description: "Every private message." }),
+  }),
+  realtime: group("Batching of triggered messages: a trigger opens a window that collects follow-ups.", {
+    windowMs: milliseconds("Quiet time that closes the window", 800, 0),
+    maxWindowMs: milliseconds("Longest a window stays open", 3_000, 0),
+    maxMessages: count("Messages that close the window early", 10),
+    maxChars: count("Characters that close the window early", 8_000),
+  }),
+  digest: group("Periodic look at untriggered group chatter.", {
+    enabled: Type.Boolean({ default: false, description: "Whether the bot reads along without being triggered." }),
+    intervalMs: milliseconds("Time between digests", 300_000),
+    minMessages: count("Fewest new messages worth a digest", 3),
+    maxMessages: count("Most messages in one digest", 50),
+    maxTranscriptChars: count("Most characters of transcript in one digest", 20_000),
+  }),
+  history: group("Recent messages shown to the models.", {
+    maxMessages: count("Most history messages", 20, 0),
+    maxChars: count("Most history characters", 4_000, 0),
+  }),
+  quote: group("Fetching quoted messages and merged forwards.", {
+    enabled: Type.Boolean({ default: true, description: "Fetch the message a reply quotes." }),
+    resolveForward: Type.Boolean({ default: true, description: "Expand merged forwards." }),
+    maxDepth: count("Deepest nesting of forwards to expand", 2, 0),
+    maxNodes: count("Most forwarded messages to expand", 20),
+    maxChars: count("Most characters of quoted text", 4_000),
+    timeoutMs: milliseconds("Limit for each fetch", 10_000),
+  }),
+  textChunkLimit: count("Longest text message sent; longer replies are split", 4_500),
+});
+
+const pluginsSchema = group("Plugins.", {
+  dirs: Type.Array(Type.String({ minLength: 1 }), {
+    default: ["./plugins"],
+    description: "Folders whose sub-folders are plugins.",
+  }),
+  disabled: Type.Array(formattedString("plugin-ref", { description: '"pluginId" or "pluginId.component".' }), {
+    default: [],
+    description: "Plugins or single components that are not loaded.",
+  }),
+  config: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
+    default: {},
+    description: "Plugin id → that plugin's config object (checked against the plugin's own schema).",
+  }),
+});
+
+const logSchema = group("Logging.", {
+  level: stringEnum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+    default: "info",
+    description: "Lowest level written.",
+  }),
+});
+
+export const configJsonSchema = Type.Object(
+  {
+    server: serverSchema,
+    storage: storageSchema,
+    bot: botSchema,
+    adapters: Type.Array(adapterSchema, {
+      default: [{ type: "onebot", id: "qq", mode: "reverse-ws", path: "/onebot/v11/ws" }],
+      description: "OneBot connections; ids must be unique.",
+    }),
+    llm: llmSchema,
+    agent: agentSchema,
+    chat: chatSchema,
+    plugins: pluginsSchema,
+    log: logSchema,
+  },
+  { additionalProperties: false, description: "Tsumugi configuration." },
+);
+
+export type TsumugiConfig = Static<typeof configJsonSchema>;
+export type AdapterConfig = TsumugiConfig["adapters"][number];
+export type LlmProviderConfig = TsumugiConfig["llm"]["providers"][number];
+export type ChatConfig = TsumugiConfig["chat"];

@@ -1,0 +1,289 @@
+import { setTimeout as sleepFor } from "node:timers/promises";
+import { generateText, type LanguageModel, stepCountIs } from "ai";
+import type { Logger } from "../log/logger.ts";
+import { type ClassifiedError, classifyError } from "./attempt-error.ts";
+import { createLanguageModel } from "./providers.ts";
+import { fromSdkToolCalls, toModelMessages, toToolSet } from "./sdk-conversion.ts";
+import {
+  type LlmAttemptFailure,
+  LlmError,
+  type LlmProviderConfig,
+  type LlmRequest,
+  type LlmResult,
+  type LlmUsageRecord,
+} from "./types.ts";
+
+export interface ModelRef {
+  provider: string;
+  model: string;
+}
+
+/** Splits `"provider/model"` at the first "/": `main/Qwen/Qwen2.5-7B` → main + `Qwen/Qwen2.5-7B`. */
+export function parseModelRef(ref: string): ModelRef {
+  const slash = ref.indexOf("/");
+  if (slash <= 0 || slash === ref.length - 1) {
+    throw new Error(`model reference "${ref}" must look like "provider/model"`);
+  }
+  return { provider: ref.slice(0, slash), model: ref.slice(slash + 1) };
+}
+
+export interface LlmClientOptions {
+  providers: LlmProviderConfig[];
+  /** Task → ordered fallback list of `"provider/model"` references. */
+  models: Record<string, string[]>;
+  usage: (record: LlmUsageRecord) => void;
+  logger: Logger;
+  /** First retry waits this long, doubling after each retry. Default 200 ms. */
+  retryBaseDelayMs?: number;
+  /** A server's `retry-after` longer than this is not waited for: the next model is tried. Default 10 s. */
+  maxRetryAfterMs?: number;
+  /** Waits between retries; tests replace it to run without real delays. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+interface ResolvedModel extends ModelRef {
+  ref: string;
+  config: LlmProviderConfig;
+  sdkModel: LanguageModel;
+}
+
+type AttemptOutcome = { ok: true; result: LlmResult } | { ok: false; error: ClassifiedError };
+
+const DEFAULT_RETRY_BASE_DELAY_MS = 200;
+const DEFAULT_MAX_RETRY_AFTER_MS = 10_000;
+
+/**
+ * Runs one LLM round (no tool execution, one step) for a task, walking the task's model list:
+ * each model is retried on transient failures (429, 5xx, timeouts, network errors) with
+ * exponential backoff, then the next model is tried; other 4xx answers skip to the next
+ * model at once. Every attempt is reported through `usage`.
+ */
+export class LlmClient {
+  private readonly providers: Map<string, LlmProviderConfig>;
+  private readonly sdkModels = new Map<string, LanguageModel>();
+  /** Models that answered 400 to a temperature: never sent one again. */
+  private readonly withoutTemperature = new Set<string>();
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(private readonly options: LlmClientOptions) {
+    this.providers = new Map(options.providers.map((provider) => [provider.id, provider]));
+    this.sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
+    // The SDK prints call warnings (e.g. "temperature is not supported for reasoning models")
+    // with console.warn unless this switch is off; we log them through our logger instead.
+    (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+  }
+
+  async generate(request: LlmRequest): Promise<LlmResult> {
+    const refs = this.options.models[request.task] ?? [];
+    if (refs.length === 0) {
+      throw new LlmError(
+        "no_model",
+        `no model is configured for the LLM task "${request.task}" (set llm.models.${request.task})`,
+        request.task,
+      );
+    }
+    const failures: LlmAttemptFailure[] = [];
+    for (const ref of refs) {
+      const result = await this.tryModel(ref, request, failures);
+      if (result) return result;
+    }
+    const summary = failures.map((failure) => `${failure.provider}/${failure.model}: ${failure.message}`);
+    throw new LlmError(
+      "all_failed",
+      `every model for the LLM task "${request.task}" failed (${summary.join("; ")})`,
+      request.task,
+      failures,
+    );
+  }
+
+  /** Attempts one model until it answers or gives up; failures are appended to `failures`. */
+  private async tryModel(
+    ref: string,
+    request: LlmRequest,
+    failures: LlmAttemptFailure[],
+  ): Promise<LlmResult | undefined> {
+    let target: ResolvedModel;
+    try {
+      target = this.resolve(ref);
+    } catch (error) {
+      const { provider, model } = describeRef(ref);
+      const message = error instanceof Error ? error.message : String(error);
+      this.reportFailure(request, { provider, model, message }, Date.now(), 0, 1);
+      failures.push({ provider, model, message });
+      return undefined;
+    }
+
+    let retries = 0;
+    for (let attempt = 1; ; attempt++) {
+      this.throwIfAborted(request, failures);
+      const outcome = await this.attempt(target, request, attempt, failures);
+      if (outcome.ok) return outcome.result;
+      this.throwIfAborted(request, failures);
+      const { error } = outcome;
+
+      const sentTemperature = request.temperature !== undefined && !this.withoutTemperature.has(ref);
+      if (error.rejectsTemperature && sentTemperature) {
+        this.withoutTemperature.add(ref);
+        this.options.logger.info(
+          { provider: target.provider, model: target.model },
+          "model rejects temperature",
+        );
+        continue;
+      }
+      if (!error.retryable || retries >= target.config.maxRetries) return undefined;
+      const delayMs = this.retryDelay(error, retries);
+      if (delayMs === undefined) return undefined;
+      retries++;
+      try {
+        await this.sleep(delayMs, request.signal);
+      } catch {
+        this.throwIfAborted(request, failures);
+      }
+    }
+  }
+
+  private async attempt(
+    target: ResolvedModel,
+    request: LlmRequest,
+    attempt: number,
+    failures: LlmAttemptFailure[],
+  ): Promise<AttemptOutcome> {
+    const timeout = AbortSignal.timeout(target.config.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const time = Date.now();
+    const started = performance.now();
+    try {
+      const response = await generateText({
+        model: target.sdkModel,
+        messages: toModelMessages(request.messages),
+        tools: request.tools?.length ? toToolSet(request.tools) : undefined,
+        toolChoice: request.toolChoice,
+        temperature: this.withoutTemperature.has(target.ref) ? undefined : request.temperature,
+        maxOutputTokens: request.maxOutputTokens,
+        // One round per call: the agent executes tools itself, and retries are ours.
+        stopWhen: stepCountIs(1),
+        maxRetries: 0,
+        abortSignal: signal,
+      });
+      const latencyMs = Math.round(performance.now() - started);
+      const result: LlmResult = {
+        text: response.text,
+        toolCalls: fromSdkToolCalls(response.toolCalls),
+        usage: {
+          promptTokens: response.usage.inputTokens ?? 0,
+          completionTokens: response.usage.outputTokens ?? 0,
+        },
+        provider: target.provider,
+        model: target.model,
+        latencyMs,
+        finishReason: response.finishReason,
+      };
+      this.options.usage({
+        time,
+        task: request.task,
+        provider: target.provider,
+        model: target.model,
+        ...result.usage,
+        latencyMs,
+        success: true,
+        replyId: request.replyId,
+      });
+      if (response.warnings?.length) {
+        this.options.logger.debug(
+          { provider: target.provider, model: target.model, warnings: response.warnings },
+          "LLM call warnings",
+        );
+      }
+      return { ok: true, result };
+    } catch (caught) {
+      const latencyMs = Math.round(performance.now() - started);
+      const aborted = request.signal?.aborted === true;
+      const error = aborted
+        ? { message: "aborted", retryable: false, rejectsTemperature: false }
+        : classifyError(caught, timeout.aborted, target.config.timeoutMs);
+      error.message = redact(error.message, target.config.apiKey);
+      const failure = {
+        provider: target.provider,
+        model: target.model,
+        status: error.status,
+        message: error.message,
+      };
+      this.reportFailure(request, failure, time, latencyMs, attempt);
+      failures.push(failure);
+      return { ok: false, error };
+    }
+  }
+
+  private resolve(ref: string): ResolvedModel {
+    const { provider, model } = parseModelRef(ref);
+    const config = this.providers.get(provider);
+    if (!config) throw new Error(`unknown LLM provider "${provider}" in "${ref}"`);
+    let sdkModel = this.sdkModels.get(ref);
+    if (!sdkModel) {
+      sdkModel = createLanguageModel(config, model);
+      this.sdkModels.set(ref, sdkModel);
+    }
+    return { ref, provider, model, config, sdkModel };
+  }
+
+  /** Backoff for the retry after `retries` earlier ones; undefined when the server asks for too long a wait. */
+  private retryDelay(error: ClassifiedError, retries: number): number | undefined {
+    const maxRetryAfterMs = this.options.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    if (error.retryAfterMs !== undefined) {
+      return error.retryAfterMs <= maxRetryAfterMs ? error.retryAfterMs : undefined;
+    }
+    return (this.options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS) * 2 ** retries;
+  }
+
+  private reportFailure(
+    request: LlmRequest,
+    failure: LlmAttemptFailure,
+    time: number,
+    latencyMs: number,
+    attempt: number,
+  ): void {
+    this.options.usage({
+      time,
+      task: request.task,
+      provider: failure.provider,
+      model: failure.model,
+      promptTokens: 0,
+      completionTokens: 0,
+      latencyMs,
+      success: false,
+      error: failure.message,
+      replyId: request.replyId,
+    });
+    this.options.logger.warn(
+      {
+        task: request.task,
+        provider: failure.provider,
+        model: failure.model,
+        status: failure.status,
+        attempt,
+        replyId: request.replyId,
+      },
+      `LLM attempt failed: ${failure.message}`,
+    );
+  }
+
+  private throwIfAborted(request: LlmRequest, failures: LlmAttemptFailure[]): void {
+    if (request.signal?.aborted) {
+      throw new LlmError("aborted", `the LLM call for "${request.task}" was aborted`, request.task, failures);
+    }
+  }
+}
+
+/** Names an unusable reference in failure reports as well as it can. */
+function describeRef(ref: string): ModelRef {
+  try {
+    return parseModelRef(ref);
+  } catch {
+    return { provider: ref, model: "" };
+  }
+}
+
+/** Providers sometimes echo (part of) the key in a 401 message; it never reaches logs or records. */
+function redact(message: string, apiKey: string): string {
+  return apiKey.length >= 8 ? message.split(apiKey).join("***") : message;
+}

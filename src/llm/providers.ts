@@ -1,0 +1,39 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModel } from "ai";
+import type { LlmProviderConfig } from "./types.ts";
+
+/**
+ * Builds the AI SDK model for one configured provider and model name. The API key is always
+ * passed explicitly, so the SDKs never fall back to their environment variables.
+ *
+ * Throws for a provider that cannot be called (llama-cpp, openai-compatible without a
+ * baseUrl); the client treats that as a failed attempt and moves to the next model.
+ */
+export function createLanguageModel(provider: LlmProviderConfig, model: string): LanguageModel {
+  const common = { apiKey: provider.apiKey, headers: provider.headers, baseURL: provider.baseUrl };
+  switch (provider.type) {
+    case "openai-compatible": {
+      if (!provider.baseUrl) throw new Error(`provider ${provider.id} (openai-compatible) needs a baseUrl`);
+      return createOpenAICompatible({
+        ...common,
+        baseURL: provider.baseUrl,
+        name: provider.id,
+        includeUsage: true,
+      })(model);
+    }
+    case "openai":
+      // Chat Completions rather than the Responses API, so OpenAI-compatible gateways work too.
+      // For reasoning models (o*, gpt-5*) the SDK itself drops temperature, sends
+      // max_completion_tokens instead of max_tokens and turns system messages into developer ones.
+      return createOpenAI({ ...common, name: provider.id }).chat(model);
+    case "gemini":
+      return createGoogleGenerativeAI(common)(model);
+    case "anthropic":
+      return createAnthropic(common)(model);
+    case "llama-cpp":
+      throw new Error("provider type llama-cpp is not available yet");
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Provider-neutral shapes of an LLM call. The rest of the bot speaks only these; the AI SDK
+ * and the providers' wire formats stay inside `src/llm/`.
+ */
+
+export interface LlmToolCallRequest {
+  id: string;
+  name: string;
+  /** Arguments as sent back to the provider (JSON-serialised on the wire). */
+  input: unknown;
+}
+
+export interface LlmToolResult {
+  toolCallId: string;
+  toolName: string;
+  /** A string is sent as plain text; anything else as JSON. */
+  output: unknown;
+  /** The tool failed or was called wrongly; `output` explains why. */
+  isError?: boolean;
+}
+
+export type LlmMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: LlmToolCallRequest[] }
+  | { role: "tool"; results: LlmToolResult[] };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object (`{"type":"object","properties":{…}}`). */
+  parameters: Record<string, unknown>;
+}
+
+export type LlmToolChoice = "auto" | "required" | "none";
+
+export interface LlmRequest {
+  /** Key into `llm.models` (planner, replyer, …): selects the ordered model list. */
+  task: string;
+  messages: LlmMessage[];
+  tools?: ToolSpec[];
+  toolChoice?: LlmToolChoice;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** Aborting stops the call at once with an LlmError of kind "aborted"; no fallback. */
+  signal?: AbortSignal;
+  /** Carried into usage records and log lines so a reply's cost can be traced. */
+  replyId?: string;
+}
+
+export interface LlmToolCall {
+  id: string;
+  name: string;
+  /**
+   * Parsed arguments. When `invalidJson` is set this is that same raw text, so replaying the
+   * call to the provider shows the model exactly what it sent.
+   */
+  input: unknown;
+  /** Raw argument text when the model sent arguments that are not valid JSON. */
+  invalidJson?: string;
+}
+
+export type LlmFinishReason =
+  | "stop"
+  | "length"
+  | "content-filter"
+  | "tool-calls"
+  | "error"
+  | "other"
+  | "unknown";
+
+export interface LlmTokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface LlmResult {
+  text: string;
+  toolCalls: LlmToolCall[];
+  usage: LlmTokenUsage;
+  /** Provider id from the config (not its type). */
+  provider: string;
+  model: string;
+  latencyMs: number;
+  finishReason: LlmFinishReason;
+}
+
+export type LlmProviderType = "openai-compatible" | "openai" | "gemini" | "anthropic" | "llama-cpp";
+
+export interface LlmProviderConfig {
+  id: string;
+  type: LlmProviderType;
+  /** Required for openai-compatible; the others fall back to the vendor's public endpoint. */
+  baseUrl?: string;
+  apiKey: string;
+  /** Limit for one HTTP attempt. */
+  timeoutMs: number;
+  /** Retries of one model on 429 / 5xx / timeout / network errors before the next model. */
+  maxRetries: number;
+  headers: Record<string, string>;
+}
+
+/** One record per HTTP attempt, successful or not. */
+export interface LlmUsageRecord {
+  /** Epoch milliseconds when the attempt started. */
+  time: number;
+  task: string;
+  provider: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  success: boolean;
+  error?: string;
+  replyId?: string;
+}
+
+/** Why one attempt failed; `status` is the HTTP status when there was a response. */
+export interface LlmAttemptFailure {
+  provider: string;
+  model: string;
+  status?: number;
+  message: string;
+}
+
+export type LlmErrorKind = "no_model" | "all_failed" | "aborted";
+
+export class LlmError extends Error {
+  override readonly name = "LlmError";
+
+  constructor(
+    readonly kind: LlmErrorKind,
+    message: string,
+    readonly task: string,
+    /** Every failed attempt of this call, in order. */
+    readonly attempts: LlmAttemptFailure[] = [],
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,52 @@
+import { startApp } from "./app.ts";
+import { ConfigError, loadConfig, parseCliArgs } from "./config/load.ts";
+import { createLogger } from "./log/logger.ts";
+
+/** Exit code for a config that cannot be used (DESIGN §2). */
+const EXIT_BAD_CONFIG = 2;
+/** DESIGN §2: exit within 10 s of SIGINT/SIGTERM. */
+const SHUTDOWN_DEADLINE_MS = 9_500;
+
+async function main(): Promise<void> {
+  let loaded: ReturnType<typeof loadConfig>;
+  try {
+    loaded = loadConfig({ ...parseCliArgs(process.argv.slice(2)), env: process.env, cwd: process.cwd() });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) process.stderr.write(`${problem}\n`);
+      process.exit(EXIT_BAD_CONFIG);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: loaded.config.log.level });
+  const app = await startApp({ config: loaded.config, configFile: loaded.file, logger });
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, "signal received");
+    const deadline = setTimeout(() => {
+      logger.error("shutdown took too long; exiting");
+      logger.flush();
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    app.stop().then(
+      () => {
+        logger.flush();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        logger.flush();
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`tsumugi: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,136 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Logger } from "../log/logger.ts";
+import { isAuthorized } from "./auth.ts";
+import type { HttpRoutes, RawPostHandler, UpgradeHandler } from "./routes.ts";
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  /** Bearer token required for `/api/*`; empty means no token. */
+  token: string;
+  /** Largest request body accepted anywhere, in bytes. */
+  bodyLimit?: number;
+  logger: Logger;
+}
+
+export interface HealthReport {
+  status: "ok";
+  adapters: Array<{ id: string; selfId: string | null; connected: boolean; online?: boolean }>;
+}
+
+const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The bot's one HTTP server: `/healthz`, `/api/*` behind the bearer token, and paths that
+ * other modules claim at run time (OneBot reverse WS upgrades, HTTP POST events). Run-time
+ * paths sit in front of Fastify because Fastify's router cannot remove routes once started.
+ */
+export class HttpServer implements HttpRoutes {
+  readonly app: FastifyInstance;
+  private readonly upgradeHandlers = new Map<string, UpgradeHandler>();
+  private readonly postHandlers = new Map<string, RawPostHandler>();
+  private readonly bodyLimit: number;
+  private server: Server | undefined;
+
+  constructor(
+    private readonly options: HttpServerOptions,
+    health: () => HealthReport,
+  ) {
+    this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.app = Fastify({
+      logger: false,
+      bodyLimit: this.bodyLimit,
+      serverFactory: (handler) => {
+        const server = createServer((request, response) => {
+          if (!this.handleRawPost(request, response)) handler(request, response);
+        });
+        server.on("upgrade", (request, socket, head) => this.handleUpgrade(request, socket, head));
+        this.server = server;
+        return server;
+      },
+    });
+    this.app.get("/healthz", async () => health());
+    this.app.addHook("onRequest", async (request, reply) => {
+      if (!request.url.startsWith("/api/")) return;
+      if (!isAuthorized(request.raw, options.token)) {
+        await reply.code(401).send({ error: "unauthorized", message: "missing or wrong bearer token" });
+      }
+    });
+  }
+
+  onUpgrade(path: string, handler: UpgradeHandler): () => void {
+    return claim(this.upgradeHandlers, path, handler);
+  }
+
+  onPost(path: string, handler: RawPostHandler): () => void {
+    return claim(this.postHandlers, path, handler);
+  }
+
+  async listen(): Promise<AddressInfo> {
+    await this.app.listen({ host: this.options.host, port: this.options.port });
+    return this.server!.address() as AddressInfo;
+  }
+
+  /** Stops accepting connections and closes open ones. */
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await this.app.close();
+  }
+
+  private handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const handler = this.upgradeHandlers.get(pathOf(request));
+    if (!handler) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    handler(request, socket, head);
+  }
+
+  private handleRawPost(request: IncomingMessage, response: ServerResponse): boolean {
+    if (request.method !== "POST") return false;
+    const handler = this.postHandlers.get(pathOf(request));
+    if (!handler) return false;
+    readBody(request, this.bodyLimit).then(
+      (body) => handler(request, body, response),
+      () => {
+        response.writeHead(413).end();
+        request.destroy();
+      },
+    );
+    return true;
+  }
+}
+
+function claim<T>(handlers: Map<string, T>, path: string, handler: T): () => void {
+  if (handlers.has(path)) throw new Error(`path ${path} is already served by another component`);
+  handlers.set(path, handler);
+  return () => {
+    if (handlers.get(path) === handler) handlers.delete(path);
+  };
+}
+
+function pathOf(request: IncomingMessage): string {
+  const url = request.url ?? "/";
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new Error("body too large"));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}

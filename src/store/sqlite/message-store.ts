@@ -1,0 +1,112 @@
+import type { Database, Statement } from "better-sqlite3";
+import type { ChatType } from "../../chat/session-id.ts";
+import type { Logger } from "../../log/logger.ts";
+import type { ChatMessage } from "../../message/inbound.ts";
+import type { Segment } from "../../message/segment.ts";
+import type { HistoryQuery, MessageStore, StoredMessage } from "../types.ts";
+import { BatchWriter } from "./batch-writer.ts";
+
+interface MessageRow {
+  id: number;
+  platform: string;
+  adapter_id: string;
+  self_id: string;
+  session_id: string;
+  chat_type: string;
+  group_id: string | null;
+  user_id: string;
+  sender_name: string;
+  message_id: string;
+  segments: string;
+  time: number;
+  from_self: number;
+}
+
+const COLUMNS =
+  "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self";
+
+/** Messages in the `messages` table; appends are committed in one transaction per event-loop turn. */
+export class SqliteMessageStore implements MessageStore {
+  readonly #writer: BatchWriter<ChatMessage>;
+  readonly #selectRecent: Statement<[string, number]>;
+  readonly #selectByMessageId: Statement<[string, string]>;
+
+  constructor(db: Database, logger: Logger) {
+    const insert = db.prepare(
+      `INSERT INTO messages (platform, adapter_id, self_id, session_id, chat_type, group_id, user_id,
+         sender_name, message_id, segments, time, from_self)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertAll = db.transaction((messages: readonly ChatMessage[]) => {
+      for (const message of messages) {
+        insert.run(
+          message.platform,
+          message.adapterId,
+          message.selfId,
+          message.sessionId,
+          message.chatType,
+          message.groupId ?? null,
+          message.userId,
+          message.senderName,
+          message.messageId,
+          JSON.stringify(message.segments),
+          message.time,
+          message.fromSelf ? 1 : 0,
+        );
+      }
+    });
+    this.#writer = new BatchWriter({ name: "messages", writeBatch: insertAll, logger });
+    this.#selectRecent = db.prepare(
+      `SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
+    );
+    this.#selectByMessageId = db.prepare(
+      `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
+    );
+  }
+
+  append(message: ChatMessage): void {
+    this.#writer.push(message);
+  }
+
+  recent(query: HistoryQuery): StoredMessage[] {
+    if (query.limit <= 0) return [];
+    this.flush();
+    const newestFirst = this.#selectRecent.all(query.sessionId, query.limit) as MessageRow[];
+    return newestFirst.reverse().map(toStoredMessage);
+  }
+
+  /** The newest stored message with this platform id in the session. */
+  findByMessageId(sessionId: string, messageId: string): StoredMessage | undefined {
+    this.flush();
+    const row = this.#selectByMessageId.get(sessionId, messageId) as MessageRow | undefined;
+    return row && toStoredMessage(row);
+  }
+
+  flush(): void {
+    this.#writer.flush();
+  }
+
+  /** Commits what is queued; later appends throw. The database stays open (its owner closes it). */
+  close(): void {
+    this.#writer.close();
+  }
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  const message: StoredMessage = {
+    rowId: row.id,
+    platform: row.platform,
+    adapterId: row.adapter_id,
+    selfId: row.self_id,
+    sessionId: row.session_id,
+    chatType: row.chat_type as ChatType,
+    userId: row.user_id,
+    senderName: row.sender_name,
+    messageId: row.message_id,
+    segments: JSON.parse(row.segments) as Segment[],
+    time: row.time,
+    fromSelf: row.from_self === 1,
+  };
+  if (row.group_id !== null) message.groupId = row.group_id;
+  return message;
+}

@@ -1,0 +1,72 @@
+/** Runs one or more SQL statements. */
+export type SqlRunner = (statements: string) => void;
+
+/**
+ * One schema change. Versions increase; an applied version never changes (add a new one
+ * instead). SQL stays plain (TEXT, INTEGER, standard DDL) so a Postgres port can reuse it
+ * with little more than `INTEGER PRIMARY KEY` → an identity column.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  up(sql: SqlRunner): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "messages, turns, llm_usage",
+    up(sql) {
+      // Times are Unix milliseconds; booleans are 0/1; JSON is stored as text.
+      sql(`
+        CREATE TABLE messages (
+          id INTEGER PRIMARY KEY,
+          platform TEXT NOT NULL,
+          adapter_id TEXT NOT NULL,
+          self_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          chat_type TEXT NOT NULL,
+          group_id TEXT,
+          user_id TEXT NOT NULL,
+          sender_name TEXT NOT NULL,
+          message_id TEXT NOT NULL,
+          segments TEXT NOT NULL,
+          time INTEGER NOT NULL,
+          from_self INTEGER NOT NULL
+        )
+      `);
+      sql("CREATE INDEX messages_session_row_idx ON messages (session_id, id)");
+      sql("CREATE INDEX messages_session_message_idx ON messages (session_id, message_id)");
+      sql(`
+        CREATE TABLE turns (
+          reply_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('replied', 'silent', 'failed')),
+          reason TEXT,
+          trigger_message_ids TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          finished_at INTEGER NOT NULL,
+          detail TEXT
+        )
+      `);
+      sql("CREATE INDEX turns_session_created_idx ON turns (session_id, created_at)");
+      sql(`
+        CREATE TABLE llm_usage (
+          id INTEGER PRIMARY KEY,
+          time INTEGER NOT NULL,
+          task TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          model TEXT NOT NULL,
+          prompt_tokens INTEGER NOT NULL,
+          completion_tokens INTEGER NOT NULL,
+          latency_ms INTEGER NOT NULL,
+          success INTEGER NOT NULL,
+          error TEXT,
+          reply_id TEXT
+        )
+      `);
+      sql("CREATE INDEX llm_usage_time_idx ON llm_usage (time)");
+      sql("CREATE INDEX llm_usage_reply_idx ON llm_usage (reply_id)");
+    },
+  },
+];

@@ -1,0 +1,87 @@
+import type { Database, Statement } from "better-sqlite3";
+import type { Logger } from "../../log/logger.ts";
+import type { UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
+import { BatchWriter } from "./batch-writer.ts";
+
+const DAY_MS = 86_400_000;
+
+interface SummaryRow {
+  day_index: number;
+  task: string;
+  provider: string;
+  model: string;
+  calls: number;
+  failures: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  latency_ms: number;
+}
+
+/** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
+export class SqliteUsageStore implements UsageStore {
+  readonly #writer: BatchWriter<UsageRecord>;
+  readonly #selectSummary: Statement<[number]>;
+
+  constructor(db: Database, logger: Logger) {
+    const insert = db.prepare(
+      `INSERT INTO llm_usage (time, task, provider, model, prompt_tokens, completion_tokens, latency_ms,
+         success, error, reply_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertAll = db.transaction((records: readonly UsageRecord[]) => {
+      for (const usage of records) {
+        insert.run(
+          usage.time,
+          usage.task,
+          usage.provider,
+          usage.model,
+          usage.promptTokens,
+          usage.completionTokens,
+          Math.round(usage.latencyMs),
+          usage.success ? 1 : 0,
+          usage.error ?? null,
+          usage.replyId ?? null,
+        );
+      }
+    });
+    this.#writer = new BatchWriter({ name: "llm_usage", writeBatch: insertAll, logger });
+    // Integer division of both integer operands gives the UTC day number in SQLite and Postgres alike.
+    this.#selectSummary = db.prepare(
+      `SELECT time / ${DAY_MS} AS day_index, task, provider, model, COUNT(*) AS calls,
+         SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures,
+         SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
+         SUM(latency_ms) AS latency_ms
+       FROM llm_usage WHERE time >= ?
+       GROUP BY time / ${DAY_MS}, task, provider, model
+       ORDER BY day_index, task, provider, model`,
+    );
+  }
+
+  record(usage: UsageRecord): void {
+    this.#writer.push(usage);
+  }
+
+  summarize(query: UsageQuery): UsageSummaryRow[] {
+    this.flush();
+    return (this.#selectSummary.all(query.sinceMs) as SummaryRow[]).map((row) => ({
+      day: new Date(row.day_index * DAY_MS).toISOString().slice(0, 10),
+      task: row.task,
+      provider: row.provider,
+      model: row.model,
+      calls: row.calls,
+      failures: row.failures,
+      promptTokens: row.prompt_tokens,
+      completionTokens: row.completion_tokens,
+      averageLatencyMs: Math.round(row.latency_ms / row.calls),
+    }));
+  }
+
+  flush(): void {
+    this.#writer.flush();
+  }
+
+  /** Commits what is queued; later records throw. The database stays open (its owner closes it). */
+  close(): void {
+    this.#writer.close();
+  }
+}

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger, type Logger } from "../../src/log/logger.ts";
+import type { ChatMessage } from "../../src/message/inbound.ts";
+
+export interface TempDir {
+  path: string;
+  remove(): void;
+}
+
+export function makeTempDir(): TempDir {
+  const path = mkdtempSync(join(tmpdir(), "tsumugi-store-"));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface CapturedLog {
+  logger: Logger;
+  lines: Array<Record<string, unknown>>;
+}
+
+/** A real pino logger whose JSON lines are kept for assertions. */
+export function captureLog(): CapturedLog {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level: "debug",
+    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { logger, lines };
+}
+
+export function groupMessage(overrides: Partial<ChatMessage> = {}): ChatMessage {
+  return {
+    platform: "onebot",
+    adapterId: "qq",
+    selfId: "10000",
+    sessionId: "onebot:10000:group:20000",
+    chatType: "group",
+    groupId: "20000",
+    userId: "30000",
+    senderName: "Alice",
+    messageId: "1",
+    segments: [{ type: "text", data: { text: "hello" } }],
+    time: 1_700_000_000_000,
+    fromSelf: false,
+    ...overrides,
+  };
+}

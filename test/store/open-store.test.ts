@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open-store.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir } from "./helpers.ts";
+
+describe("openStore", () => {
+  let dir: TempDir;
+
+  beforeEach(() => {
+    dir = makeTempDir();
+  });
+
+  afterEach(() => dir.remove());
+
+  it("resolves a relative sqlite: path against the working directory and keeps history across reopen", () => {
+    const file = join(dir.path, "data", "tsumugi.db");
+    const url = `sqlite:${relative(process.cwd(), file)}`;
+
+    const stores = openStore(url, captureLog().logger);
+    stores.messages.append(groupMessage({ messageId: "7318462934586791234" }));
+    stores.usage.record({
+      time: Date.UTC(2025, 0, 1),
+      task: "planner",
+      provider: "main",
+      model: "deepseek-chat",
+      promptTokens: 10,
+      completionTokens: 2,
+      latencyMs: 100,
+      success: true,
+    });
+    stores.close(); // before the scheduled flush: close must write the queues itself
+    stores.close();
+    expect(existsSync(file)).toBe(true);
+
+    const log = captureLog();
+    const reopened = openStore(url, log.logger);
+    const [message] = reopened.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 10 });
+    expect(message?.messageId).toBe("7318462934586791234");
+    expect(reopened.usage.summarize({ sinceMs: 0 })).toHaveLength(1);
+    expect(log.lines.some((line) => line.msg === "applied database migration")).toBe(false);
+    reopened.close();
+  });
+
+  it("opens an in-memory database with sqlite::memory:", () => {
+    const stores = openStore("sqlite::memory:", captureLog().logger);
+    stores.messages.append(groupMessage());
+    expect(stores.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 1 })).toHaveLength(1);
+    stores.close();
+  });
+
+  it("rejects unsupported or missing schemes with the config key in the message", () => {
+    const { logger } = captureLog();
+    expect(() => openStore("postgres://localhost/tsumugi", logger)).toThrow(
+      'storage.url: unsupported scheme "postgres:" (supported: sqlite:)',
+    );
+    expect(() => openStore("./data/tsumugi.db", logger)).toThrow(
+      'storage.url: no scheme in "./data/tsumugi.db" (supported: sqlite:)',
+    );
+    expect(() => openStore("sqlite:", logger)).toThrow('storage.url: "sqlite:" names no database file');
+  });
+});
