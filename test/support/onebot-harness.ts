@@ -1,0 +1,130 @@
+/**
+ * A OneBotAdapter wired to a OneBotStandIn over real sockets in any mode, with everything the
+ * adapter reports collected for assertions. `close()` tears it all down.
+ *
+ *   const h = await startOneBotHarness({ mode: "reverse-ws" });
+ *   h.standin.pushGroupMessage({ groupId: "20000", userId: "30000", message: "hi" });
+ *   const message = await h.nextMessage();
+ *   await h.close();
+ */
+import type { AccountStatus, AdapterEvents } from "../../src/adapters/types.ts";
+import type { OneBotAdapterConfig, OneBotMode } from "../../src/adapters/onebot/config.ts";
+import { OneBotAdapter } from "../../src/adapters/onebot/onebot-adapter.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import type { ChatMessage } from "../../src/message/inbound.ts";
+import { startTestHttpServer, type TestHttpServer } from "./http-routes.ts";
+import { OneBotStandIn, type OneBotStandInOptions } from "./onebot-standin.ts";
+
+export const ONEBOT_PATH = "/onebot/v11/ws";
+export const HTTP_EVENT_PATH = "/onebot/v11/http";
+
+export interface OneBotHarnessOptions {
+  mode: OneBotMode;
+  selfId?: string;
+  accessToken?: string;
+  /** http mode: events are signed with this secret and the adapter checks it. */
+  secret?: string;
+  messageFormat?: OneBotStandInOptions["messageFormat"];
+  actionTimeoutMs?: number;
+  reconnect?: OneBotAdapterConfig["reconnect"];
+  /** Wait for the account to connect before returning (default true). */
+  waitForConnection?: boolean;
+}
+
+/** One parsed pino line. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+export const LOG_LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
+
+export interface OneBotHarness {
+  adapter: OneBotAdapter;
+  standin: OneBotStandIn;
+  server: TestHttpServer;
+  config: OneBotAdapterConfig;
+  /** Every message the adapter reported, oldest first. */
+  messages: ChatMessage[];
+  /** Every connection status the adapter reported, oldest first. */
+  connections: AccountStatus[];
+  logs: LogLine[];
+  /** The first reported message (already reported or future) matching the predicate. */
+  nextMessage(predicate?: (message: ChatMessage) => boolean, timeoutMs?: number): Promise<ChatMessage>;
+  /** The first connection status (already reported or future) matching the predicate. */
+  waitForConnection(predicate: (status: AccountStatus) => boolean, timeoutMs?: number): Promise<AccountStatus>;
+  close(): Promise<void>;
+}
+
+export async function startOneBotHarness(options: OneBotHarnessOptions): Promise<OneBotHarness> {
+  const selfId = options.selfId ?? "10000";
+  const messages: ChatMessage[] = [];
+  const connections: AccountStatus[] = [];
+  const logs: LogLine[] = [];
+  const logger = createLogger({
+    level: "debug",
+    destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) },
+  });
+  const events: AdapterEvents = {
+    message: (message) => void messages.push(message),
+    connection: (status) => void connections.push(status),
+  };
+  const server = await startTestHttpServer();
+  const standin = new OneBotStandIn({
+    selfId,
+    accessToken: options.accessToken,
+    messageFormat: options.messageFormat,
+  });
+  const config: OneBotAdapterConfig = {
+    id: "qq",
+    mode: options.mode,
+    path: options.mode === "http" ? HTTP_EVENT_PATH : ONEBOT_PATH,
+    url: "",
+    accessToken: options.accessToken,
+    secret: options.secret,
+    actionTimeoutMs: options.actionTimeoutMs ?? 2_000,
+    reconnect: options.reconnect ?? { minDelayMs: 50, maxDelayMs: 200 },
+  };
+  if (options.mode === "forward-ws") config.url = await standin.listenForward();
+  if (options.mode === "http") {
+    config.url = await standin.listenHttp({ eventUrl: `${server.baseUrl}${HTTP_EVENT_PATH}`, secret: options.secret });
+  }
+  const adapter = new OneBotAdapter({ config, routes: server.routes, events, logger });
+  await adapter.start();
+
+  const harness: OneBotHarness = {
+    adapter,
+    standin,
+    server,
+    config,
+    messages,
+    connections,
+    logs,
+    nextMessage: (predicate = () => true, timeoutMs = 2_000) =>
+      until(() => messages.find(predicate), timeoutMs, "message"),
+    waitForConnection: (predicate, timeoutMs = 2_000) =>
+      until(() => connections.find(predicate), timeoutMs, "connection status"),
+    close: async () => {
+      await adapter.stop();
+      await standin.close();
+      await server.close();
+    },
+  };
+  if (options.mode === "reverse-ws") await standin.connectReverse(server.wsUrl(ONEBOT_PATH));
+  if (options.waitForConnection ?? true) {
+    await harness.waitForConnection((status) => status.selfId === selfId && status.connected);
+  }
+  return harness;
+}
+
+/** Polls `find` until it returns a value; rejects after `timeoutMs`. */
+export async function until<T>(find: () => T | undefined, timeoutMs: number, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
