@@ -8,4 +8,7 @@ const readme = readFileSync("README.md", "utf8");
 const start = readme.indexOf(START);
 const end = readme.indexOf(END);
 if (start === -1 || end === -1) throw new Error(`README.md needs ${START} and ${END} markers`);
-writeFileSync("README.md", `${readme.slice(0, start + START.length)}\n${configKeyTable()}\n${readme.slice(end)}`);
+writeFileSync(
+  "README.md",
+  `${readme.slice(0, start + START.length)}\n${configKeyTable()}\n${readme.slice(end)}`,
+);

@@ -1,6 +1,6 @@
-import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
 import type { OneBotAdapterConfig } from "./adapters/onebot/config.ts";
 import { OneBotAdapter } from "./adapters/onebot/onebot-adapter.ts";
+import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
 import { type AgentSettings, TurnRunner } from "./agent/turn-runner.ts";
 import { ChatService } from "./chat/chat-service.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
@@ -12,7 +12,7 @@ import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
 import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
 import { Outbox } from "./reply/outbox.ts";
-import { HttpServer, type HealthReport } from "./server/http-server.ts";
+import { type HealthReport, HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 
 export interface AppOptions {
@@ -50,7 +50,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let llm = createLlm(config);
 
   const adapters = new Map<string, ChatAdapter>();
-  const outbox = new Outbox((id) => adapters.get(id), stores.messages, () => config.bot.name, logger);
+  const outbox = new Outbox(
+    (id) => adapters.get(id),
+    stores.messages,
+    () => config.bot.name,
+    logger,
+  );
   const turnRunner = new TurnRunner({
     llm: { generate: (request) => llm.generate(request) },
     messages: stores.messages,

@@ -10,7 +10,11 @@ const SHUTDOWN_DEADLINE_MS = 9_500;
 async function main(): Promise<void> {
   let loaded: ReturnType<typeof loadConfig>;
   try {
-    loaded = loadConfig({ ...parseCliArgs(process.argv.slice(2)), env: process.env, cwd: process.cwd() });
+    loaded = loadConfig({
+      file: parseCliArgs(process.argv.slice(2)).configFile,
+      env: process.env,
+      cwd: process.cwd(),
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`${problem}\n`);

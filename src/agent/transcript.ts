@@ -4,19 +4,21 @@ import type { Segment } from "../message/segment.ts";
 
 export function formatClock(timeMs: number): string {
   const date = new Date(timeMs);
-  return [date.getHours(), date.getMinutes(), date.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+  return [date.getHours(), date.getMinutes(), date.getSeconds()]
+    .map((n) => String(n).padStart(2, "0"))
+    .join(":");
 }
 
 /** One message as a line of the transcript the model reads: `[10:00:05] 张三(10001): text`. */
 export function formatMessageLine(
   message: ChatMessage,
-  options: { withId?: boolean; segments?: Segment[]; selfLabel?: string } = {},
+  options: { withId?: boolean; segments?: Segment[]; selfName?: string } = {},
 ): string {
-  const who = message.fromSelf
-    ? `${message.senderName}(${options.selfLabel ?? "你"})`
-    : `${message.senderName}(${message.userId})`;
+  const who = message.fromSelf ? `${message.senderName}(你)` : `${message.senderName}(${message.userId})`;
   const id = options.withId ? `[msg_id=${message.messageId}] ` : "";
-  const text = renderSegments(options.segments ?? message.segments);
+  const selfName = options.selfName;
+  const nameOf = (userId: string) => (userId === message.selfId ? selfName : undefined);
+  const text = renderSegments(options.segments ?? message.segments, { nameOf });
   return `${id}[${formatClock(message.time)}] ${who}: ${text}`;
 }
 

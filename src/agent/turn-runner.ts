@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Batch } from "../chat/batch.ts";
+import { type Batch, mergeBatches } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmToolResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
@@ -40,6 +40,9 @@ interface TurnOutcome {
   status: TurnStatus;
   reason: string;
 }
+
+/** How often one turn starts planning over because new messages arrived meanwhile. */
+const MAX_REPLANS = 2;
 
 /** A turn that cannot go on; its message is the one-line reason logged and stored. */
 class TurnFailure extends Error {}
@@ -91,7 +94,8 @@ function failureReason(error: unknown, signal: AbortSignal): string {
 }
 
 class Turn {
-  private readonly rounds: Array<{ toolCalls: string[]; text: string; model: string; latencyMs: number }> = [];
+  private readonly rounds: Array<{ toolCalls: string[]; text: string; model: string; latencyMs: number }> =
+    [];
   private invalidArguments = 0;
   private malformedJson = 0;
   private sentMessageIds: string[] = [];
@@ -110,8 +114,9 @@ class Turn {
   }
 
   async plan(): Promise<TurnOutcome> {
-    const conversation: LlmMessage[] = plannerMessages(this.promptInput());
+    let conversation: LlmMessage[] = plannerMessages(this.promptInput());
     const tools = builtinToolSpecs();
+    let replans = 0;
     for (let round = 1; round <= this.settings.maxRounds; round++) {
       const result = await this.deps.llm.generate({
         task: "planner",
@@ -127,8 +132,18 @@ class Turn {
         model: `${result.provider}/${result.model}`,
         latencyMs: result.latencyMs,
       });
+      // Messages that arrived while the planner was thinking make its answer stale: plan
+      // again with them instead of answering now and again in the next turn.
+      if (replans < MAX_REPLANS && this.absorb()) {
+        replans++;
+        conversation = plannerMessages(this.promptInput());
+        continue;
+      }
       if (result.toolCalls.length === 0) {
-        return { status: "silent", reason: `planner called no tool${result.text ? `: ${clip(result.text)}` : ""}` };
+        return {
+          status: "silent",
+          reason: `planner called no tool${result.text ? `: ${clip(result.text)}` : ""}`,
+        };
       }
       conversation.push({
         role: "assistant",
@@ -154,7 +169,8 @@ class Turn {
   ): Promise<{ output: Pick<LlmToolResult, "output" | "isError">; outcome?: TurnOutcome }> {
     if (call.invalidJson !== undefined) {
       this.malformedJson++;
-      if (this.malformedJson > 1) throw new TurnFailure(`model sent malformed tool arguments twice (${call.name})`);
+      if (this.malformedJson > 1)
+        throw new TurnFailure(`model sent malformed tool arguments twice (${call.name})`);
       return { output: { output: "工具参数不是合法的 JSON，请重新调用。", isError: true } };
     }
     const input = isRecord(call.input) ? call.input : undefined;
@@ -183,7 +199,8 @@ class Turn {
 
   private invalid(tool: string, problem: string): { output: Pick<LlmToolResult, "output" | "isError"> } {
     this.invalidArguments++;
-    if (this.invalidArguments > 1) throw new TurnFailure(`invalid tool arguments twice (${tool}: ${problem})`);
+    if (this.invalidArguments > 1)
+      throw new TurnFailure(`invalid tool arguments twice (${tool}: ${problem})`);
     return { output: { output: `调用 ${tool} 出错：${problem}`, isError: true } };
   }
 
@@ -199,13 +216,14 @@ class Turn {
       return this.invalid(REPLY_TOOL, "set_quote must be a boolean");
     }
     const target = this.findTarget(args.msg_id === undefined ? undefined : String(args.msg_id));
-    if (!target) return this.invalid(REPLY_TOOL, `no message with msg_id ${String(args.msg_id)} in this chat`);
+    if (!target)
+      return this.invalid(REPLY_TOOL, `no message with msg_id ${String(args.msg_id)} in this chat`);
     const intent = typeof args.intent === "string" && args.intent ? args.intent : plannerText || undefined;
     const written = await this.deps.llm.generate({
       task: "replyer",
       messages: replyerMessages({
         ...this.promptInput(),
-        targetLine: formatMessageLine(target),
+        targetLine: formatMessageLine(target, { selfName: this.settings.identity.name }),
         intent,
         extraPrompts: [],
       }),
@@ -253,38 +271,44 @@ class Turn {
   private async wait(seconds: number): Promise<string> {
     const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
     while (Date.now() < deadline && !this.signal.aborted) {
-      const arrived = this.absorbPending();
-      if (arrived) {
-        this.batch = {
-          ...this.batch,
-          messages: [...this.batch.messages, ...arrived.messages],
-          triggerIds: [...this.batch.triggerIds, ...arrived.triggerIds],
-        };
-        return `新消息：\n${arrived.messages.map((m) => this.newLine(m)).join("\n")}`;
-      }
+      const arrived = this.absorb();
+      if (arrived) return `新消息：\n${arrived.messages.map((m) => this.newLine(m)).join("\n")}`;
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
     }
     return "等待结束，没有新消息。";
   }
 
+  /** Takes the session's waiting batches into this turn; returns them when there were any. */
+  private absorb(): Batch | undefined {
+    const arrived = this.absorbPending();
+    if (arrived) this.batch = mergeBatches([this.batch, arrived]);
+    return arrived;
+  }
+
   private newLine(message: ChatMessage): string {
     const identity = this.settings.identity;
-    const segments = stripLeadingMention(message.segments, message.selfId, [identity.name, ...identity.aliases]);
-    return formatMessageLine(message, { withId: true, segments });
+    const segments = stripLeadingMention(message.segments, message.selfId, [
+      identity.name,
+      ...identity.aliases,
+    ]);
+    return formatMessageLine(message, { withId: true, segments, selfName: identity.name });
   }
 
   private promptInput(): TurnPromptInput {
     const { history } = this.settings;
-    const newIds = new Set(this.batch.messages.map((m) => m.messageId));
-    const stored = this.deps.messages
-      .recent({ sessionId: this.batch.sessionId, limit: history.maxMessages + this.batch.messages.length })
-      .filter((message) => !newIds.has(message.messageId));
+    const stored = withoutNewest(
+      this.deps.messages.recent({
+        sessionId: this.batch.sessionId,
+        limit: history.maxMessages + this.batch.messages.length,
+      }),
+      this.batch.messages,
+    );
     const first = this.batch.messages[0]!;
     return {
       identity: this.settings.identity,
       chat: { isGroup: first.chatType === "group", peerId: first.groupId ?? first.userId },
       historyLines: boundedHistory(
-        stored.map((message) => formatMessageLine(message)),
+        stored.map((message) => formatMessageLine(message, { selfName: this.settings.identity.name })),
         history.maxMessages,
         history.maxChars,
       ),
@@ -292,6 +316,24 @@ class Turn {
       now: Date.now(),
     };
   }
+}
+
+/**
+ * History without this turn's own messages. Platform ids are reused (NapCat's after a
+ * restart), so only the newest stored copy of each of them is dropped.
+ */
+function withoutNewest(stored: ChatMessage[], current: ChatMessage[]): ChatMessage[] {
+  const key = (message: ChatMessage) => `${message.messageId}|${message.userId}|${message.time}`;
+  const remaining = new Map<string, number>();
+  for (const message of current) remaining.set(key(message), (remaining.get(key(message)) ?? 0) + 1);
+  const kept: ChatMessage[] = [];
+  for (let i = stored.length - 1; i >= 0; i--) {
+    const message = stored[i]!;
+    const left = remaining.get(key(message)) ?? 0;
+    if (left > 0) remaining.set(key(message), left - 1);
+    else kept.push(message);
+  }
+  return kept.reverse();
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -30,7 +30,8 @@ export function detectTrigger(
   }
   if (settings.replyToSelf) {
     const reply = message.segments.find((s) => isSegment(s, "reply"));
-    if (isSegment(reply, "reply") && isOwnMessage(message.sessionId, String(reply.data.id))) return "reply_to_self";
+    if (isSegment(reply, "reply") && isOwnMessage(message.sessionId, String(reply.data.id)))
+      return "reply_to_self";
   }
   const words = [...settings.keywords, ...settings.names].filter((w) => w.length > 0);
   if (words.length > 0) {

@@ -57,8 +57,18 @@ function findUnknownProviders(config: TsumugiConfig): string[] {
 function findInvertedRanges(config: TsumugiConfig): string[] {
   const { realtime, digest } = config.chat;
   return [
-    ...notBelow(["chat", "realtime", "maxWindowMs"], realtime.maxWindowMs, ["chat", "realtime", "windowMs"], realtime.windowMs),
-    ...notBelow(["chat", "digest", "maxMessages"], digest.maxMessages, ["chat", "digest", "minMessages"], digest.minMessages),
+    ...notBelow(
+      ["chat", "realtime", "maxWindowMs"],
+      realtime.maxWindowMs,
+      ["chat", "realtime", "windowMs"],
+      realtime.windowMs,
+    ),
+    ...notBelow(
+      ["chat", "digest", "maxMessages"],
+      digest.maxMessages,
+      ["chat", "digest", "minMessages"],
+      digest.minMessages,
+    ),
     ...config.adapters.flatMap((adapter, index) =>
       adapter.mode === "forward-ws"
         ? notBelow(

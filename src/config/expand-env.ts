@@ -9,14 +9,11 @@
 const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export function expandEnvInString(text: string, env: NodeJS.ProcessEnv): string {
-  return text.replace(
-    REFERENCE,
-    (whole, escape: string, name: string, fallback: string | undefined) => {
-      if (escape) return whole.slice(1);
-      const value = env[name] ?? "";
-      return fallback !== undefined && value === "" ? fallback : value;
-    },
-  );
+  return text.replace(REFERENCE, (whole, escaped: string, name: string, fallback: string | undefined) => {
+    if (escaped) return whole.slice(1);
+    const value = env[name] ?? "";
+    return fallback !== undefined && value === "" ? fallback : value;
+  });
 }
 
 /** Expands references in every string inside `value` (objects and arrays are copied). */

@@ -31,7 +31,10 @@ export function keyPathFromPointer(pointer: string, data: unknown): Array<string
       current = current[index];
     } else {
       path.push(key);
-      current = current !== null && typeof current === "object" ? (current as Record<string, unknown>)[key] : undefined;
+      current =
+        current !== null && typeof current === "object"
+          ? (current as Record<string, unknown>)[key]
+          : undefined;
     }
   }
   return path;

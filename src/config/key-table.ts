@@ -40,7 +40,8 @@ function collect(node: SchemaNode, path: string, rows: KeyRow[]): void {
   }
   const children = node.properties;
   if (node.type === "object" && children && Object.keys(children).length > 0) {
-    for (const [name, child] of Object.entries(children)) collect(child, path ? `${path}.${name}` : name, rows);
+    for (const [name, child] of Object.entries(children))
+      collect(child, path ? `${path}.${name}` : name, rows);
     return;
   }
   rows.push({ key: path, defaultValue: formatDefault(node.default), description: node.description ?? "" });
@@ -74,13 +75,19 @@ function collectVariants(node: SchemaNode, path: string, rows: KeyRow[]): void {
   const variantCount = node.oneOf?.length ?? 0;
   for (const [key, list] of byKey) {
     const first = list[0]!;
-    const uniform = list.every((r) => r.defaultValue === first.defaultValue && r.description === first.description);
+    const uniform = list.every(
+      (r) => r.defaultValue === first.defaultValue && r.description === first.description,
+    );
     if (uniform && list.length === variantCount) {
       rows.push({ key, defaultValue: first.defaultValue, description: first.description });
       continue;
     }
     for (const row of list) {
-      rows.push({ key, defaultValue: row.defaultValue, description: `(${tag} ${row.variant}) ${row.description}` });
+      rows.push({
+        key,
+        defaultValue: row.defaultValue,
+        description: `(${tag} ${row.variant}) ${row.description}`,
+      });
     }
   }
 }

@@ -10,7 +10,9 @@ export class ConfigError extends Error {
   readonly problems: string[];
 
   constructor(problems: string[], file?: string) {
-    super(`invalid configuration${file ? ` in ${file}` : ""}:\n${problems.map((line) => `  ${line}`).join("\n")}`);
+    super(
+      `invalid configuration${file ? ` in ${file}` : ""}:\n${problems.map((line) => `  ${line}`).join("\n")}`,
+    );
     this.name = "ConfigError";
     this.problems = problems;
   }
@@ -61,7 +63,9 @@ function parseYamlFile(path: string): unknown {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new ConfigError([`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`]);
+    throw new ConfigError([
+      `${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    ]);
   }
   const document = parseDocument(text);
   // Later errors are usually knock-on effects of the first, so only that one is reported.

@@ -73,7 +73,10 @@ export function watchConfigFile(
       next = loadConfig({ file: path, env, cwd: folder }).config;
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : [String(error)];
-      logger.warn({ file: path, problems }, `config edit not applied, keeping the previous config: ${problems.join("; ")}`);
+      logger.warn(
+        { file: path, problems },
+        `config edit not applied, keeping the previous config: ${problems.join("; ")}`,
+      );
       onError(error instanceof Error ? error : new Error(String(error)));
       return;
     }

@@ -80,7 +80,11 @@ const storageSchema = group("Where messages and state are stored.", {
 });
 
 const botSchema = group("Who the bot is.", {
-  name: Type.String({ minLength: 1, default: "紬", description: "The bot's name; mentioning it triggers a reply." }),
+  name: Type.String({
+    minLength: 1,
+    default: "紬",
+    description: "The bot's name; mentioning it triggers a reply.",
+  }),
   aliases: Type.Array(Type.String({ minLength: 1 }), {
     default: ["tsumugi"],
     description: "Other names that count as mentioning the bot.",
@@ -116,7 +120,9 @@ const reverseWsAdapterSchema = Type.Object(
       default: "/onebot/v11/ws",
       description: "Path on server.port where the implementation connects.",
     }),
-    url: Type.Optional(Type.String({ description: "Not used in reverse-ws mode (kept so switching mode is one edit)." })),
+    url: Type.Optional(
+      Type.String({ description: "Not used in reverse-ws mode (kept so switching mode is one edit)." }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -161,7 +167,9 @@ const adapterSchema = taggedUnion(
 );
 
 const providerCommon = {
-  id: formattedString("identifier", { description: 'Provider id, the part before "/" in llm.models entries.' }),
+  id: formattedString("identifier", {
+    description: 'Provider id, the part before "/" in llm.models entries.',
+  }),
   timeoutMs: milliseconds("Limit for one request", 60_000),
 };
 
@@ -265,7 +273,10 @@ const chatSchema = group("How the bot reads and answers chats.", {
     maxChars: count("Characters that close the window early", 8_000),
   }),
   digest: group("Periodic look at untriggered group chatter.", {
-    enabled: Type.Boolean({ default: false, description: "Whether the bot reads along without being triggered." }),
+    enabled: Type.Boolean({
+      default: false,
+      description: "Whether the bot reads along without being triggered.",
+    }),
     intervalMs: milliseconds("Time between digests", 300_000),
     minMessages: count("Fewest new messages worth a digest", 3),
     maxMessages: count("Most messages in one digest", 50),
@@ -291,10 +302,13 @@ const pluginsSchema = group("Plugins.", {
     default: ["./plugins"],
     description: "Folders whose sub-folders are plugins.",
   }),
-  disabled: Type.Array(formattedString("plugin-ref", { description: '"pluginId" or "pluginId.component".' }), {
-    default: [],
-    description: "Plugins or single components that are not loaded.",
-  }),
+  disabled: Type.Array(
+    formattedString("plugin-ref", { description: '"pluginId" or "pluginId.component".' }),
+    {
+      default: [],
+      description: "Plugins or single components that are not loaded.",
+    },
+  ),
   config: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
     default: {},
     description: "Plugin id → that plugin's config object (checked against the plugin's own schema).",

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${VAR} references in config text.
 import { describe, expect, it } from "vitest";
 import { expandEnv, expandEnvInString } from "../../src/config/expand-env.ts";
 

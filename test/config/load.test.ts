@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${VAR} references in config text.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,8 +57,18 @@ describe("loadConfig without a file", () => {
     ]);
     expect(config.llm).toEqual({ providers: [], models: { planner: [], replyer: [] } });
     expect(config.agent).toEqual({ maxRounds: 8, turnTimeoutMs: 120000 });
-    expect(config.chat.triggers).toEqual({ mention: true, replyToSelf: true, keywords: [], privateAlways: true });
-    expect(config.chat.realtime).toEqual({ windowMs: 800, maxWindowMs: 3000, maxMessages: 10, maxChars: 8000 });
+    expect(config.chat.triggers).toEqual({
+      mention: true,
+      replyToSelf: true,
+      keywords: [],
+      privateAlways: true,
+    });
+    expect(config.chat.realtime).toEqual({
+      windowMs: 800,
+      maxWindowMs: 3000,
+      maxMessages: 10,
+      maxChars: 8000,
+    });
     expect(config.chat.digest).toEqual({
       enabled: false,
       intervalMs: 300000,
@@ -118,8 +129,8 @@ describe("choosing the file", () => {
   });
 
   it("reports a YAML syntax error with its line and column", () => {
-    const file = writeConfig("server:\n  port: 6180\nbot: { name: x\n");
     const problems = problemsOf("server:\n  port: 6180\nbot: { name: x\n");
+    const file = join(dir, "tsumugi.yaml");
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${file} line 4, column 1: `));
   });
@@ -259,7 +270,15 @@ describe("problems", () => {
       },
     ]);
     expect(config.llm.providers).toEqual([
-      { id: "local", type: "llama-cpp", model: "./m.gguf", timeoutMs: 60000, threads: 0, contextSize: 8192, gpu: "auto" },
+      {
+        id: "local",
+        type: "llama-cpp",
+        model: "./m.gguf",
+        timeoutMs: 60000,
+        threads: 0,
+        contextSize: 8192,
+        gpu: "auto",
+      },
     ]);
   });
 

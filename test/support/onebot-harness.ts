@@ -7,9 +7,10 @@
  *   const message = await h.nextMessage();
  *   await h.close();
  */
-import type { AccountStatus, AdapterEvents } from "../../src/adapters/types.ts";
+
 import type { OneBotAdapterConfig, OneBotMode } from "../../src/adapters/onebot/config.ts";
 import { OneBotAdapter } from "../../src/adapters/onebot/onebot-adapter.ts";
+import type { AccountStatus, AdapterEvents } from "../../src/adapters/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { startTestHttpServer, type TestHttpServer } from "./http-routes.ts";
@@ -21,14 +22,19 @@ export const HTTP_EVENT_PATH = "/onebot/v11/http";
 export interface OneBotHarnessOptions {
   mode: OneBotMode;
   selfId?: string;
+  /** The stand-in's token; the adapter uses the same unless `adapterAccessToken` is given. */
   accessToken?: string;
+  adapterAccessToken?: string;
   /** http mode: events are signed with this secret and the adapter checks it. */
   secret?: string;
   messageFormat?: OneBotStandInOptions["messageFormat"];
   actionTimeoutMs?: number;
   reconnect?: OneBotAdapterConfig["reconnect"];
-  /** Wait for the account to connect before returning (default true). */
-  waitForConnection?: boolean;
+  /**
+   * Default true: dial the adapter (reverse-ws) and wait until the account is connected.
+   * false: return at once; reverse-ws tests then dial with `standin.connectReverse` themselves.
+   */
+  connect?: boolean;
 }
 
 /** One parsed pino line. */
@@ -53,7 +59,10 @@ export interface OneBotHarness {
   /** The first reported message (already reported or future) matching the predicate. */
   nextMessage(predicate?: (message: ChatMessage) => boolean, timeoutMs?: number): Promise<ChatMessage>;
   /** The first connection status (already reported or future) matching the predicate. */
-  waitForConnection(predicate: (status: AccountStatus) => boolean, timeoutMs?: number): Promise<AccountStatus>;
+  waitForConnection(
+    predicate: (status: AccountStatus) => boolean,
+    timeoutMs?: number,
+  ): Promise<AccountStatus>;
   close(): Promise<void>;
 }
 
@@ -81,14 +90,17 @@ export async function startOneBotHarness(options: OneBotHarnessOptions): Promise
     mode: options.mode,
     path: options.mode === "http" ? HTTP_EVENT_PATH : ONEBOT_PATH,
     url: "",
-    accessToken: options.accessToken,
+    accessToken: options.adapterAccessToken ?? options.accessToken,
     secret: options.secret,
     actionTimeoutMs: options.actionTimeoutMs ?? 2_000,
     reconnect: options.reconnect ?? { minDelayMs: 50, maxDelayMs: 200 },
   };
   if (options.mode === "forward-ws") config.url = await standin.listenForward();
   if (options.mode === "http") {
-    config.url = await standin.listenHttp({ eventUrl: `${server.baseUrl}${HTTP_EVENT_PATH}`, secret: options.secret });
+    config.url = await standin.listenHttp({
+      eventUrl: `${server.baseUrl}${HTTP_EVENT_PATH}`,
+      secret: options.secret,
+    });
   }
   const adapter = new OneBotAdapter({ config, routes: server.routes, events, logger });
   await adapter.start();
@@ -111,8 +123,8 @@ export async function startOneBotHarness(options: OneBotHarnessOptions): Promise
       await server.close();
     },
   };
-  if (options.mode === "reverse-ws") await standin.connectReverse(server.wsUrl(ONEBOT_PATH));
-  if (options.waitForConnection ?? true) {
+  if (options.connect ?? true) {
+    if (options.mode === "reverse-ws") await standin.connectReverse(server.wsUrl(ONEBOT_PATH));
     await harness.waitForConnection((status) => status.selfId === selfId && status.connected);
   }
   return harness;

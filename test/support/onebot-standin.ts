@@ -197,10 +197,13 @@ export class OneBotStandIn {
     server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const status = this.#authStatus(request);
       if (status !== 200) {
-        socket.end(`HTTP/1.1 ${status} Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        const reason = status === 401 ? "Unauthorized" : "Forbidden";
+        socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
         return;
       }
-      wss.handleUpgrade(request, socket, head, (ws) => this.#adopt(new StandInConnection("forward", "Universal", ws)));
+      wss.handleUpgrade(request, socket, head, (ws) =>
+        this.#adopt(new StandInConnection("forward", "Universal", ws)),
+      );
     });
     this.#forwardServer = { server, port: await listen(server, port) };
     return `ws://127.0.0.1:${this.#forwardServer.port}`;
@@ -292,7 +295,12 @@ export class OneBotStandIn {
       message_type: "group",
       sub_type: "normal",
       group_id: jsonId(input.groupId),
-      sender: { user_id: jsonId(member.userId), nickname: member.nickname, card: member.card, role: member.role },
+      sender: {
+        user_id: jsonId(member.userId),
+        nickname: member.nickname,
+        card: member.card,
+        role: member.role,
+      },
     });
   }
 
@@ -351,7 +359,10 @@ export class OneBotStandIn {
   }
 
   /** Resolves with the first sent message (already sent or future) matching the predicate. */
-  waitForSent(predicate: (sent: SentMessage) => boolean = () => true, timeoutMs = 2_000): Promise<SentMessage> {
+  waitForSent(
+    predicate: (sent: SentMessage) => boolean = () => true,
+    timeoutMs = 2_000,
+  ): Promise<SentMessage> {
     return this.#waitFor(this.sent, this.#sentWaiters, predicate, timeoutMs, "sent message");
   }
 
@@ -360,7 +371,8 @@ export class OneBotStandIn {
     match: string | ((action: ReceivedAction) => boolean),
     timeoutMs = 2_000,
   ): Promise<ReceivedAction> {
-    const predicate = typeof match === "string" ? (received: ReceivedAction) => received.action === match : match;
+    const predicate =
+      typeof match === "string" ? (received: ReceivedAction) => received.action === match : match;
     return this.#waitFor(this.actions, this.#actionWaiters, predicate, timeoutMs, "action");
   }
 
@@ -416,7 +428,12 @@ export class OneBotStandIn {
     const frame = parseJsonObject(text) as { action?: unknown; params?: unknown; echo?: unknown };
     if (typeof frame.action !== "string") return;
     const params = (frame.params ?? {}) as Record<string, unknown>;
-    const answer = await this.#handleAction({ action: frame.action, params, echo: frame.echo, via: connection });
+    const answer = await this.#handleAction({
+      action: frame.action,
+      params,
+      echo: frame.echo,
+      via: connection,
+    });
     if (connection.isOpen) connection.ws.send(JSON.stringify({ ...answer.body, echo: frame.echo }));
   }
 
@@ -486,7 +503,8 @@ export class OneBotStandIn {
   #pushMessage(input: PushMessageInput, fields: Record<string, unknown>): string {
     const messageId = input.messageId ?? this.#nextMessageId++;
     const cq = typeof input.message === "string" ? input.message : encodeCq(input.message);
-    const message = typeof input.message === "string" || this.#messageFormat === "string" ? cq : input.message;
+    const message =
+      typeof input.message === "string" || this.#messageFormat === "string" ? cq : input.message;
     const event = {
       time: input.time ?? nowSeconds(),
       self_id: jsonId(this.selfId),
@@ -562,7 +580,11 @@ export class OneBotStandIn {
       const timer = setTimeout(() => {
         const index = waiters.indexOf(waiter);
         if (index >= 0) waiters.splice(index, 1);
-        reject(new Error(`no matching ${what} within ${timeoutMs} ms (seen: ${JSON.stringify(seen).slice(0, 500)})`));
+        reject(
+          new Error(
+            `no matching ${what} within ${timeoutMs} ms (seen: ${JSON.stringify(seen).slice(0, 500)})`,
+          ),
+        );
       }, timeoutMs);
       const waiter: Waiter<T> = {
         matches: predicate,

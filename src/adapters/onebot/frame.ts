@@ -17,14 +17,23 @@ export function parseFrame(text: string): FrameParseResult {
   try {
     value = parseJsonLossless(text);
   } catch (error) {
-    return { ok: false, problem: `invalid JSON (${(error as Error).message})`, sample: frameSample(text) };
+    // V8 quotes part of the input in the message, so it is scrubbed like the sample.
+    const problem = `invalid JSON (${scrubFrameText((error as Error).message)})`;
+    return { ok: false, problem, sample: frameSample(text) };
   }
   if (!isRecord(value)) return { ok: false, problem: "not a JSON object", sample: frameSample(text) };
   return { ok: true, frame: value };
 }
 
+/** Values of JSON keys that look like credentials. */
+const SECRET_JSON_FIELD = /("(?:access_?token|token|secret|password|authorization)"\s*:\s*)"[^"]*"?/gi;
+
 /** A short, log-safe excerpt: truncated, with tokens and base64 payloads removed. */
 export function frameSample(text: string): string {
   const head = text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS)}…` : text;
-  return scrubText(head);
+  return scrubFrameText(head);
+}
+
+function scrubFrameText(text: string): string {
+  return scrubText(text).replace(SECRET_JSON_FIELD, '$1"***"');
 }

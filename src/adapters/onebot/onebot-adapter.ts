@@ -96,7 +96,12 @@ export class OneBotAdapter implements ChatAdapter {
       { selfId: change.selfId, accountConnected: change.accountConnected, ...change.details },
       `onebot connection ${change.change}`,
     );
-    this.#events.connection(status);
+    try {
+      this.#events.connection(status);
+    } catch (error) {
+      // Called from socket handlers: a throwing listener must not take the connection down.
+      this.#logger.error({ err: error, selfId: change.selfId }, "onebot connection listener failed");
+    }
   }
 }
 

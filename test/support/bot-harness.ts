@@ -1,0 +1,139 @@
+/**
+ * Runs the whole bot (the real composition root) on an ephemeral port with its SQLite file in
+ * a temp folder, a scripted model, and log lines captured for assertions.
+ *
+ *   const llm = await ScriptedLlmServer.start();
+ *   const bot = await startBot({ llm });
+ *   const qq = new OneBotStandIn({ selfId: "10000" });
+ *   await qq.connectReverse(bot.wsUrl);
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RunningApp, startApp } from "../../src/app.ts";
+import type { TsumugiConfig } from "../../src/config/schema.ts";
+import { createConfigValidator } from "../../src/config/validate.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
+
+export interface BotHarness {
+  app: RunningApp;
+  config: TsumugiConfig;
+  /** `http://127.0.0.1:<port>` */
+  baseUrl: string;
+  /** The reverse WebSocket url of the default adapter. */
+  wsUrl: string;
+  dataDir: string;
+  /** Every log line written so far, parsed. */
+  logs: Array<Record<string, unknown> & { msg?: string; level: number }>;
+  /** Waits for a log line matching `predicate`. */
+  waitForLog(
+    predicate: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
+  /** Stops the bot; the data folder is kept so a restart sees the same database. */
+  stop(): Promise<void>;
+  /** Stops the bot and deletes its data folder. */
+  dispose(): Promise<void>;
+}
+
+export interface StartBotOptions {
+  llm?: ScriptedLlmServer;
+  /** Merged over the harness defaults (deep for plain objects). */
+  config?: Record<string, unknown>;
+  /** Reuse a data folder (restart tests). */
+  dataDir?: string;
+}
+
+export async function startBot(options: StartBotOptions = {}): Promise<BotHarness> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-bot-"));
+  const base: Record<string, unknown> = {
+    server: { port: 0 },
+    storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
+    chat: { realtime: { windowMs: 30, maxWindowMs: 300 } },
+    log: { level: "debug" },
+  };
+  if (options.llm) {
+    base.llm = {
+      providers: [
+        {
+          id: "main",
+          type: "openai-compatible",
+          baseUrl: options.llm.baseUrl,
+          apiKey: "test-key",
+          maxRetries: 1,
+        },
+      ],
+      models: { planner: ["main/scripted-model"], replyer: ["main/scripted-model"] },
+    };
+  }
+  const validation = createConfigValidator()(deepMerge(base, options.config ?? {}));
+  if (!validation.ok) throw new Error(`test config invalid: ${validation.problems.join("; ")}`);
+  const config = validation.config;
+
+  const logs: BotHarness["logs"] = [];
+  const waiters = new Set<() => void>();
+  const logger = createLogger({
+    level: config.log.level,
+    destination: {
+      write(line: string) {
+        logs.push(JSON.parse(line));
+        for (const wake of waiters) wake();
+      },
+    },
+  });
+  const app = await startApp({ config, logger });
+  const baseUrl = `http://127.0.0.1:${app.address.port}`;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.stop();
+  };
+  return {
+    app,
+    config,
+    baseUrl,
+    wsUrl: `ws://127.0.0.1:${app.address.port}/onebot/v11/ws`,
+    dataDir,
+    logs,
+    waitForLog(predicate, timeoutMs = 3_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = logs.find(predicate);
+          if (!found) return;
+          cleanup();
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no matching log line within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    stop,
+    async dispose() {
+      await stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = out[key];
+    out[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
