@@ -16,6 +16,7 @@ export interface OneBotAdapterOptions {
   config: OneBotAdapterConfig;
   routes: HttpRoutes;
   events: AdapterEvents;
+  /** Expected to carry the adapter id already (`logger.child({ adapter: id })`). */
   logger: Logger;
 }
 
@@ -35,7 +36,7 @@ export class OneBotAdapter implements ChatAdapter {
     this.id = config.id;
     this.#config = config;
     this.#events = events;
-    this.#logger = options.logger.child({ adapter: config.id });
+    this.#logger = options.logger;
     this.#dispatcher = new OneBotEventDispatcher({
       adapterId: config.id,
       events,
