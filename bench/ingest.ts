@@ -20,7 +20,13 @@ const RUNS = 3;
 const MEMORY_STEP = 50_000;
 
 async function flood(url: string, count: number, offset: number, done: () => Promise<void>): Promise<number> {
-  const generator = spawnScript("./load-generator.ts", { url, selfId: "10000", count, groups: GROUPS, offset });
+  const generator = spawnScript("./load-generator.ts", {
+    url,
+    selfId: "10000",
+    count,
+    groups: GROUPS,
+    offset,
+  });
   await nextLine(generator);
   const started = performance.now();
   generator.stdin?.write("go\n");
@@ -62,7 +68,10 @@ export async function benchIngest(): Promise<Record<string, unknown>> {
   const validation = createConfigValidator()({ server: { port: 0 }, storage: { url: `sqlite:${file}` } });
   if (!validation.ok) throw new Error(validation.problems.join("; "));
   // Info level, as users run it: one line per inbound message, written to /dev/null.
-  const logger = createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) });
+  const logger = createLogger({
+    level: "info",
+    destination: pino.destination({ dest: "/dev/null", sync: false }),
+  });
   const app = await startApp({ config: validation.config, logger });
   const url = `ws://127.0.0.1:${app.address.port}/onebot/v11/ws`;
   const reader = new Database(file, { readonly: true });

@@ -42,7 +42,9 @@ const socket = new WebSocket(job.url, {
 });
 socket.on("message", (data) => {
   const request = JSON.parse(String(data)) as { echo?: unknown };
-  socket.send(JSON.stringify({ status: "ok", retcode: 0, data: { user_id: Number(job.selfId) }, echo: request.echo }));
+  socket.send(
+    JSON.stringify({ status: "ok", retcode: 0, data: { user_id: Number(job.selfId) }, echo: request.echo }),
+  );
 });
 socket.on("open", () => {
   process.stdout.write(`${JSON.stringify({ open: true })}\n`);

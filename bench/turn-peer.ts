@@ -57,7 +57,11 @@ const waiting = new Map<string, () => void>();
 function connect(url: string): void {
   const socket = new WebSocket(url, { headers: { "X-Self-ID": job.selfId, "X-Client-Role": "Universal" } });
   socket.on("message", (data) => {
-    const request = JSON.parse(String(data)) as { action: string; params: Record<string, unknown>; echo: unknown };
+    const request = JSON.parse(String(data)) as {
+      action: string;
+      params: Record<string, unknown>;
+      echo: unknown;
+    };
     const reply = (payload: unknown) =>
       socket.send(JSON.stringify({ status: "ok", retcode: 0, data: payload, echo: request.echo }));
     if (request.action === "send_group_msg") {
@@ -105,6 +109,7 @@ async function run(socket: WebSocket): Promise<void> {
   const latencies: number[] = [];
   for (let i = 0; i < job.sequential; i++) latencies.push(await mention(socket, 500_000 + (i % job.groups)));
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   let done = 0;
   await Promise.all(
     Array.from({ length: job.groups }, async (_, g) => {
@@ -115,7 +120,9 @@ async function run(socket: WebSocket): Promise<void> {
     }),
   );
   const concurrentMs = performance.now() - started;
-  process.stdout.write(`${JSON.stringify({ latencies, concurrentTurns: done, concurrentMs })}\n`);
+  const cpu = process.cpuUsage(cpuBefore);
+  const peerCpuMs = (cpu.user + cpu.system) / 1000;
+  process.stdout.write(`${JSON.stringify({ latencies, concurrentTurns: done, concurrentMs, peerCpuMs })}\n`);
   socket.close();
   llm.close();
 }

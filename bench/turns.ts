@@ -39,10 +39,21 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
   });
   if (!validation.ok) throw new Error(validation.problems.join("; "));
   // Info level, as users run it, written to /dev/null.
-  const logger = createLogger({ level: "info", destination: pino.destination({ dest: "/dev/null", sync: false }) });
+  const logger = createLogger({
+    level: "info",
+    destination: pino.destination({ dest: "/dev/null", sync: false }),
+  });
   const app = await startApp({ config: validation.config, logger });
+  const cpuBefore = process.cpuUsage();
   peer.stdin?.write(`${JSON.stringify({ url: `ws://127.0.0.1:${app.address.port}/onebot/v11/ws` })}\n`);
-  const result = (await nextLine(peer)) as { latencies: number[]; concurrentTurns: number; concurrentMs: number };
+  const result = (await nextLine(peer)) as {
+    latencies: number[];
+    concurrentTurns: number;
+    concurrentMs: number;
+    peerCpuMs: number;
+  };
+  const cpu = process.cpuUsage(cpuBefore);
+  const botTurns = WARMUP + result.latencies.length + result.concurrentTurns;
   peer.kill();
   await app.stop();
   rmSync(dataDir, { recursive: true, force: true });
@@ -56,5 +67,7 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
     concurrentTurns: result.concurrentTurns,
     turnsPerSecond: Math.round((result.concurrentTurns / result.concurrentMs) * 1000),
     targetTurnsPerSecond: 1_000,
+    botCpuMsPerTurn: round((cpu.user + cpu.system) / 1000 / botTurns, 3),
+    peerCpuMsPerTurn: round(result.peerCpuMs / result.concurrentTurns, 3),
   };
 }

@@ -14,6 +14,7 @@ import type { Logger } from "./log/logger.ts";
 import { Outbox } from "./reply/outbox.ts";
 import { type HealthReport, HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
+import { RecentMessageCache } from "./store/recent-cache.ts";
 
 export interface AppOptions {
   config: TsumugiConfig;
@@ -28,6 +29,9 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
+/** Recent history kept in memory: enough for any default prompt, bounded for many groups. */
+const RECENT_CACHE = { perSession: 64, sessions: 500 };
+
 /** How long shutdown waits for turns in flight before closing anyway (DESIGN §2 allows 10 s in all). */
 const SHUTDOWN_GRACE_MS = 7_000;
 
@@ -39,6 +43,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { logger } = options;
   let config = options.config;
   const stores = openStore(config.storage.url, logger);
+  const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
 
   const createLlm = (current: TsumugiConfig) =>
     new LlmClient({
@@ -52,13 +57,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const adapters = new Map<string, ChatAdapter>();
   const outbox = new Outbox(
     (id) => adapters.get(id),
-    stores.messages,
+    messages,
     () => config.bot.name,
     logger,
   );
   const turnRunner = new TurnRunner({
     llm: { generate: (request) => llm.generate(request) },
-    messages: stores.messages,
+    messages,
     turns: stores.turns,
     outbox,
     settings: () => agentSettings(config),
@@ -69,7 +74,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   );
   const sessions = new SessionRunner(queue, (batch, absorb) => turnRunner.run(batch, absorb));
   const batcher = new RealtimeBatcher(config.chat.realtime, (batch) => sessions.submit(batch));
-  const chat = new ChatService(stores.messages, batcher, () => triggerSettings(config), logger);
+  const chat = new ChatService(messages, batcher, () => triggerSettings(config), logger);
 
   const server = new HttpServer(
     { host: config.server.host, port: config.server.port, token: config.server.token, logger },

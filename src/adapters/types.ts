@@ -30,7 +30,12 @@ export interface ChatAdapter {
   /** Sends one message; resolves with the platform's message id. */
   send(target: SendTarget, segments: Segment[], options?: ActionOptions): Promise<{ messageId: string }>;
   /** Calls a raw platform action (OneBot: `get_msg`, `get_forward_msg`, …) and returns its `data`. */
-  callAction(selfId: string, action: string, params: Record<string, unknown>, options?: ActionOptions): Promise<unknown>;
+  callAction(
+    selfId: string,
+    action: string,
+    params: Record<string, unknown>,
+    options?: ActionOptions,
+  ): Promise<unknown>;
 }
 
 /** Callbacks an adapter reports to; the composition root wires them to the chat stage. */

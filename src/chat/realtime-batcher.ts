@@ -44,7 +44,8 @@ export class RealtimeBatcher {
     window.messages.push(message);
     if (triggered) window.triggerIds.push(message.messageId);
     window.chars += renderSegments(message.segments).length;
-    const full = window.messages.length >= this.settings.maxMessages || window.chars >= this.settings.maxChars;
+    const full =
+      window.messages.length >= this.settings.maxMessages || window.chars >= this.settings.maxChars;
     // windowMs 0 turns batching off: the trigger goes to the agent at once, not a timer tick later.
     if (full || this.settings.windowMs === 0) {
       this.flush(key);

@@ -1,9 +1,9 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
-import { generateText, type LanguageModel, stepCountIs } from "ai";
+import type { LanguageModelV2 } from "@ai-sdk/provider";
 import type { Logger } from "../log/logger.ts";
 import { type ClassifiedError, classifyError } from "./attempt-error.ts";
 import { createLanguageModel } from "./providers.ts";
-import { fromSdkToolCalls, toModelMessages, toToolSet } from "./sdk-conversion.ts";
+import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
 import {
   type LlmAttemptFailure,
   LlmError,
@@ -44,7 +44,7 @@ export interface LlmClientOptions {
 interface ResolvedModel extends ModelRef {
   ref: string;
   config: LlmProviderConfig;
-  sdkModel: LanguageModel;
+  sdkModel: LanguageModelV2;
 }
 
 type AttemptOutcome = { ok: true; result: LlmResult } | { ok: false; error: ClassifiedError };
@@ -60,7 +60,7 @@ const DEFAULT_MAX_RETRY_AFTER_MS = 10_000;
  */
 export class LlmClient {
   private readonly providers: Map<string, LlmProviderConfig>;
-  private readonly sdkModels = new Map<string, LanguageModel>();
+  private readonly sdkModels = new Map<string, LanguageModelV2>();
   /** Models that answered 400 to a temperature: never sent one again. */
   private readonly withoutTemperature = new Set<string>();
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -148,27 +148,37 @@ export class LlmClient {
     attempt: number,
     failures: LlmAttemptFailure[],
   ): Promise<AttemptOutcome> {
-    const timeout = AbortSignal.timeout(target.config.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    // One controller per attempt, cleared when it ends: cheaper than AbortSignal.timeout/any,
+    // whose listeners linger until garbage collection on Node 20.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`timed out after ${target.config.timeoutMs} ms`));
+    }, target.config.timeoutMs);
+    const forwardAbort = () => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener("abort", forwardAbort, { once: true });
     const time = Date.now();
     const started = performance.now();
     try {
-      const response = await generateText({
-        model: target.sdkModel,
-        messages: toModelMessages(request.messages),
-        tools: request.tools?.length ? toToolSet(request.tools) : undefined,
-        toolChoice: request.toolChoice,
-        temperature: this.withoutTemperature.has(target.ref) ? undefined : request.temperature,
-        maxOutputTokens: request.maxOutputTokens,
-        // One round per call: the agent executes tools itself, and retries are ours.
-        stopWhen: stepCountIs(1),
-        maxRetries: 0,
-        abortSignal: signal,
+      const withTemperature = !this.withoutTemperature.has(target.ref) && request.temperature !== undefined;
+      const response = await target.sdkModel.doGenerate({
+        prompt: toPrompt(request.messages),
+        ...(request.tools?.length
+          ? {
+              tools: toFunctionTools(request.tools),
+              toolChoice: { type: request.toolChoice ?? "auto" },
+            }
+          : {}),
+        ...(withTemperature ? { temperature: request.temperature } : {}),
+        ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+        abortSignal: controller.signal,
       });
+      const { text, toolCalls } = fromContent(response.content);
       const latencyMs = Math.round(performance.now() - started);
       const result: LlmResult = {
-        text: response.text,
-        toolCalls: fromSdkToolCalls(response.toolCalls),
+        text,
+        toolCalls,
         usage: {
           promptTokens: response.usage.inputTokens ?? 0,
           completionTokens: response.usage.outputTokens ?? 0,
@@ -200,7 +210,7 @@ export class LlmClient {
       const aborted = request.signal?.aborted === true;
       const error = aborted
         ? { message: "aborted", retryable: false, rejectsTemperature: false }
-        : classifyError(caught, timeout.aborted, target.config.timeoutMs);
+        : classifyError(caught, timedOut, target.config.timeoutMs);
       error.message = redact(error.message, target.config.apiKey);
       const failure = {
         provider: target.provider,
@@ -211,6 +221,9 @@ export class LlmClient {
       this.reportFailure(request, failure, time, latencyMs, attempt);
       failures.push(failure);
       return { ok: false, error };
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener("abort", forwardAbort);
     }
   }
 

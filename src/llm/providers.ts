@@ -2,7 +2,8 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModel } from "ai";
+import type { LanguageModelV2 } from "@ai-sdk/provider";
+import { keepAliveFetch } from "./keepalive-fetch.ts";
 import type { LlmProviderConfig } from "./types.ts";
 
 /**
@@ -12,8 +13,13 @@ import type { LlmProviderConfig } from "./types.ts";
  * Throws for a provider that cannot be called (llama-cpp, openai-compatible without a
  * baseUrl); the client treats that as a failed attempt and moves to the next model.
  */
-export function createLanguageModel(provider: LlmProviderConfig, model: string): LanguageModel {
-  const common = { apiKey: provider.apiKey, headers: provider.headers, baseURL: provider.baseUrl };
+export function createLanguageModel(provider: LlmProviderConfig, model: string): LanguageModelV2 {
+  const common = {
+    apiKey: provider.apiKey,
+    headers: provider.headers,
+    baseURL: provider.baseUrl,
+    fetch: keepAliveFetch,
+  };
   switch (provider.type) {
     case "openai-compatible": {
       if (!provider.baseUrl) throw new Error(`provider ${provider.id} (openai-compatible) needs a baseUrl`);

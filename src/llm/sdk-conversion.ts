@@ -1,33 +1,34 @@
-import {
-  InvalidToolInputError,
-  type JSONSchema7,
-  type JSONValue,
-  jsonSchema,
-  type ModelMessage,
-  type ToolSet,
-  type TypedToolCall,
-  tool,
-} from "ai";
+import type {
+  JSONSchema7,
+  JSONValue,
+  LanguageModelV2Content,
+  LanguageModelV2FunctionTool,
+  LanguageModelV2Message,
+  LanguageModelV2Prompt,
+  LanguageModelV2ToolResultOutput,
+} from "@ai-sdk/provider";
 import type { LlmMessage, LlmToolCall, LlmToolResult, ToolSpec } from "./types.ts";
 
-/** Our conversation in the AI SDK's message format. */
-export function toModelMessages(messages: LlmMessage[]): ModelMessage[] {
-  return messages.map(toModelMessage);
+/**
+ * Our conversation in the provider interface's prompt format. We call the providers' models
+ * directly (one round, no tool execution, our own retries), so nothing else builds it.
+ */
+export function toPrompt(messages: LlmMessage[]): LanguageModelV2Prompt {
+  return messages.map(toPromptMessage);
 }
 
-function toModelMessage(message: LlmMessage): ModelMessage {
+function toPromptMessage(message: LlmMessage): LanguageModelV2Message {
   switch (message.role) {
     case "system":
+      return { role: "system", content: message.content };
     case "user":
-      return { role: message.role, content: message.content };
-    case "assistant": {
-      const calls = message.toolCalls ?? [];
-      if (calls.length === 0) return { role: "assistant", content: message.content };
+      return { role: "user", content: [{ type: "text", text: message.content }] };
+    case "assistant":
       return {
         role: "assistant",
         content: [
           ...(message.content ? [{ type: "text" as const, text: message.content }] : []),
-          ...calls.map((call) => ({
+          ...(message.toolCalls ?? []).map((call) => ({
             type: "tool-call" as const,
             toolCallId: call.id,
             toolName: call.name,
@@ -35,7 +36,6 @@ function toModelMessage(message: LlmMessage): ModelMessage {
           })),
         ],
       };
-    }
     case "tool":
       return {
         role: "tool",
@@ -49,48 +49,39 @@ function toModelMessage(message: LlmMessage): ModelMessage {
   }
 }
 
-function toToolResultOutput(result: LlmToolResult) {
+function toToolResultOutput(result: LlmToolResult): LanguageModelV2ToolResultOutput {
   if (typeof result.output === "string") {
-    return { type: result.isError ? ("error-text" as const) : ("text" as const), value: result.output };
+    return { type: result.isError ? "error-text" : "text", value: result.output };
   }
-  return {
-    type: result.isError ? ("error-json" as const) : ("json" as const),
-    value: toJsonValue(result.output),
-  };
+  // Handlers return arbitrary objects; through JSON once, as they will go on the wire.
+  const value = JSON.parse(JSON.stringify(result.output ?? null)) as JSONValue;
+  return { type: result.isError ? "error-json" : "json", value };
 }
 
-/**
- * Tool handlers return arbitrary objects and the SDK validates JSON values strictly (an
- * `undefined` property fails), so the value goes through JSON once, as it will on the wire.
- */
-function toJsonValue(value: unknown): JSONValue {
-  return JSON.parse(JSON.stringify(value ?? null)) as JSONValue;
+/** Tool declarations; validation of the arguments stays with the caller. */
+export function toFunctionTools(tools: ToolSpec[]): LanguageModelV2FunctionTool[] {
+  return tools.map((spec) => ({
+    type: "function",
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.parameters as JSONSchema7,
+  }));
 }
 
-/** Tools without `execute`: the SDK only declares them; the agent runs the calls itself. */
-export function toToolSet(tools: ToolSpec[]): ToolSet {
-  const set: ToolSet = {};
-  for (const spec of tools) {
-    set[spec.name] = tool({
-      description: spec.description,
-      // Our specs are plain JSON Schema objects; without `validate` the SDK only checks that
-      // the arguments are JSON, so schema validation stays with the caller.
-      inputSchema: jsonSchema(spec.parameters as JSONSchema7),
-    });
+/** The text and tool calls of a model answer. Arguments that are not JSON keep their raw text. */
+export function fromContent(content: LanguageModelV2Content[]): { text: string; toolCalls: LlmToolCall[] } {
+  let text = "";
+  const toolCalls: LlmToolCall[] = [];
+  for (const part of content) {
+    if (part.type === "text") text += part.text;
+    if (part.type !== "tool-call") continue;
+    const call: LlmToolCall = { id: part.toolCallId, name: part.toolName, input: part.input };
+    try {
+      call.input = part.input.trim() === "" ? {} : JSON.parse(part.input);
+    } catch {
+      call.invalidJson = part.input;
+    }
+    toolCalls.push(call);
   }
-  return set;
-}
-
-/**
- * The SDK reports a call whose arguments were not JSON (or that names an unknown tool) as
- * `invalid` with the raw text as `input`, instead of throwing; we keep such calls and mark
- * malformed JSON with `invalidJson` so the caller can tell the model once.
- */
-export function fromSdkToolCalls(calls: TypedToolCall<ToolSet>[]): LlmToolCall[] {
-  return calls.map((call) => {
-    const converted: LlmToolCall = { id: call.toolCallId, name: call.toolName, input: call.input };
-    if (call.invalid && InvalidToolInputError.isInstance(call.error))
-      converted.invalidJson = call.error.toolInput;
-    return converted;
-  });
+  return { text, toolCalls };
 }

@@ -18,8 +18,8 @@ export interface HistoryQuery {
  */
 export interface MessageStore {
   append(message: ChatMessage): void;
-  recent(query: HistoryQuery): StoredMessage[];
-  findByMessageId(sessionId: string, messageId: string): StoredMessage | undefined;
+  recent(query: HistoryQuery): ChatMessage[];
+  findByMessageId(sessionId: string, messageId: string): ChatMessage | undefined;
   /** Commits everything queued. */
   flush(): void;
   close(): void;
