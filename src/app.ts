@@ -11,6 +11,7 @@ import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
 import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
+import { MonitorHub } from "./monitor/monitor.ts";
 import { Outbox } from "./reply/outbox.ts";
 import { type HealthReport, HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
@@ -54,11 +55,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     });
   let llm = createLlm(config);
 
+  const monitor = new MonitorHub((error) => logger.warn({ err: error }, "monitor listener failed"));
   const adapters = new Map<string, ChatAdapter>();
   const outbox = new Outbox(
     (id) => adapters.get(id),
     messages,
     () => config.bot.name,
+    monitor,
     logger,
   );
   const turnRunner = new TurnRunner({
@@ -67,6 +70,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     turns: stores.turns,
     outbox,
     settings: () => agentSettings(config),
+    monitor,
     logger,
   });
   const queue = new KeyedQueue((sessionId, error) =>
@@ -74,7 +78,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   );
   const sessions = new SessionRunner(queue, (batch, absorb) => turnRunner.run(batch, absorb));
   const batcher = new RealtimeBatcher(config.chat.realtime, (batch) => sessions.submit(batch));
-  const chat = new ChatService(messages, batcher, () => triggerSettings(config), logger);
+  const chat = new ChatService(messages, batcher, () => triggerSettings(config), monitor, logger);
 
   const server = new HttpServer(
     { host: config.server.host, port: config.server.port, token: config.server.token, logger },

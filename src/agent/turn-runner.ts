@@ -5,6 +5,7 @@ import type { LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmToolResult } fr
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
+import type { Monitor } from "../monitor/monitor.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore, TurnRecord, TurnStatus, TurnStore } from "../store/types.ts";
 import {
@@ -33,6 +34,7 @@ export interface TurnRunnerDeps {
   turns: TurnStore;
   outbox: Outbox;
   settings: () => AgentSettings;
+  monitor: Monitor;
   logger: Logger;
 }
 
@@ -62,6 +64,16 @@ export class TurnRunner {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
     const turn = new Turn(replyId, initial, absorbPending, settings, this.deps, abort.signal);
+    this.deps.monitor.emit({
+      type: "turn.started",
+      replyId,
+      sessionId: initial.sessionId,
+      data: {
+        kind: initial.kind,
+        messageIds: initial.messages.map((m) => m.messageId),
+        triggerIds: initial.triggerIds,
+      },
+    });
     let outcome: TurnOutcome;
     try {
       outcome = await turn.plan();
@@ -81,6 +93,12 @@ export class TurnRunner {
       detail: turn.detail(),
     };
     this.deps.turns.record(record);
+    this.deps.monitor.emit({
+      type: "turn.finished",
+      replyId,
+      sessionId: initial.sessionId,
+      data: { status: outcome.status, reason: outcome.reason, durationMs: record.finishedAt - createdAt },
+    });
     const line = { replyId, sessionId: initial.sessionId, status: outcome.status, reason: outcome.reason };
     if (outcome.status === "failed") this.deps.logger.warn(line, "turn failed");
     else this.deps.logger.info(line, `turn ${outcome.status}`);
@@ -132,6 +150,20 @@ class Turn {
         model: `${result.provider}/${result.model}`,
         latencyMs: result.latencyMs,
       });
+      this.deps.monitor.emit({
+        type: "planner.round",
+        replyId: this.replyId,
+        sessionId: this.batch.sessionId,
+        data: {
+          round,
+          model: `${result.provider}/${result.model}`,
+          prompt: conversation,
+          text: result.text,
+          toolCalls: result.toolCalls,
+          usage: result.usage,
+          latencyMs: result.latencyMs,
+        },
+      });
       // Messages that arrived while the planner was thinking make its answer stale: plan
       // again with them instead of answering now and again in the next turn.
       if (replans < MAX_REPLANS && this.absorb()) {
@@ -155,6 +187,17 @@ class Turn {
       for (const call of result.toolCalls) {
         const { output, outcome } = await this.runTool(call, result.text);
         results.push({ toolCallId: call.id, toolName: call.name, ...output });
+        this.deps.monitor.emit({
+          type: "tool.called",
+          replyId: this.replyId,
+          sessionId: this.batch.sessionId,
+          data: {
+            name: call.name,
+            input: call.input,
+            output: output.output,
+            isError: output.isError === true,
+          },
+        });
         ending ??= outcome;
       }
       if (ending) return ending;

@@ -1,6 +1,7 @@
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
+import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import type { RealtimeBatcher } from "./realtime-batcher.ts";
 import { detectTrigger, type TriggerSettings } from "./triggers.ts";
@@ -14,6 +15,7 @@ export class ChatService {
     private readonly store: MessageStore,
     private readonly batcher: RealtimeBatcher,
     private readonly triggers: () => TriggerSettings,
+    private readonly monitor: Monitor,
     private readonly logger: Logger,
   ) {}
 
@@ -34,6 +36,11 @@ export class ChatService {
         "message received",
       );
     }
+    this.monitor.emit({
+      type: "message.ingested",
+      sessionId: message.sessionId,
+      data: { messageId: message.messageId, userId: message.userId, trigger: trigger ?? null },
+    });
     this.batcher.offer(message, trigger !== undefined);
   }
 }

@@ -2,6 +2,7 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
+import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 
 /** Where a session's replies go: taken from any message of that session. */
@@ -19,6 +20,7 @@ export class Outbox {
     private readonly adapterById: (id: string) => ChatAdapter | undefined,
     private readonly store: MessageStore,
     private readonly botName: () => string,
+    private readonly monitor: Monitor,
     private readonly logger: Logger,
   ) {}
 
@@ -47,6 +49,12 @@ export class Outbox {
     };
     this.store.append(sent);
     this.logger.info({ sessionId: origin.sessionId, messageId, replyId }, "message sent");
+    this.monitor.emit({
+      type: "message.sent",
+      replyId,
+      sessionId: origin.sessionId,
+      data: { messageId, segments },
+    });
     return sent;
   }
 }
