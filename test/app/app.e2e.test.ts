@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { startBot } from "../support/bot-harness.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 
@@ -209,5 +209,3 @@ describe("the running bot", () => {
     expect(llm.lastRequestWithTool("reply")!.promptText).toContain("你是一只狗。");
   });
 });
-
-export type { BotHarness };
