@@ -4,16 +4,24 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 /** Largest model answer accepted, so a misbehaving endpoint cannot exhaust memory. */
 const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
-const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
-const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
-
 /**
  * The `fetch` the AI SDK providers are given: plain node:http(s) over keep-alive sockets,
  * answering with a buffered `Response`. Model calls are small JSON requests answered in one
  * piece (we never stream), and this costs a fraction of the CPU of Node's WHATWG fetch, which
  * dominated the bot's own time per turn.
  */
-export const keepAliveFetch: typeof fetch = (input, init) => {
+export function createKeepAliveFetch(): typeof fetch {
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
+  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  return (input, init) => request(input, init, httpAgent, httpsAgent);
+}
+
+function request(
+  input: Parameters<typeof fetch>[0],
+  init: Parameters<typeof fetch>[1],
+  httpAgent: HttpAgent,
+  httpsAgent: HttpsAgent,
+): Promise<Response> {
   const url = new URL(input instanceof Request ? input.url : String(input));
   const signal = init?.signal ?? undefined;
   const headers = new Headers(init?.headers);
@@ -78,4 +86,4 @@ export const keepAliveFetch: typeof fetch = (input, init) => {
     });
     outgoing.end(body ?? undefined);
   });
-};
+}

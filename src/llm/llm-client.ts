@@ -2,6 +2,7 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import type { LanguageModelV2 } from "@ai-sdk/provider";
 import type { Logger } from "../log/logger.ts";
 import { type ClassifiedError, classifyError } from "./attempt-error.ts";
+import { createKeepAliveFetch } from "./keepalive-fetch.ts";
 import { createLanguageModel } from "./providers.ts";
 import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
 import {
@@ -61,6 +62,8 @@ const DEFAULT_MAX_RETRY_AFTER_MS = 10_000;
 export class LlmClient {
   private readonly providers: Map<string, LlmProviderConfig>;
   private readonly sdkModels = new Map<string, LanguageModelV2>();
+  /** One pool of keep-alive connections for all of this client's models. */
+  private readonly fetch = createKeepAliveFetch();
   /** Models that answered 400 to a temperature: never sent one again. */
   private readonly withoutTemperature = new Set<string>();
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -68,9 +71,6 @@ export class LlmClient {
   constructor(private readonly options: LlmClientOptions) {
     this.providers = new Map(options.providers.map((provider) => [provider.id, provider]));
     this.sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
-    // The SDK prints call warnings (e.g. "temperature is not supported for reasoning models")
-    // with console.warn unless this switch is off; we log them through our logger instead.
-    (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
   }
 
   async generate(request: LlmRequest): Promise<LlmResult> {
@@ -233,7 +233,7 @@ export class LlmClient {
     if (!config) throw new Error(`unknown LLM provider "${provider}" in "${ref}"`);
     let sdkModel = this.sdkModels.get(ref);
     if (!sdkModel) {
-      sdkModel = createLanguageModel(config, model);
+      sdkModel = createLanguageModel(config, model, this.fetch);
       this.sdkModels.set(ref, sdkModel);
     }
     return { ref, provider, model, config, sdkModel };

@@ -3,7 +3,6 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV2 } from "@ai-sdk/provider";
-import { keepAliveFetch } from "./keepalive-fetch.ts";
 import type { LlmProviderConfig } from "./types.ts";
 
 /**
@@ -13,12 +12,16 @@ import type { LlmProviderConfig } from "./types.ts";
  * Throws for a provider that cannot be called (llama-cpp, openai-compatible without a
  * baseUrl); the client treats that as a failed attempt and moves to the next model.
  */
-export function createLanguageModel(provider: LlmProviderConfig, model: string): LanguageModelV2 {
+export function createLanguageModel(
+  provider: LlmProviderConfig,
+  model: string,
+  fetch: typeof globalThis.fetch,
+): LanguageModelV2 {
   const common = {
     apiKey: provider.apiKey,
     headers: provider.headers,
     baseURL: provider.baseUrl,
-    fetch: keepAliveFetch,
+    fetch,
   };
   switch (provider.type) {
     case "openai-compatible": {

@@ -50,7 +50,9 @@ describe("KeyedQueue", () => {
 
   it("gives up waiting after the timeout", async () => {
     const queue = new KeyedQueue(() => {});
-    void queue.push("a", () => sleep(500));
+    void queue.push("a", async () => {
+      await sleep(500);
+    });
     expect(await queue.close(20)).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import {
   type LlmUsageRecord,
 } from "../../src/llm/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 
 const API_KEY = "sk-test-0123456789abcdef";
 
@@ -301,7 +301,10 @@ describe("LlmClient against an OpenAI-compatible server", () => {
       providerConfig("main", { timeoutMs: 150, maxRetries: 0 }),
       providerConfig("backup"),
     ]);
-    llm.enqueue({ text: "too late", delayMs: 2_000 }, { text: "fast answer" });
+    // Answers by model, so the script holds even if the slow request is slow to arrive.
+    const byModel = (request: RecordedLlmRequest) =>
+      request.body.model === "slow" ? { text: "too late", delayMs: 2_000 } : { text: "fast answer" };
+    llm.enqueue(byModel, byModel);
 
     const started = performance.now();
     const result = await client.generate(plannerRequest());
@@ -360,9 +363,14 @@ describe("LlmClient against an OpenAI-compatible server", () => {
 
   it("stops at once without falling back when the caller aborts", async () => {
     const { client } = harness({ planner: ["main/deepseek-chat", "backup/other"] });
-    llm.enqueue({ text: "slow", delayMs: 2_000 }, { text: "should not be asked" });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    llm.enqueue(
+      () => {
+        setTimeout(() => controller.abort(), 20);
+        return { text: "slow", delayMs: 2_000 };
+      },
+      { text: "should not be asked" },
+    );
 
     const failure = await client
       .generate(plannerRequest({ signal: controller.signal }))

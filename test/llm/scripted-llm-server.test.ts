@@ -120,9 +120,16 @@ describe("ScriptedLlmServer", () => {
   });
 
   it("keeps serving after a client gives up during a delayed answer", async () => {
-    llm.enqueue({ text: "late", delayMs: 100 }, { text: "next" });
+    const controller = new AbortController();
+    llm.enqueue(
+      () => {
+        controller.abort();
+        return { text: "late", delayMs: 100 };
+      },
+      { text: "next" },
+    );
 
-    const aborted = await chat({}, AbortSignal.timeout(20)).catch((error: unknown) => error);
+    const aborted = await chat({}, controller.signal).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 150));
     const response = await chat({});
     const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
