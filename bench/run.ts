@@ -1,11 +1,15 @@
 /** `npm run bench`: every benchmark, printed as one JSON document. */
 import { cpus } from "node:os";
+import { benchCommands } from "./commands.ts";
 import { benchIngest } from "./ingest.ts";
+import { benchQuote } from "./quote.ts";
 import { benchTurns } from "./turns.ts";
 
 const only = process.argv[2];
 const results: Record<string, unknown> = { machine: { node: process.version, cpus: cpus().length } };
 if (!only || only === "ingest") results.ingest = await benchIngest();
 if (!only || only === "turns") results.turns = await benchTurns();
+if (!only || only === "quote") results.quote = await benchQuote();
+if (!only || only === "commands") results.commands = await benchCommands();
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 process.exit(0);

@@ -1,25 +1,42 @@
+import { fileURLToPath } from "node:url";
+import { CONSOLE_PLATFORM, ConsoleAdapter } from "./adapters/console/console-adapter.ts";
 import type { OneBotAdapterConfig } from "./adapters/onebot/config.ts";
 import { OneBotAdapter } from "./adapters/onebot/onebot-adapter.ts";
 import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
 import { type AgentSettings, TurnRunner } from "./agent/turn-runner.ts";
+import type { Batch } from "./chat/batch.ts";
 import { ChatService } from "./chat/chat-service.ts";
+import { systemClock } from "./chat/clock.ts";
+import { DigestScheduler } from "./chat/digest-scheduler.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
 import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
+import { SummaryCommand } from "./chat/summary-command.ts";
 import type { TriggerSettings } from "./chat/triggers.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
+import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
+import { QuoteContext } from "./context/quote-context.ts";
 import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
+import { dataDirectory } from "./models/data-directory.ts";
+import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
+import { isTimelineEvent } from "./monitor/timeline-filter.ts";
+import { createPluginSystem } from "./plugins/plugin-system.ts";
 import { Outbox } from "./reply/outbox.ts";
+import { registerConsoleApi } from "./server/api/index.ts";
+import { createModelTester } from "./server/api/model-test.ts";
 import { type HealthReport, HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 import { RecentMessageCache } from "./store/recent-cache.ts";
 
 export interface AppOptions {
   config: TsumugiConfig;
-  /** The config file in use; watched for edits when given. */
+  /**
+   * The config file in use, which may not exist yet (first run): watched for edits and written
+   * by the console when given.
+   */
   configFile?: string;
   logger: Logger;
 }
@@ -33,6 +50,9 @@ export interface RunningApp {
 /** Recent history kept in memory: enough for any default prompt, bounded for many groups. */
 const RECENT_CACHE = { perSession: 64, sessions: 500 };
 
+/** The built console front end (`npm run build:web`). */
+const WEB_DIST = fileURLToPath(new URL("../web/dist", import.meta.url));
+
 /** How long shutdown waits for turns in flight before closing anyway (DESIGN §2 allows 10 s in all). */
 const SHUTDOWN_GRACE_MS = 7_000;
 
@@ -43,12 +63,15 @@ const SHUTDOWN_GRACE_MS = 7_000;
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { logger } = options;
   let config = options.config;
-  const stores = openStore(config.storage.url, logger);
+  const stores = openStore(config.storage.url, logger, () => config.monitor);
   const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
 
+  // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
+  const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
   const createLlm = (current: TsumugiConfig) =>
     new LlmClient({
-      providers: current.llm.providers.filter((p) => p.type !== "llama-cpp") as never,
+      providers: current.llm.providers,
+      localModels: local.models,
       models: current.llm.models,
       usage: (record) => stores.usage.record(record),
       logger,
@@ -56,6 +79,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let llm = createLlm(config);
 
   const monitor = new MonitorHub((error) => logger.warn({ err: error }, "monitor listener failed"));
+  const stopRecording = monitor.subscribe((event) => {
+    if (isTimelineEvent(event)) stores.monitorEvents.append(event);
+  });
   const adapters = new Map<string, ChatAdapter>();
   const outbox = new Outbox(
     (id) => adapters.get(id),
@@ -64,12 +90,33 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   );
+  const quotes = new QuoteContext({
+    fetcherFor: (message) => {
+      const adapter = adapters.get(message.adapterId);
+      return adapter && oneBotQuoteFetcher(adapter, message.selfId);
+    },
+    settings: () => ({ quote: config.chat.quote, timeZone: config.chat.timezone }),
+    monitor,
+    logger,
+  });
+  const plugins = createPluginSystem({
+    settings: config.plugins,
+    outbox,
+    adapterById: (id) => adapters.get(id),
+    messages,
+    admins: () => config.bot.admins,
+    names: () => [config.bot.name, ...config.bot.aliases],
+    monitor,
+    logger,
+  });
   const turnRunner = new TurnRunner({
     llm: { generate: (request) => llm.generate(request) },
     messages,
     turns: stores.turns,
     outbox,
+    quotes,
     settings: () => agentSettings(config),
+    plugins: plugins.turns,
     monitor,
     logger,
   });
@@ -77,11 +124,49 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
   );
   const sessions = new SessionRunner(queue, (batch, absorb) => turnRunner.run(batch, absorb));
-  const batcher = new RealtimeBatcher(config.chat.realtime, (batch) => sessions.submit(batch));
-  const chat = new ChatService(messages, batcher, () => triggerSettings(config), monitor, logger);
+  const flushed = (batch: Batch, reason: string) =>
+    monitor.emit({
+      type: "batch.flushed",
+      sessionId: batch.sessionId,
+      data: { kind: batch.kind, reason, messageIds: batch.messages.map((m) => m.messageId) },
+    });
+  const batcher = new RealtimeBatcher(config.chat.realtime, systemClock, (batch, reason) => {
+    flushed(batch, reason);
+    sessions.submit(batch);
+  });
+  const digests = new DigestScheduler(
+    () => config.chat.digest,
+    systemClock,
+    (batch, reason) => {
+      flushed(batch, reason);
+      sessions.submitAlone(batch);
+    },
+  );
+  const summaries = new SummaryCommand(
+    () => config.chat.summary,
+    () => [config.bot.name, ...config.bot.aliases],
+    messages,
+    (batch) => sessions.submitAlone(batch),
+  );
+  const chat = new ChatService(
+    messages,
+    batcher,
+    digests,
+    summaries,
+    plugins.commands,
+    () => triggerSettings(config),
+    monitor,
+    logger,
+  );
 
   const server = new HttpServer(
-    { host: config.server.host, port: config.server.port, token: config.server.token, logger },
+    {
+      host: config.server.host,
+      port: config.server.port,
+      token: config.server.token,
+      staticDir: WEB_DIST,
+      logger,
+    },
     () => healthReport(adapters),
   );
   for (const adapterConfig of config.adapters) {
@@ -97,8 +182,34 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     });
     adapters.set(adapterConfig.id, adapter);
   }
+  const playground = new ConsoleAdapter({
+    deliver: (message) => chat.ingest(message),
+    botName: () => config.bot.name,
+  });
+  if (adapters.has(playground.id))
+    throw new Error(`adapters: the id "${playground.id}" is reserved for the console`);
+  adapters.set(playground.id, playground);
+  let listening = { host: config.server.host, port: config.server.port };
+  registerConsoleApi(server.app, {
+    config: () => config,
+    configFile: options.configFile,
+    env: process.env,
+    address: () => listening,
+    health: () => healthReport(adapters),
+    playground,
+    monitor,
+    monitorEvents: stores.monitorEvents,
+    messages,
+    history: stores.history,
+    usage: stores.usage,
+    testModel: createModelTester((record) => stores.usage.record(record), logger),
+    plugins: plugins.host,
+    logger,
+  });
 
   const address = await server.listen();
+  listening = { host: config.server.host, port: address.port };
+  await plugins.start();
   for (const adapter of adapters.values()) await adapter.start();
   logger.info(
     { url: `http://${config.server.host}:${address.port}/` },
@@ -115,7 +226,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
           const diff = diffConfig(config, next);
           config = next;
           llm = createLlm(next);
+          void local.models.retain(next.llm.providers);
           batcher.updateSettings(next.chat.realtime);
+          void plugins.host.applySettings(next.plugins);
           if (diff.restartRequired.length > 0) {
             logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
           }
@@ -132,10 +245,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       logger.info("shutting down");
       stopWatching();
       batcher.flushAll();
+      digests.stop();
       const drained = await queue.close(SHUTDOWN_GRACE_MS);
       if (!drained) logger.warn("some turns were still running at shutdown and were abandoned");
+      await plugins.stop();
+      await local.models.close();
       for (const adapter of adapters.values()) await adapter.stop();
       await server.close();
+      stopRecording();
       stores.close();
       logger.info("stopped");
     })();
@@ -165,7 +282,14 @@ function agentSettings(config: TsumugiConfig): AgentSettings {
     turnTimeoutMs: config.agent.turnTimeoutMs,
     history: config.chat.history,
     textChunkLimit: config.chat.textChunkLimit,
+    digest: { task: taskOr(config, "digest"), maxTranscriptChars: config.chat.digest.maxTranscriptChars },
+    summary: { task: taskOr(config, "summary"), maxTranscriptChars: config.chat.summary.maxTranscriptChars },
   };
+}
+
+/** A task with its own models (`llm.models.digest`), else the replyer's: both write what is sent. */
+function taskOr(config: TsumugiConfig, task: string): string {
+  return (config.llm.models[task] ?? []).length > 0 ? task : "replyer";
 }
 
 function triggerSettings(config: TsumugiConfig): TriggerSettings {
@@ -175,6 +299,7 @@ function triggerSettings(config: TsumugiConfig): TriggerSettings {
 function healthReport(adapters: Map<string, ChatAdapter>): HealthReport {
   const report: HealthReport = { status: "ok", adapters: [] };
   for (const adapter of adapters.values()) {
+    if (adapter.platform === CONSOLE_PLATFORM) continue; // always there; not a platform connection
     const accounts = adapter.accounts();
     if (accounts.length === 0) report.adapters.push({ id: adapter.id, selfId: null, connected: false });
     for (const account of accounts) {

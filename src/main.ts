@@ -1,5 +1,6 @@
+import { resolve } from "node:path";
 import { startApp } from "./app.ts";
-import { ConfigError, loadConfig, parseCliArgs } from "./config/load.ts";
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, parseCliArgs } from "./config/load.ts";
 import { createLogger } from "./log/logger.ts";
 
 /** Exit code for a config that cannot be used (DESIGN §2). */
@@ -23,7 +24,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: loaded.config.log.level });
-  const app = await startApp({ config: loaded.config, configFile: loaded.file, logger });
+  // Running on defaults, the console's first-run setup writes ./tsumugi.yaml, read from then on.
+  const configFile = loaded.file ?? resolve(process.cwd(), DEFAULT_CONFIG_FILE);
+  const app = await startApp({ config: loaded.config, configFile, logger });
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, "signal received");

@@ -20,10 +20,17 @@ export interface TurnPromptInput {
   historyLines: string[];
   /** This turn's new messages, formatted with their msg_id labels. */
   newLines: string[];
+  /** What the newest quoting message quotes and forwards (seed 003's block), shown before the new messages. */
+  quoteBlock?: string;
+  /**
+   * Planner only: enricher sections (each under a heading naming enricher and plugin). They
+   * change per turn, so they go after the rules and leave the cached prefix intact.
+   */
+  enrichments?: string[];
   now: number;
 }
 
-function identityText(identity: PromptIdentity): string {
+export function identityText(identity: PromptIdentity): string {
   const aliases = identity.aliases.length > 0 ? `（也有人叫你 ${identity.aliases.join("、")}）` : "";
   return `你的名字是${identity.name}${aliases}。\n${identity.persona}`;
 }
@@ -40,6 +47,7 @@ function conversationText(input: TurnPromptInput, ending: string): string {
     history,
     "",
     "## 新消息",
+    ...(input.quoteBlock === undefined ? [] : [input.quoteBlock]),
     input.newLines.join("\n"),
     "",
     `当前时间 ${new Date(input.now).toISOString().slice(0, 10)} ${formatClock(input.now)}。`,
@@ -56,7 +64,10 @@ const PLANNER_RULES = [
 
 export function plannerMessages(input: TurnPromptInput): LlmMessage[] {
   return [
-    { role: "system", content: `${identityText(input.identity)}\n\n${PLANNER_RULES}` },
+    {
+      role: "system",
+      content: [identityText(input.identity), PLANNER_RULES, ...(input.enrichments ?? [])].join("\n\n"),
+    },
     { role: "user", content: conversationText(input, "请决定你的行动。") },
   ];
 }

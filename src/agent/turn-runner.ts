@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { type Batch, mergeBatches } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
+import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmToolResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import type { ToolComponent } from "../plugins/components.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore, TurnRecord, TurnStatus, TurnStore } from "../store/types.ts";
 import {
@@ -19,6 +21,20 @@ import {
 import { type PromptIdentity, plannerMessages, replyerMessages, type TurnPromptInput } from "./prompt.ts";
 import { splitText } from "./split-text.ts";
 import { boundedHistory, formatMessageLine } from "./transcript.ts";
+import {
+  boundedTranscript,
+  digestMessages,
+  isSkipAnswer,
+  summaryMessages,
+  type TranscriptPromptInput,
+} from "./transcript-prompt.ts";
+import type { TurnPluginScope, TurnPlugins } from "./turn-plugins.ts";
+
+/** How digest and summary turns read their transcript: the model task and the size bound. */
+export interface TranscriptTurnSettings {
+  task: string;
+  maxTranscriptChars: number;
+}
 
 export interface AgentSettings {
   identity: PromptIdentity;
@@ -26,6 +42,8 @@ export interface AgentSettings {
   turnTimeoutMs: number;
   history: { maxMessages: number; maxChars: number };
   textChunkLimit: number;
+  digest: TranscriptTurnSettings;
+  summary: TranscriptTurnSettings;
 }
 
 export interface TurnRunnerDeps {
@@ -33,7 +51,11 @@ export interface TurnRunnerDeps {
   messages: MessageStore;
   turns: TurnStore;
   outbox: Outbox;
+  /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
+  quotes: { blockFor(message: ChatMessage, replyId: string): Promise<string | undefined> };
   settings: () => AgentSettings;
+  /** Plugin tools, enrichers and hooks. */
+  plugins: TurnPlugins;
   monitor: Monitor;
   logger: Logger;
 }
@@ -49,6 +71,13 @@ const MAX_REPLANS = 2;
 /** A turn that cannot go on; its message is the one-line reason logged and stored. */
 class TurnFailure extends Error {}
 
+/** One tool call's result; `acted` marks a plugin tool that returned nothing (it has acted itself). */
+interface ToolRun {
+  output: Pick<LlmToolResult, "output" | "isError">;
+  outcome?: TurnOutcome;
+  acted?: boolean;
+}
+
 /**
  * One agent turn: the planner decides (reply / no_reply / wait / other tools) in bounded
  * rounds; a reply is written by the replyer and sent. One trigger never yields two replies:
@@ -63,7 +92,8 @@ export class TurnRunner {
     const settings = this.deps.settings();
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
-    const turn = new Turn(replyId, initial, absorbPending, settings, this.deps, abort.signal);
+    const plugins = this.deps.plugins.forTurn(initial, replyId, abort.signal);
+    const turn = new Turn(replyId, initial, absorbPending, settings, this.deps, abort.signal, plugins);
     this.deps.monitor.emit({
       type: "turn.started",
       replyId,
@@ -76,12 +106,13 @@ export class TurnRunner {
     });
     let outcome: TurnOutcome;
     try {
-      outcome = await turn.plan();
+      outcome = await (initial.kind === "realtime" ? turn.plan() : turn.readTranscript());
     } catch (error) {
       outcome = { status: "failed", reason: failureReason(error, abort.signal) };
     } finally {
       clearTimeout(timer);
     }
+    await plugins.stop(outcome.status, outcome.reason);
     const record: TurnRecord = {
       replyId,
       sessionId: initial.sessionId,
@@ -117,6 +148,11 @@ class Turn {
   private invalidArguments = 0;
   private malformedJson = 0;
   private sentMessageIds: string[] = [];
+  /** The message whose quote `quoteBlock` renders; resolved again only when a newer one arrives. */
+  private quoteMessage: ChatMessage | undefined;
+  private quoteBlock: string | undefined;
+  /** Enricher sections for the planner's system prompt, gathered once per turn. */
+  private enrichments: string[] = [];
 
   constructor(
     private readonly replyId: string,
@@ -125,17 +161,25 @@ class Turn {
     private readonly settings: AgentSettings,
     private readonly deps: TurnRunnerDeps,
     private readonly signal: AbortSignal,
+    private readonly plugins: TurnPluginScope,
   ) {}
 
   detail(): Record<string, unknown> {
-    return { rounds: this.rounds, sentMessageIds: this.sentMessageIds };
+    return {
+      rounds: this.rounds,
+      sentMessageIds: this.sentMessageIds,
+      sentByTools: this.plugins.sentByTools,
+    };
   }
 
   async plan(): Promise<TurnOutcome> {
+    await this.resolveQuote();
+    this.enrichments = await this.plugins.start();
     let conversation: LlmMessage[] = plannerMessages(this.promptInput());
-    const tools = builtinToolSpecs();
     let replans = 0;
     for (let round = 1; round <= this.settings.maxRounds; round++) {
+      // Per round: a plugin component disabled meanwhile is gone from the next request.
+      const tools = [...builtinToolSpecs(), ...this.plugins.toolSpecs()];
       const result = await this.deps.llm.generate({
         task: "planner",
         messages: conversation,
@@ -168,6 +212,7 @@ class Turn {
       // again with them instead of answering now and again in the next turn.
       if (replans < MAX_REPLANS && this.absorb()) {
         replans++;
+        await this.resolveQuote();
         conversation = plannerMessages(this.promptInput());
         continue;
       }
@@ -182,10 +227,11 @@ class Turn {
         content: result.text,
         toolCalls: result.toolCalls.map(({ id, name, input }) => ({ id, name, input })),
       });
+      const runs = await this.runCalls(result.toolCalls, result.text);
       const results: LlmToolResult[] = [];
       let ending: TurnOutcome | undefined;
-      for (const call of result.toolCalls) {
-        const { output, outcome } = await this.runTool(call, result.text);
+      for (const [index, call] of result.toolCalls.entries()) {
+        const { output, outcome } = runs[index]!;
         results.push({ toolCallId: call.id, toolName: call.name, ...output });
         this.deps.monitor.emit({
           type: "tool.called",
@@ -201,15 +247,97 @@ class Turn {
         ending ??= outcome;
       }
       if (ending) return ending;
+      // Plugin tools that all returned nothing have acted themselves: no further model call.
+      if (runs.every((run) => run.acted)) {
+        const names = result.toolCalls.map((call) => call.name).join(", ");
+        const sent = this.plugins.sentByTools.length > 0;
+        return { status: sent ? "replied" : "silent", reason: `tool ${names} acted and ended the turn` };
+      }
       conversation.push({ role: "tool", results });
     }
     throw new TurnFailure(`planner did not finish within ${this.settings.maxRounds} rounds`);
   }
 
-  private async runTool(
-    call: LlmToolCall,
-    plannerText: string,
-  ): Promise<{ output: Pick<LlmToolResult, "output" | "isError">; outcome?: TurnOutcome }> {
+  /**
+   * A digest or summary turn: one model call over the transcript, bounded by
+   * `maxTranscriptChars`; the answer is sent, except a digest's `SKIP`.
+   */
+  async readTranscript(): Promise<TurnOutcome> {
+    const kind = this.batch.kind === "digest" ? "digest" : "summary";
+    const { task, maxTranscriptChars } = this.settings[kind];
+    if (kind === "summary" && this.batch.messages.length === 0) {
+      await this.send(["最近没有可以总结的聊天记录。"], undefined);
+      return { status: "replied", reason: "summary: nothing to summarise" };
+    }
+    const selfName = this.settings.identity.name;
+    const lines = this.batch.messages.map((message) => formatMessageLine(message, { selfName }));
+    const input: TranscriptPromptInput = {
+      identity: this.settings.identity,
+      chat: this.chat(),
+      transcriptLines: boundedTranscript(lines, maxTranscriptChars),
+      now: Date.now(),
+    };
+    const requester = this.batch.requestedBy;
+    const result = await this.deps.llm.generate({
+      task,
+      messages:
+        kind === "digest"
+          ? digestMessages(input)
+          : summaryMessages(input, requester ? `${requester.senderName}(${requester.userId})` : "有人"),
+      signal: this.signal,
+      replyId: this.replyId,
+    });
+    this.rounds.push({
+      toolCalls: [],
+      text: result.text,
+      model: `${result.provider}/${result.model}`,
+      latencyMs: result.latencyMs,
+    });
+    this.deps.monitor.emit({
+      type: "transcript.read",
+      replyId: this.replyId,
+      sessionId: this.batch.sessionId,
+      data: {
+        kind,
+        lines: input.transcriptLines.length,
+        model: `${result.provider}/${result.model}`,
+        text: result.text,
+        usage: result.usage,
+        latencyMs: result.latencyMs,
+      },
+    });
+    if (kind === "digest" && isSkipAnswer(result.text)) return { status: "silent", reason: "digest: SKIP" };
+    const chunks = splitText(result.text, this.settings.textChunkLimit);
+    if (chunks.length === 0) return { status: "silent", reason: `${kind}: the model wrote nothing` };
+    await this.send(chunks, undefined);
+    return {
+      status: "replied",
+      reason: `${kind} of ${input.transcriptLines.length} messages`,
+    };
+  }
+
+  /**
+   * Runs one answer's tool calls: consecutive plugin tool calls run concurrently, a built-in
+   * call waits for the calls before it and runs alone (so nothing runs beside or after a
+   * sent reply). Results come back in call order.
+   */
+  private async runCalls(calls: LlmToolCall[], plannerText: string): Promise<ToolRun[]> {
+    const runs: Array<Promise<ToolRun>> = [];
+    for (const call of calls) {
+      if (this.plugins.findTool(call)) {
+        runs.push(this.runTool(call, plannerText));
+        continue;
+      }
+      await Promise.all(runs);
+      const run = this.runTool(call, plannerText);
+      runs.push(run);
+      await run;
+    }
+    return Promise.all(runs);
+  }
+
+  /** Checks a call, asks the PreToolUse hooks, runs it, and tells the PostToolUse hooks. */
+  private async runTool(call: LlmToolCall, plannerText: string): Promise<ToolRun> {
     if (call.invalidJson !== undefined) {
       this.malformedJson++;
       if (this.malformedJson > 1)
@@ -222,6 +350,19 @@ class Turn {
       // One trigger never yields two replies: tools after a sent reply are not run.
       return { output: { output: "本轮已经回复过了，未执行。", isError: true } };
     }
+    const refusal = await this.plugins.admit(call, input);
+    if (refusal !== undefined) return { output: { output: refusal, isError: true } };
+    const run = await this.dispatchTool(call, input, plannerText);
+    const failure = run.output.isError ? String(run.output.output) : undefined;
+    await this.plugins.settled(call, input, run.acted ? undefined : run.output.output, failure);
+    return run;
+  }
+
+  private async dispatchTool(
+    call: LlmToolCall,
+    input: Record<string, unknown>,
+    plannerText: string,
+  ): Promise<ToolRun> {
     switch (call.name) {
       case REPLY_TOOL:
         return this.reply(input, plannerText);
@@ -235,8 +376,29 @@ class Turn {
         }
         return { output: { output: await this.wait(input.seconds) } };
       }
-      default:
-        return this.invalid(call.name, `unknown tool "${call.name}"`);
+      default: {
+        const tool = this.plugins.findTool(call);
+        if (!tool) return this.invalid(call.name, `unknown tool "${call.name}"`);
+        return this.runPluginTool(tool, call, input);
+      }
+    }
+  }
+
+  private async runPluginTool(
+    tool: ToolComponent,
+    call: LlmToolCall,
+    input: Record<string, unknown>,
+  ): Promise<ToolRun> {
+    const outcome = await this.plugins.runTool(tool, call, input);
+    switch (outcome.kind) {
+      case "result":
+        return { output: { output: outcome.output } };
+      case "done":
+        return { output: { output: "已完成。" }, acted: true };
+      case "invalid":
+        return this.invalid(call.name, outcome.problem);
+      case "failed":
+        return { output: { output: `工具 ${call.name} 出错：${outcome.error}`, isError: true } };
     }
   }
 
@@ -283,7 +445,10 @@ class Turn {
   }
 
   private async send(chunks: string[], quoteId: string | undefined): Promise<void> {
-    const origin = this.batch.messages.find((message) => !message.fromSelf) ?? this.batch.messages[0]!;
+    const origin =
+      this.batch.requestedBy ??
+      this.batch.messages.find((message) => !message.fromSelf) ??
+      this.batch.messages[0]!;
     for (const [index, chunk] of chunks.entries()) {
       const segments: Segment[] = [{ type: "text", data: { text: chunk } }];
       if (index === 0 && quoteId !== undefined) segments.unshift({ type: "reply", data: { id: quoteId } });
@@ -337,6 +502,19 @@ class Turn {
     return formatMessageLine(message, { withId: true, segments, selfName: identity.name });
   }
 
+  /** Resolves what the batch's newest quoting message quotes, for realtime turns only. */
+  private async resolveQuote(): Promise<void> {
+    const message = findQuoteMessage(this.batch.messages);
+    if (message === this.quoteMessage) return;
+    this.quoteMessage = message;
+    this.quoteBlock = message ? await this.deps.quotes.blockFor(message, this.replyId) : undefined;
+  }
+
+  private chat(): TurnPromptInput["chat"] {
+    const first = this.batch.requestedBy ?? this.batch.messages[0]!;
+    return { isGroup: first.chatType === "group", peerId: first.groupId ?? first.userId };
+  }
+
   private promptInput(): TurnPromptInput {
     const { history } = this.settings;
     const stored = withoutNewest(
@@ -346,16 +524,17 @@ class Turn {
       }),
       this.batch.messages,
     );
-    const first = this.batch.messages[0]!;
     return {
       identity: this.settings.identity,
-      chat: { isGroup: first.chatType === "group", peerId: first.groupId ?? first.userId },
+      chat: this.chat(),
       historyLines: boundedHistory(
         stored.map((message) => formatMessageLine(message, { selfName: this.settings.identity.name })),
         history.maxMessages,
         history.maxChars,
       ),
       newLines: this.batch.messages.map((message) => this.newLine(message)),
+      quoteBlock: this.quoteBlock,
+      enrichments: this.enrichments,
       now: Date.now(),
     };
   }

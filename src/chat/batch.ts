@@ -1,13 +1,30 @@
 import type { ChatMessage } from "../message/inbound.ts";
 
+/**
+ * Why a batch reaches the agent: `realtime`, people addressed the bot; `digest`, the bot reads
+ * along with chatter nobody addressed to it; `summary`, someone asked for a summary.
+ */
+export type BatchKind = "realtime" | "digest" | "summary";
+
 /** Messages handed to the agent together as one turn's new input. */
 export interface Batch {
-  kind: "realtime" | "digest";
+  kind: BatchKind;
   sessionId: string;
-  /** In arrival order. */
+  /** In arrival order. Digest and summary batches: the chat to read (a summary's may be empty). */
   messages: ChatMessage[];
   /** Ids of the messages in `messages` that triggered the bot. */
   triggerIds: string[];
+  /** Summary batches: the command message that asked for the summary. */
+  requestedBy?: ChatMessage;
+}
+
+/**
+ * Whether a batch may act with its senders' admin authority. Only messages people addressed
+ * to the bot can; a digest or summary is the bot reading the chat, and a line in it that
+ * looks like an admin command must never run as one.
+ */
+export function carriesAdminAuthority(batch: Batch): boolean {
+  return batch.kind === "realtime";
 }
 
 /** Joins batches that waited for the same turn into one, keeping arrival order. */
@@ -16,7 +33,7 @@ export function mergeBatches(batches: Batch[]): Batch {
   if (!first) throw new Error("mergeBatches needs at least one batch");
   if (batches.length === 1) return first;
   return {
-    kind: batches.some((b) => b.kind === "realtime") ? "realtime" : "digest",
+    kind: batches.some((b) => b.kind === "realtime") ? "realtime" : first.kind,
     sessionId: first.sessionId,
     messages: batches.flatMap((b) => b.messages),
     triggerIds: batches.flatMap((b) => b.triggerIds),

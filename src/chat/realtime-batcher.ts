@@ -1,6 +1,7 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Batch } from "./batch.ts";
+import type { Clock, Timer } from "./clock.ts";
 
 export interface RealtimeSettings {
   windowMs: number;
@@ -9,26 +10,31 @@ export interface RealtimeSettings {
   maxChars: number;
 }
 
+/** Why a window closed: quiet for `windowMs`, open for `maxWindowMs`, full, or shutting down. */
+export type RealtimeFlushReason = "quiet" | "max-window" | "max-messages" | "max-chars" | "shutdown";
+
 interface OpenWindow {
   messages: ChatMessage[];
   triggerIds: string[];
   chars: number;
-  quietTimer: NodeJS.Timeout;
-  maxTimer: NodeJS.Timeout;
+  /** Restarted by every message the window takes. */
+  quietTimer?: Timer;
+  maxTimer: Timer;
 }
 
 /**
  * Merges a sender's burst into one batch, so "hi" "bot" "what's up" gets one answer. A window
  * is keyed by session and sender; only a triggering message opens one, and later messages from
  * that sender join it. It flushes after `windowMs` of quiet, `maxWindowMs` after opening, or
- * when it reaches `maxMessages` / `maxChars`.
+ * when it reaches `maxMessages` / `maxChars`, or on shutdown (`flushAll`).
  */
 export class RealtimeBatcher {
   private readonly windows = new Map<string, OpenWindow>();
 
   constructor(
     private settings: RealtimeSettings,
-    private readonly onBatch: (batch: Batch) => void,
+    private readonly clock: Clock,
+    private readonly onBatch: (batch: Batch, reason: RealtimeFlushReason) => void,
   ) {}
 
   updateSettings(settings: RealtimeSettings): void {
@@ -44,20 +50,23 @@ export class RealtimeBatcher {
     window.messages.push(message);
     if (triggered) window.triggerIds.push(message.messageId);
     window.chars += renderSegments(message.segments).length;
-    const full =
-      window.messages.length >= this.settings.maxMessages || window.chars >= this.settings.maxChars;
-    // windowMs 0 turns batching off: the trigger goes to the agent at once, not a timer tick later.
-    if (full || this.settings.windowMs === 0) {
-      this.flush(key);
+    if (window.messages.length >= this.settings.maxMessages) {
+      this.flush(key, "max-messages");
+    } else if (window.chars >= this.settings.maxChars) {
+      this.flush(key, "max-chars");
+    } else if (this.settings.windowMs === 0) {
+      // windowMs 0 turns batching off: the trigger goes to the agent at once, not a timer tick later.
+      this.flush(key, "quiet");
     } else {
-      window.quietTimer.refresh();
+      window.quietTimer?.cancel();
+      window.quietTimer = this.clock.setTimer(() => this.flush(key, "quiet"), this.settings.windowMs);
     }
     return true;
   }
 
   /** Flushes every open window (shutdown). */
   flushAll(): void {
-    for (const key of [...this.windows.keys()]) this.flush(key);
+    for (const key of [...this.windows.keys()]) this.flush(key, "shutdown");
   }
 
   private open(key: string): OpenWindow {
@@ -65,25 +74,27 @@ export class RealtimeBatcher {
       messages: [],
       triggerIds: [],
       chars: 0,
-      quietTimer: setTimeout(() => this.flush(key), this.settings.windowMs),
-      maxTimer: setTimeout(() => this.flush(key), this.settings.maxWindowMs),
+      maxTimer: this.clock.setTimer(() => this.flush(key, "max-window"), this.settings.maxWindowMs),
     };
     this.windows.set(key, window);
     return window;
   }
 
-  private flush(key: string): void {
+  private flush(key: string, reason: RealtimeFlushReason): void {
     const window = this.windows.get(key);
     if (!window) return;
     this.windows.delete(key);
-    clearTimeout(window.quietTimer);
-    clearTimeout(window.maxTimer);
+    window.quietTimer?.cancel();
+    window.maxTimer.cancel();
     const first = window.messages[0]!;
-    this.onBatch({
-      kind: "realtime",
-      sessionId: first.sessionId,
-      messages: window.messages,
-      triggerIds: window.triggerIds,
-    });
+    this.onBatch(
+      {
+        kind: "realtime",
+        sessionId: first.sessionId,
+        messages: window.messages,
+        triggerIds: window.triggerIds,
+      },
+      reason,
+    );
   }
 }

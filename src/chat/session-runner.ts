@@ -36,6 +36,19 @@ export class SessionRunner {
       });
   }
 
+  /**
+   * Runs a batch as a turn of its own, in session order, never merged with other batches:
+   * digests and summaries read a transcript and must not absorb (or be absorbed into) a turn
+   * people started.
+   */
+  submitAlone(batch: Batch): void {
+    this.queue
+      .push(batch.sessionId, () => this.runTurn(batch, () => undefined))
+      .catch(() => {
+        // The queue is closed (shutting down): the batch is dropped; its messages are stored.
+      });
+  }
+
   /** Sessions with batches waiting for a turn. */
   get waitingSessions(): number {
     return this.pending.size;

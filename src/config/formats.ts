@@ -13,6 +13,15 @@ function hasProtocol(value: string, protocols: readonly string[]): boolean {
   return protocols.includes(new URL(value).protocol);
 }
 
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const configFormats = {
   "http-url": {
     validate: (value) => hasProtocol(value, ["http:", "https:"]),
@@ -37,6 +46,10 @@ export const configFormats = {
   "plugin-ref": {
     validate: (value) => /^[a-z0-9][a-z0-9_-]{0,63}(\.[^.\s]+)?$/.test(value),
     problem: 'must be "pluginId" or "pluginId.component"',
+  },
+  "time-zone": {
+    validate: (value) => value === "" || isTimeZone(value),
+    problem: 'must be an IANA time zone such as "Asia/Shanghai"',
   },
   "sqlite-url": {
     validate: (value) => /^sqlite:.+$/.test(value),

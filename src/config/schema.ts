@@ -246,9 +246,26 @@ const modelsSchema = Type.Unsafe<{ planner: string[]; replyer: string[]; [task: 
   ),
 );
 
+const pricesSchema = Type.Record(
+  Type.String(),
+  Type.Object(
+    {
+      input: Type.Number({ minimum: 0, description: "Price of a million prompt tokens." }),
+      output: Type.Number({ minimum: 0, description: "Price of a million completion tokens." }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    default: {},
+    description:
+      '"provider/model" → { input, output } prices per million tokens, for the console\'s cost estimate.',
+  },
+);
+
 const llmSchema = group("Language models.", {
   providers: Type.Array(providerSchema, { default: [], description: "Where models are served." }),
   models: modelsSchema,
+  prices: pricesSchema,
 });
 
 const agentSchema = group("The planner loop.", {
@@ -294,6 +311,20 @@ const chatSchema = group("How the bot reads and answers chats.", {
     maxChars: count("Most characters of quoted text", 4_000),
     timeoutMs: milliseconds("Limit for each fetch", 10_000),
   }),
+  summary: group("The summary command: summarises the chat's last messages on demand.", {
+    commands: Type.Array(Type.String({ minLength: 1 }), {
+      default: ["/summary", "/总结"],
+      description: "Command words, optionally followed by a count (/总结 50); empty turns the command off.",
+    }),
+    count: count("Messages summarised when the command names no count", 100),
+    maxCount: count("Most messages one command may ask for", 200),
+    maxTranscriptChars: count("Most characters of transcript in one summary", 20_000),
+  }),
+  timezone: formattedString("time-zone", {
+    default: "",
+    description:
+      'IANA time zone of the times in quote blocks, e.g. "Asia/Shanghai"; empty means the system\'s.',
+  }),
   textChunkLimit: count("Longest text message sent; longer replies are split", 4_500),
 });
 
@@ -313,6 +344,11 @@ const pluginsSchema = group("Plugins.", {
     default: {},
     description: "Plugin id → that plugin's config object (checked against the plugin's own schema).",
   }),
+});
+
+const monitorSchema = group("The monitor: what each turn did, kept for the console's timeline.", {
+  maxEvents: count("Most monitor events kept; the oldest are deleted beyond this", 10_000),
+  maxAgeHours: count("Monitor events older than this many hours are deleted", 72),
 });
 
 const logSchema = group("Logging.", {
@@ -335,6 +371,7 @@ export const configJsonSchema = Type.Object(
     agent: agentSchema,
     chat: chatSchema,
     plugins: pluginsSchema,
+    monitor: monitorSchema,
     log: logSchema,
   },
   { additionalProperties: false, description: "Tsumugi configuration." },

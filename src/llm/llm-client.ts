@@ -6,6 +6,7 @@ import { createKeepAliveFetch } from "./keepalive-fetch.ts";
 import { createLanguageModel } from "./providers.ts";
 import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
 import {
+  type LlamaCppProviderConfig,
   type LlmAttemptFailure,
   LlmError,
   type LlmProviderConfig,
@@ -28,8 +29,15 @@ export function parseModelRef(ref: string): ModelRef {
   return { provider: ref.slice(0, slash), model: ref.slice(slash + 1) };
 }
 
+/** Builds the models of `llama-cpp` providers; they outlive clients rebuilt on config reload. */
+export interface LocalLanguageModels {
+  languageModel(provider: LlamaCppProviderConfig, model: string): LanguageModelV2;
+}
+
 export interface LlmClientOptions {
   providers: LlmProviderConfig[];
+  /** Needed only when a provider has type `llama-cpp`. */
+  localModels?: LocalLanguageModels;
   /** Task → ordered fallback list of `"provider/model"` references. */
   models: Record<string, string[]>;
   usage: (record: LlmUsageRecord) => void;
@@ -130,7 +138,7 @@ export class LlmClient {
         );
         continue;
       }
-      if (!error.retryable || retries >= target.config.maxRetries) return undefined;
+      if (!error.retryable || retries >= maxRetries(target.config)) return undefined;
       const delayMs = this.retryDelay(error, retries);
       if (delayMs === undefined) return undefined;
       retries++;
@@ -211,7 +219,7 @@ export class LlmClient {
       const error = aborted
         ? { message: "aborted", retryable: false, rejectsTemperature: false }
         : classifyError(caught, timedOut, target.config.timeoutMs);
-      error.message = redact(error.message, target.config.apiKey);
+      if (target.config.type !== "llama-cpp") error.message = redact(error.message, target.config.apiKey);
       const failure = {
         provider: target.provider,
         model: target.model,
@@ -233,10 +241,19 @@ export class LlmClient {
     if (!config) throw new Error(`unknown LLM provider "${provider}" in "${ref}"`);
     let sdkModel = this.sdkModels.get(ref);
     if (!sdkModel) {
-      sdkModel = createLanguageModel(config, model, this.fetch);
+      sdkModel =
+        config.type === "llama-cpp"
+          ? this.localModel(config, model)
+          : createLanguageModel(config, model, this.fetch);
       this.sdkModels.set(ref, sdkModel);
     }
     return { ref, provider, model, config, sdkModel };
+  }
+
+  private localModel(config: LlamaCppProviderConfig, model: string): LanguageModelV2 {
+    if (!this.options.localModels)
+      throw new Error(`provider ${config.id} (llama-cpp): local models are not available here`);
+    return this.options.localModels.languageModel(config, model);
   }
 
   /** Backoff for the retry after `retries` earlier ones; undefined when the server asks for too long a wait. */
@@ -285,6 +302,11 @@ export class LlmClient {
       throw new LlmError("aborted", `the LLM call for "${request.task}" was aborted`, request.task, failures);
     }
   }
+}
+
+/** A local model's failure (missing file, out of memory) does not pass by retrying. */
+function maxRetries(config: LlmProviderConfig): number {
+  return config.type === "llama-cpp" ? 0 : config.maxRetries;
 }
 
 /** Names an unusable reference in failure reports as well as it can. */

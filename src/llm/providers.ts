@@ -3,17 +3,18 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV2 } from "@ai-sdk/provider";
-import type { LlmProviderConfig } from "./types.ts";
+import type { RemoteProviderConfig } from "./types.ts";
 
 /**
  * Builds the AI SDK model for one configured provider and model name. The API key is always
  * passed explicitly, so the SDKs never fall back to their environment variables.
  *
- * Throws for a provider that cannot be called (llama-cpp, openai-compatible without a
- * baseUrl); the client treats that as a failed attempt and moves to the next model.
+ * Throws for a provider that cannot be called (openai-compatible without a baseUrl); the
+ * client treats that as a failed attempt and moves to the next model. Local (llama-cpp)
+ * models are built by `src/llm/llama-cpp/`.
  */
 export function createLanguageModel(
-  provider: LlmProviderConfig,
+  provider: RemoteProviderConfig,
   model: string,
   fetch: typeof globalThis.fetch,
 ): LanguageModelV2 {
@@ -42,7 +43,5 @@ export function createLanguageModel(
       return createGoogleGenerativeAI(common)(model);
     case "anthropic":
       return createAnthropic(common)(model);
-    case "llama-cpp":
-      throw new Error("provider type llama-cpp is not available yet");
   }
 }

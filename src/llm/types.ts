@@ -87,9 +87,10 @@ export interface LlmResult {
 
 export type LlmProviderType = "openai-compatible" | "openai" | "gemini" | "anthropic" | "llama-cpp";
 
-export interface LlmProviderConfig {
+/** A provider reached over HTTP. */
+export interface RemoteProviderConfig {
   id: string;
-  type: LlmProviderType;
+  type: Exclude<LlmProviderType, "llama-cpp">;
   /** Required for openai-compatible; the others fall back to the vendor's public endpoint. */
   baseUrl?: string;
   apiKey: string;
@@ -99,6 +100,22 @@ export interface LlmProviderConfig {
   maxRetries: number;
   headers: Record<string, string>;
 }
+
+/** A GGUF model run in-process by llama.cpp. */
+export interface LlamaCppProviderConfig {
+  id: string;
+  type: "llama-cpp";
+  /** A `.gguf` path or the name of a recommended model downloaded into the data directory. */
+  model: string;
+  /** CPU threads; 0 means one per physical core. */
+  threads: number;
+  contextSize: number;
+  gpu: "auto" | false;
+  /** Limit for one generation, including its wait in the queue. */
+  timeoutMs: number;
+}
+
+export type LlmProviderConfig = RemoteProviderConfig | LlamaCppProviderConfig;
 
 /** One record per HTTP attempt, successful or not. */
 export interface LlmUsageRecord {

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "../log/logger.ts";
 import { isAuthorized } from "./auth.ts";
 import type { HttpRoutes, RawPostHandler, UpgradeHandler } from "./routes.ts";
+import { serveStaticSite } from "./static-site.ts";
 
 export interface HttpServerOptions {
   host: string;
@@ -13,6 +14,8 @@ export interface HttpServerOptions {
   token: string;
   /** Largest request body accepted anywhere, in bytes. */
   bodyLimit?: number;
+  /** The built console (web/dist), served for every other GET outside `/api/`. */
+  staticDir?: string;
   logger: Logger;
 }
 
@@ -24,9 +27,10 @@ export interface HealthReport {
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /**
- * The bot's one HTTP server: `/healthz`, `/api/*` behind the bearer token, and paths that
- * other modules claim at run time (OneBot reverse WS upgrades, HTTP POST events). Run-time
- * paths sit in front of Fastify because Fastify's router cannot remove routes once started.
+ * The bot's one HTTP server: `/healthz`, `/api/*` behind the bearer token, the console's
+ * files, and paths that other modules claim at run time (OneBot reverse WS upgrades, HTTP
+ * POST events). Run-time paths sit in front of Fastify because Fastify's router cannot remove
+ * routes once started.
  */
 export class HttpServer implements HttpRoutes {
   readonly app: FastifyInstance;
@@ -59,6 +63,7 @@ export class HttpServer implements HttpRoutes {
         await reply.code(401).send({ error: "unauthorized", message: "missing or wrong bearer token" });
       }
     });
+    if (options.staticDir) serveStaticSite(this.app, options.staticDir);
   }
 
   onUpgrade(path: string, handler: UpgradeHandler): () => void {

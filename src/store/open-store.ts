@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import type { RetentionLimits } from "../monitor/event-store.ts";
+import { SqliteMonitorEventStore } from "../monitor/sqlite-event-store.ts";
 import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
 import { SqliteTurnStore } from "./sqlite/turn-store.ts";
@@ -7,12 +9,19 @@ import { SqliteUsageStore } from "./sqlite/usage-store.ts";
 import type { Stores } from "./types.ts";
 
 const SQLITE_SCHEME = "sqlite:";
+/** The defaults of monitor.maxEvents and monitor.maxAgeHours. */
+const DEFAULT_RETENTION: RetentionLimits = { maxEvents: 10_000, maxAgeHours: 72 };
 
 /**
  * Opens the stores named by `storage.url`: `sqlite:<path>` (relative paths resolve against the
- * working directory) or `sqlite::memory:`.
+ * working directory) or `sqlite::memory:`. `retention` bounds the monitor events kept; it is
+ * read at every write, so a config reload applies at once.
  */
-export function openStore(url: string, logger: Logger): Stores {
+export function openStore(
+  url: string,
+  logger: Logger,
+  retention: () => RetentionLimits = () => DEFAULT_RETENTION,
+): Stores {
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
   if (scheme?.toLowerCase() !== SQLITE_SCHEME) {
     const named = scheme === undefined ? `no scheme in "${url}"` : `unsupported scheme "${scheme}"`;
@@ -25,14 +34,17 @@ export function openStore(url: string, logger: Logger): Stores {
   const db = openSqliteDatabase(file, logger);
   const messages = new SqliteMessageStore(db, logger);
   const usage = new SqliteUsageStore(db, logger);
+  const monitorEvents = new SqliteMonitorEventStore(db, retention, logger);
   logger.info({ file }, "storage opened");
   return {
     messages,
+    history: messages,
     turns: new SqliteTurnStore(db),
     usage,
+    monitorEvents,
     close() {
       if (!db.open) return;
-      for (const store of [messages, usage]) {
+      for (const store of [messages, usage, monitorEvents]) {
         try {
           store.close();
         } catch (error) {

@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../message/inbound.ts";
+import type { MonitorEventStore } from "../monitor/event-store.ts";
 
 export interface StoredMessage extends ChatMessage {
   /** Store row id, increasing in insertion order. */
@@ -23,6 +24,40 @@ export interface MessageStore {
   /** Commits everything queued. */
   flush(): void;
   close(): void;
+}
+
+/** One conversation as the console lists it. */
+export interface SessionSummary {
+  sessionId: string;
+  platform: string;
+  chatType: string;
+  messageCount: number;
+  /** The session's newest message. */
+  last: StoredMessage;
+}
+
+export interface SessionQuery {
+  /** Matches any part of the session id (which holds the group or user id). */
+  search?: string;
+  limit: number;
+}
+
+export interface MessageQuery {
+  /** Only this session; all sessions when absent. */
+  sessionId?: string;
+  /** Matches any part of the stored segments (text, names in mentions, …). */
+  search?: string;
+  /** Only messages older than this row (paging backwards). */
+  beforeRowId?: number;
+  limit: number;
+}
+
+/** Reading stored conversations for the console. Reads see every appended message. */
+export interface ChatHistory {
+  /** Sessions with the most recent activity first. */
+  sessions(query: SessionQuery): SessionSummary[];
+  /** Newest first. */
+  messages(query: MessageQuery): StoredMessage[];
 }
 
 /** How a turn ended: a reply was sent, the agent chose silence, or something failed. */
@@ -103,8 +138,12 @@ export interface UsageStore {
 /** Every store the bot uses, over one database. */
 export interface Stores {
   messages: MessageStore;
+  /** The same messages, for browsing and search. */
+  history: ChatHistory;
   turns: TurnStore;
   usage: UsageStore;
+  /** What each turn did, for the console's timeline; bounded by count and age. */
+  monitorEvents: MonitorEventStore;
   /** Flushes every queue, then closes the database. Safe to call twice. */
   close(): void;
 }

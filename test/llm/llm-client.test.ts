@@ -7,6 +7,7 @@ import {
   type LlmProviderConfig,
   type LlmRequest,
   type LlmUsageRecord,
+  type RemoteProviderConfig,
 } from "../../src/llm/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
@@ -32,7 +33,7 @@ afterEach(async () => {
   await llm.close();
 });
 
-function providerConfig(id: string, overrides: Partial<LlmProviderConfig> = {}): LlmProviderConfig {
+function providerConfig(id: string, overrides: Partial<RemoteProviderConfig> = {}): RemoteProviderConfig {
   return {
     id,
     type: "openai-compatible",
@@ -432,9 +433,9 @@ describe("LlmClient against an OpenAI-compatible server", () => {
     expect(plain?.messages[0]?.role).toBe("system");
   });
 
-  it("reports llama-cpp and unknown providers as failed attempts and uses the next model", async () => {
+  it("reports unavailable local models and unknown providers as failed attempts and uses the next model", async () => {
     const { client, usage } = harness({ planner: ["local/qwen", "nowhere/x", "main/deepseek-chat"] }, [
-      providerConfig("local", { type: "llama-cpp" }),
+      { id: "local", type: "llama-cpp", model: "x.gguf", threads: 1, contextSize: 4096, gpu: false, timeoutMs: 5_000 },
       providerConfig("main"),
     ]);
     llm.enqueue({ text: "ok" });
@@ -443,7 +444,10 @@ describe("LlmClient against an OpenAI-compatible server", () => {
 
     expect(result.provider).toBe("main");
     expect(usage.slice(0, 2)).toEqual([
-      expect.objectContaining({ provider: "local", error: "provider type llama-cpp is not available yet" }),
+      expect.objectContaining({
+        provider: "local",
+        error: "provider local (llama-cpp): local models are not available here",
+      }),
       expect.objectContaining({
         provider: "nowhere",
         error: expect.stringContaining("unknown LLM provider"),

@@ -7,9 +7,10 @@
  *   const qq = new OneBotStandIn({ selfId: "10000" });
  *   await qq.connectReverse(bot.wsUrl);
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stringify } from "yaml";
 import { type RunningApp, startApp } from "../../src/app.ts";
 import type { TsumugiConfig } from "../../src/config/schema.ts";
 import { createConfigValidator } from "../../src/config/validate.ts";
@@ -24,6 +25,8 @@ export interface BotHarness {
   /** The reverse WebSocket url of the default adapter. */
   wsUrl: string;
   dataDir: string;
+  /** The config file the bot runs from, when `configFile` was asked for. */
+  configFile?: string;
   /** Every log line written so far, parsed. */
   logs: Array<Record<string, unknown> & { msg?: string; level: number }>;
   /** Waits for a log line matching `predicate`. */
@@ -43,6 +46,11 @@ export interface StartBotOptions {
   config?: Record<string, unknown>;
   /** Reuse a data folder (restart tests). */
   dataDir?: string;
+  /**
+   * Write the config as YAML to `<dataDir>/tsumugi.yaml` and run from that file, so it is
+   * watched and the console can edit it.
+   */
+  configFile?: boolean;
 }
 
 export async function startBot(options: StartBotOptions = {}): Promise<BotHarness> {
@@ -82,7 +90,12 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
       },
     },
   });
-  const app = await startApp({ config, logger });
+  let configFile: string | undefined;
+  if (options.configFile) {
+    configFile = join(dataDir, "tsumugi.yaml");
+    writeFileSync(configFile, stringify(deepMerge(base, options.config ?? {})));
+  }
+  const app = await startApp({ config, configFile, logger });
   const baseUrl = `http://127.0.0.1:${app.address.port}`;
   let stopped = false;
   const stop = async () => {
@@ -96,6 +109,7 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
     baseUrl,
     wsUrl: `ws://127.0.0.1:${app.address.port}/onebot/v11/ws`,
     dataDir,
+    configFile,
     logs,
     waitForLog(predicate, timeoutMs = 3_000) {
       return new Promise((resolve, reject) => {

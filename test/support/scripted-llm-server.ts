@@ -22,6 +22,11 @@
  * readable reason instead of hanging. `GET /v1/models` lists `options.models`.
  * Streaming is not spoken (the client uses `generateText`, which never streams): a
  * `stream: true` request gets a 400 saying so.
+ *
+ * The same script also answers Gemini (`POST /v1/models/<model>:generateContent`) and
+ * Anthropic (`POST /v1/messages`) requests, so providers of type `gemini` and `anthropic`
+ * can point their baseUrl at `llm.baseUrl` too. Their requests are recorded in the Chat
+ * Completions shape (`body`) with the original in `wire` and the API in `api`.
  */
 import {
   createServer,
@@ -31,6 +36,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import { apiOfPath, type ProviderApi, readAsChat, type ScriptedReply, writeAnswer } from "./provider-wire.ts";
 
 export interface ScriptedToolCall {
   name: string;
@@ -108,6 +114,10 @@ export interface RecordedLlmRequest {
   toolNames: string[];
   /** Every message's text joined by newlines: handy for `toContain` checks on prompts. */
   promptText: string;
+  /** The API the request used. */
+  api: ProviderApi;
+  /** The request body exactly as sent (for chat-completions, the same as `body`). */
+  wire: Record<string, unknown>;
 }
 
 export interface ScriptedLlmServerOptions {
@@ -190,18 +200,20 @@ export class ScriptedLlmServer {
       sendJson(response, 200, { object: "list", data });
       return;
     }
-    if (request.method !== "POST" || path !== "/v1/chat/completions") {
+    const route = request.method === "POST" ? apiOfPath(path) : undefined;
+    if (!route) {
       sendJson(response, 404, errorBody(`scripted LLM server: no route for ${request.method} ${path}`));
       return;
     }
-    let body: ChatCompletionBody;
+    let wire: Record<string, unknown>;
     try {
-      body = JSON.parse(await readBody(request)) as ChatCompletionBody;
+      wire = JSON.parse(await readBody(request)) as Record<string, unknown>;
     } catch {
       sendJson(response, 400, errorBody("scripted LLM server: the request body is not JSON"));
       return;
     }
-    const recorded = recordOf(this.requests.length, request.headers, body);
+    const body = readAsChat(route.api, wire, route.model);
+    const recorded = recordOf(this.requests.length, request.headers, body, route.api, wire);
     this.requests.push(recorded);
     if (body.stream) {
       sendJson(response, 400, errorBody("scripted LLM server: streaming is not supported"));
@@ -224,7 +236,14 @@ export class ScriptedLlmServer {
       send(response, scripted.status, failureBody, scripted.headers);
       return;
     }
-    sendJson(response, 200, completionOf(recorded, scripted));
+    const reply = replyOf(recorded, scripted);
+    sendJson(
+      response,
+      200,
+      route.api === "chat-completions"
+        ? completionOf(recorded, reply)
+        : writeAnswer(route.api, recorded.body.model, reply, recorded.index),
+    );
   }
 
   private wait(ms: number): Promise<void> {
@@ -238,10 +257,16 @@ export class ScriptedLlmServer {
   }
 }
 
-function recordOf(index: number, headers: IncomingHttpHeaders, body: ChatCompletionBody): RecordedLlmRequest {
+function recordOf(
+  index: number,
+  headers: IncomingHttpHeaders,
+  body: ChatCompletionBody,
+  api: ProviderApi,
+  wire: Record<string, unknown>,
+): RecordedLlmRequest {
   const toolNames = (body.tools ?? []).map((tool) => tool.function.name);
   const promptText = (body.messages ?? []).map(messageText).join("\n");
-  return { index, headers, body, toolNames, promptText };
+  return { index, headers, body, toolNames, promptText, api, wire };
 }
 
 function messageText(message: ChatCompletionMessage): string {
@@ -255,7 +280,7 @@ function messageText(message: ChatCompletionMessage): string {
   return parts.join("\n");
 }
 
-function completionOf(request: RecordedLlmRequest, answer: ScriptedAnswer): Record<string, unknown> {
+function replyOf(request: RecordedLlmRequest, answer: ScriptedAnswer): ScriptedReply {
   const toolCalls = (answer.toolCalls ?? []).map(
     (call, position): ChatCompletionToolCall => ({
       id: call.id ?? `call_${request.index}_${position}`,
@@ -273,6 +298,11 @@ function completionOf(request: RecordedLlmRequest, answer: ScriptedAnswer): Reco
     ),
     completionTokens: estimateTokens((text ?? "") + JSON.stringify(toolCalls.map((call) => call.function))),
   };
+  return { text, toolCalls, usage, ...(answer.finishReason ? { finishReason: answer.finishReason } : {}) };
+}
+
+function completionOf(request: RecordedLlmRequest, reply: ScriptedReply): Record<string, unknown> {
+  const { text, toolCalls, usage } = reply;
   return {
     id: `chatcmpl-scripted-${request.index}`,
     object: "chat.completion",
@@ -287,7 +317,7 @@ function completionOf(request: RecordedLlmRequest, answer: ScriptedAnswer): Reco
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
         },
         logprobs: null,
-        finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+        finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
       },
     ],
     usage: {

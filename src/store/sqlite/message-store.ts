@@ -3,7 +3,15 @@ import type { ChatType } from "../../chat/session-id.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ChatMessage } from "../../message/inbound.ts";
 import type { Segment } from "../../message/segment.ts";
-import type { HistoryQuery, MessageStore, StoredMessage } from "../types.ts";
+import type {
+  ChatHistory,
+  HistoryQuery,
+  MessageQuery,
+  MessageStore,
+  SessionQuery,
+  SessionSummary,
+  StoredMessage,
+} from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
 
 interface MessageRow {
@@ -25,11 +33,18 @@ interface MessageRow {
 const COLUMNS =
   "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self";
 
+/** Larger than any row id, for "no upper bound" in paging queries. */
+const NO_ROW_LIMIT = Number.MAX_SAFE_INTEGER;
+
 /** Messages in the `messages` table; appends are committed in one transaction per event-loop turn. */
-export class SqliteMessageStore implements MessageStore {
+export class SqliteMessageStore implements MessageStore, ChatHistory {
   readonly #writer: BatchWriter<ChatMessage>;
   readonly #selectRecent: Statement<[string, number]>;
   readonly #selectByMessageId: Statement<[string, string]>;
+  readonly #selectSessions: Statement<[{ search: string | null; limit: number }]>;
+  readonly #selectMessages: Statement<
+    [{ session: string | null; search: string | null; before: number; limit: number }]
+  >;
 
   constructor(db: Database, logger: Logger) {
     const insert = db.prepare(
@@ -62,6 +77,21 @@ export class SqliteMessageStore implements MessageStore {
     this.#selectByMessageId = db.prepare(
       `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
     );
+    this.#selectSessions = db.prepare(
+      `SELECT ${COLUMNS.replace(/(\w+)/g, "m.$1")}, s.message_count
+       FROM (SELECT session_id, MAX(id) AS last_id, COUNT(*) AS message_count FROM messages
+             WHERE @search IS NULL OR session_id LIKE '%' || @search || '%' ESCAPE '\\'
+             GROUP BY session_id) s
+       JOIN messages m ON m.id = s.last_id
+       ORDER BY s.last_id DESC LIMIT @limit`,
+    );
+    this.#selectMessages = db.prepare(
+      `SELECT ${COLUMNS} FROM messages
+       WHERE (@session IS NULL OR session_id = @session)
+         AND (@search IS NULL OR segments LIKE '%' || @search || '%' ESCAPE '\\')
+         AND id < @before
+       ORDER BY id DESC LIMIT @limit`,
+    );
   }
 
   append(message: ChatMessage): void {
@@ -80,6 +110,34 @@ export class SqliteMessageStore implements MessageStore {
     this.flush();
     const row = this.#selectByMessageId.get(sessionId, messageId) as MessageRow | undefined;
     return row && toStoredMessage(row);
+  }
+
+  sessions(query: SessionQuery): SessionSummary[] {
+    this.flush();
+    const search = query.search ? escapeLike(query.search) : null;
+    const rows = this.#selectSessions.all({ search, limit: query.limit }) as Array<
+      MessageRow & { message_count: number }
+    >;
+    return rows.map((row) => ({
+      sessionId: row.session_id,
+      platform: row.platform,
+      chatType: row.chat_type,
+      messageCount: row.message_count,
+      last: toStoredMessage(row),
+    }));
+  }
+
+  messages(query: MessageQuery): StoredMessage[] {
+    this.flush();
+    // Segments are stored as JSON, where quotes and backslashes in text are escaped.
+    const search = query.search ? escapeLike(JSON.stringify(query.search).slice(1, -1)) : null;
+    const rows = this.#selectMessages.all({
+      session: query.sessionId ?? null,
+      search,
+      before: query.beforeRowId ?? NO_ROW_LIMIT,
+      limit: query.limit,
+    }) as MessageRow[];
+    return rows.map(toStoredMessage);
   }
 
   flush(): void {
@@ -109,4 +167,8 @@ function toStoredMessage(row: MessageRow): StoredMessage {
   };
   if (row.group_id !== null) message.groupId = row.group_id;
   return message;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }

@@ -69,4 +69,24 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("CREATE INDEX llm_usage_reply_idx ON llm_usage (reply_id)");
     },
   },
+  {
+    version: 2,
+    name: "monitor_events",
+    up(sql) {
+      // The console's timeline; pruned by count and age (monitor.maxEvents, monitor.maxAgeHours).
+      sql(`
+        CREATE TABLE monitor_events (
+          id INTEGER PRIMARY KEY,
+          time INTEGER NOT NULL,
+          type TEXT NOT NULL,
+          reply_id TEXT,
+          session_id TEXT,
+          data TEXT NOT NULL
+        )
+      `);
+      sql("CREATE INDEX monitor_events_reply_idx ON monitor_events (reply_id, id)");
+      sql("CREATE INDEX monitor_events_type_idx ON monitor_events (type, id)");
+      sql("CREATE INDEX monitor_events_time_idx ON monitor_events (time)");
+    },
+  },
 ];

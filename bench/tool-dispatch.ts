@@ -1,0 +1,126 @@
+/**
+ * What a plugin tool call costs beyond the handler itself: the same trivial handler called
+ * directly and through the plugin path a turn uses (TurnPluginScope: PreToolUse gate, tool
+ * lookup, argument validation with defaults, timeout and abort wiring, in-flight counting,
+ * the SDK handler context, PostToolUse), with a real plugin loaded by a real PluginHost.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv } from "ajv";
+import { EnricherRegistry } from "../src/agent/enrichers.ts";
+import { HookRegistry, HookRunner } from "../src/agent/hooks.ts";
+import { ApprovalService } from "../src/agent/hooks-approval.ts";
+import { ToolRegistry } from "../src/agent/tool-registry.ts";
+import { TurnPlugins } from "../src/agent/turn-plugins.ts";
+import { createLogger } from "../src/log/logger.ts";
+import type { ChatMessage } from "../src/message/inbound.ts";
+import { MonitorHub } from "../src/monitor/monitor.ts";
+import { CallContextFactory } from "../src/plugins/call-context.ts";
+import { CommandRegistry } from "../src/plugins/command-dispatcher.ts";
+import { PluginModuleLoader } from "../src/plugins/module-loader.ts";
+import { NodePluginRuntime } from "../src/plugins/node-runtime.ts";
+import { PluginHost } from "../src/plugins/plugin-host.ts";
+import type { Outbox } from "../src/reply/outbox.ts";
+import type { MessageStore } from "../src/store/types.ts";
+import { round } from "./child.ts";
+
+const CALLS = 200_000;
+const ROUNDS = 5;
+
+const PLUGIN = `import { Plugin, Tool } from "tsumugi/sdk";
+export default class Echo extends Plugin {
+  @Tool("echo", { description: "echo", parameters: [{ name: "n", type: "integer", required: true }] })
+  async echo(args: { n: number }) { return { n: args.n }; }
+}
+`;
+
+export async function measureToolDispatch(): Promise<{
+  overheadMs: number;
+  directMs: number;
+  pluginMs: number;
+}> {
+  const root = mkdtempSync(join(tmpdir(), "tsumugi-bench-plugins-"));
+  mkdirSync(join(root, "echo"));
+  writeFileSync(
+    join(root, "echo", "plugin.json"),
+    JSON.stringify({ id: "echo", version: "1.0.0", entry: "index.ts", sdk: "^1.0.0" }),
+  );
+  writeFileSync(join(root, "echo", "index.ts"), PLUGIN);
+  const logger = createLogger({ level: "silent" });
+  const registries = {
+    tool: new ToolRegistry(),
+    command: new CommandRegistry(),
+    hook: new HookRegistry(),
+    enricher: new EnricherRegistry(),
+  };
+  const host = new PluginHost({
+    settings: { dirs: [root], disabled: [], config: {} },
+    registries,
+    runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
+    ajv: new Ajv({ useDefaults: true, strict: false }),
+    logger,
+    watch: false,
+  });
+  await host.start();
+  const turns = new TurnPlugins({
+    tools: registries.tool,
+    hooks: new HookRunner(registries.hook, new MonitorHub(), logger),
+    enrichers: registries.enricher,
+    approvals: new ApprovalService(),
+    contexts: new CallContextFactory({
+      outbox: {} as Outbox,
+      adapterById: () => undefined,
+      messages: {} as MessageStore,
+      names: () => ["紬"],
+      refreshTools: async () => {},
+    }),
+    logger,
+  });
+  const message: ChatMessage = {
+    platform: "onebot",
+    adapterId: "qq",
+    selfId: "10000",
+    sessionId: "onebot:10000:group:20000",
+    chatType: "group",
+    groupId: "20000",
+    userId: "30001",
+    senderName: "Alice",
+    messageId: "1",
+    segments: [{ type: "text", data: { text: "echo" } }],
+    time: Date.now(),
+    fromSelf: false,
+  };
+  const scope = turns.forTurn(
+    { kind: "realtime", sessionId: message.sessionId, messages: [message], triggerIds: ["1"] },
+    "bench",
+    new AbortController().signal,
+  );
+  const direct = async (args: { n: number }) => ({ n: args.n });
+  const viaPlugin = async (n: number) => {
+    const call = { id: "c", name: "echo", input: { n } };
+    const input = { n };
+    await scope.admit(call, input);
+    const outcome = await scope.runTool(scope.findTool(call)!, call, input);
+    await scope.settled(call, input, outcome.kind === "result" ? outcome.output : undefined);
+    return outcome;
+  };
+  const time = async (run: (n: number) => Promise<unknown>) => {
+    const started = performance.now();
+    for (let n = 0; n < CALLS; n++) await run(n);
+    return (performance.now() - started) / CALLS;
+  };
+  let directMs = Number.POSITIVE_INFINITY;
+  let pluginMs = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < ROUNDS; i++) {
+    directMs = Math.min(directMs, await time((n) => direct({ n })));
+    pluginMs = Math.min(pluginMs, await time(viaPlugin));
+  }
+  await host.stop();
+  rmSync(root, { recursive: true, force: true });
+  return {
+    overheadMs: round(pluginMs - directMs, 4),
+    directMs: round(directMs, 4),
+    pluginMs: round(pluginMs, 4),
+  };
+}

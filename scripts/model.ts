@@ -1,0 +1,139 @@
+// Local models from the terminal: `npm run model -- <command>`.
+//
+//   runtime          install node-llama-cpp into the data directory (done by pull when needed)
+//   pull [name]      download a recommended model (default: the first), resumable and checked
+//   list             recommended and downloaded models
+//   remove <name>    delete a downloaded model
+//
+// The data directory is the one of the config in use (`--config FILE`, else ./tsumugi.yaml, else ./data).
+import { ConfigError, loadConfig, parseCliArgs } from "../src/config/load.ts";
+import { createLogger } from "../src/log/logger.ts";
+import { DEFAULT_LOCAL_MODEL } from "../src/models/catalog.ts";
+import { dataDirectory } from "../src/models/data-directory.ts";
+import { createLocalModelStack } from "../src/models/local-model-stack.ts";
+import type { TransferProgress } from "../src/models/transfer-meter.ts";
+
+const USAGE = "usage: npm run model -- runtime | pull [name] | list | remove <name> [--config FILE]";
+
+async function main(argv: string[]): Promise<number> {
+  const words = withoutConfigOption(argv);
+  const [command, name] = words;
+  const loaded = loadConfig({ file: parseCliArgs(argv).configFile, env: process.env, cwd: process.cwd() });
+  const dataDir = dataDirectory(loaded.config.storage.url);
+  const { service } = createLocalModelStack(dataDir, createLogger({ level: "silent" }));
+
+  switch (command) {
+    case "runtime": {
+      service.subscribe((event) => {
+        if (event.type === "runtime" && event.line) console.log(event.line);
+      });
+      await service.installRuntime();
+      console.log(`node-llama-cpp ${service.runtimeState().version} is installed in ${dataDir}/runtime`);
+      return 0;
+    }
+    case "pull": {
+      const bar = new ProgressBar();
+      service.subscribe((event) => {
+        if (event.type === "runtime" && event.line) console.log(event.line);
+        if (event.type === "download" && event.download.progress) bar.draw(event.download.progress);
+      });
+      const model = await service.pull(name ?? DEFAULT_LOCAL_MODEL);
+      bar.done();
+      console.log(`${model.name} is ready: ${model.path}`);
+      console.log(`use it with  llm.providers: [{ id: local, type: llama-cpp, model: ${model.name} }]`);
+      return 0;
+    }
+    case "list": {
+      const snapshot = service.snapshot();
+      const installed = new Map(snapshot.installed.map((model) => [model.name, model]));
+      console.log(
+        `runtime: node-llama-cpp ${snapshot.runtime.version} ${snapshot.runtime.installed ? "installed" : "not installed"}`,
+      );
+      for (const entry of snapshot.recommended) {
+        const state = installed.has(entry.name)
+          ? "downloaded"
+          : `not downloaded (${formatBytes(entry.sizeBytes)})`;
+        console.log(`${entry.name}  ${entry.title}: ${state}`);
+      }
+      for (const model of snapshot.installed.filter((model) => !model.catalog)) {
+        console.log(`${model.name}  ${formatBytes(model.sizeBytes)}: ${model.path}`);
+      }
+      return 0;
+    }
+    case "remove": {
+      if (!name) break;
+      const removed = service.remove(name);
+      console.log(removed ? `${name} removed` : `${name} is not downloaded`);
+      return removed ? 0 : 1;
+    }
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+/** One line redrawn in place on a terminal; a line per 10% elsewhere (logs, CI). */
+class ProgressBar {
+  private lastTenth = -1;
+
+  draw(progress: TransferProgress): void {
+    const fraction = progress.totalBytes > 0 ? progress.receivedBytes / progress.totalBytes : 0;
+    const width = 30;
+    const filled = Math.round(fraction * width);
+    const eta = progress.etaSeconds === undefined ? "--:--" : formatDuration(progress.etaSeconds);
+    const line =
+      `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(1).padStart(5)}%  ` +
+      `${formatBytes(progress.receivedBytes)} / ${formatBytes(progress.totalBytes)}  ` +
+      `${formatBytes(progress.bytesPerSecond)}/s  ETA ${eta}`;
+    if (process.stdout.isTTY) {
+      process.stdout.write(`\r${line}\u001b[K`);
+      return;
+    }
+    const tenth = Math.floor(fraction * 10);
+    if (tenth > this.lastTenth) {
+      this.lastTenth = tenth;
+      console.log(line);
+    }
+  }
+
+  done(): void {
+    if (process.stdout.isTTY) process.stdout.write("\n");
+  }
+}
+
+function formatBytes(bytes: number): string {
+  const units = ["B", "KB", "MB", "GB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+function formatDuration(seconds: number): string {
+  const whole = Math.ceil(seconds);
+  const minutes = Math.floor(whole / 60);
+  return `${minutes}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+function withoutConfigOption(argv: string[]): string[] {
+  const words: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    if (argv[index] === "--config") index++;
+    else if (!argv[index]!.startsWith("--config=")) words.push(argv[index]!);
+  }
+  return words;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) console.error(problem);
+      process.exit(2);
+    }
+    console.error(`model: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

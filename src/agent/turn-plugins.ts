@@ -1,0 +1,183 @@
+import type { Batch } from "../chat/batch.ts";
+import { parseSessionId } from "../chat/session-id.ts";
+import type { LlmToolCall, ToolSpec } from "../llm/types.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import { renderSegments } from "../message/render.ts";
+import type { CallContextFactory } from "../plugins/call-context.ts";
+import type { CallContext, SessionRef, ToolComponent } from "../plugins/components.ts";
+import type { HookInput } from "../sdk/types.ts";
+import { collectEnrichments, type EnricherRegistry } from "./enrichers.ts";
+import type { HookRunner } from "./hooks.ts";
+import type { ApprovalService } from "./hooks-approval.ts";
+import { executeTool, type ToolOutcome } from "./tool-executor.ts";
+import type { ToolRegistry } from "./tool-registry.ts";
+
+export interface TurnPluginsDeps {
+  tools: ToolRegistry;
+  hooks: HookRunner;
+  enrichers: EnricherRegistry;
+  approvals: ApprovalService;
+  contexts: CallContextFactory;
+  logger: Logger;
+}
+
+/** What plugins contribute to agent turns: tools, enrichers and the hooks around them. */
+export class TurnPlugins {
+  /** Sessions that had a turn since start-up (SessionStart fires once for each). */
+  private readonly startedSessions = new Set<string>();
+
+  constructor(private readonly deps: TurnPluginsDeps) {}
+
+  forTurn(batch: Batch, replyId: string, signal: AbortSignal): TurnPluginScope {
+    const firstTurn = !this.startedSessions.has(batch.sessionId);
+    this.startedSessions.add(batch.sessionId);
+    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn);
+  }
+}
+
+/** One turn's view of the plugins, bound to the message that started it. */
+export class TurnPluginScope {
+  readonly session: SessionRef;
+  /** Messages plugin tools sent themselves during the turn. */
+  readonly sentByTools: string[] = [];
+  private readonly call: CallContext | undefined;
+
+  constructor(
+    private readonly deps: TurnPluginsDeps,
+    private readonly batch: Batch,
+    private readonly replyId: string,
+    private readonly signal: AbortSignal,
+    private readonly firstTurn: boolean,
+  ) {
+    this.session = {
+      sessionId: batch.sessionId,
+      chatType: parseSessionId(batch.sessionId)?.chatType ?? batch.messages[0]?.chatType ?? "group",
+    };
+    const event = eventMessage(batch);
+    this.call = event
+      ? deps.contexts.forMessage(event, {
+          signal,
+          replyId,
+          onSent: (messageId) => this.sentByTools.push(messageId),
+        })
+      : undefined;
+  }
+
+  /** Plugin tool declarations for this session's planner requests. */
+  toolSpecs(): ToolSpec[] {
+    return this.call ? this.deps.tools.specsFor(this.session) : [];
+  }
+
+  findTool(call: LlmToolCall): ToolComponent | undefined {
+    return this.call ? this.deps.tools.find(call, this.session) : undefined;
+  }
+
+  /** SessionStart (first turn of the session) and UserPromptSubmit, then the enrichers' sections. */
+  async start(): Promise<string[]> {
+    const call = this.call;
+    if (!call) return [];
+    if (this.firstTurn) await this.hook({ event: "SessionStart" }, call);
+    await this.hook({ event: "UserPromptSubmit", prompt: promptText(this.batch) }, call);
+    const enrichers = this.deps.enrichers.visibleIn(this.session);
+    return enrichers.length > 0 ? collectEnrichments(enrichers, call, this.deps.logger) : [];
+  }
+
+  /**
+   * PreToolUse: undefined lets the call run; otherwise the text the model is told instead.
+   * "ask" waits for an admin (`/approve <id>`) up to the approval timeout.
+   */
+  async admit(call: LlmToolCall, input: Record<string, unknown>): Promise<string | undefined> {
+    const context = this.call;
+    if (!context) return undefined;
+    const verdict = await this.hook(
+      { event: "PreToolUse", tool_name: call.name, tool_input: input },
+      context,
+    );
+    if (verdict.decision === "deny") return `调用被拒绝：${verdict.message || "插件的规则不允许这次调用"}`;
+    if (verdict.decision !== "ask") return undefined;
+    const { request, answer } = this.deps.approvals.request({
+      tool: call.name,
+      input,
+      sessionId: this.batch.sessionId,
+      replyId: this.replyId,
+      ...(verdict.message ? { reason: verdict.message } : {}),
+      ...(verdict.by ? { hook: verdict.by } : {}),
+    });
+    const seconds = Math.round((request.expiresAt - request.requestedAt) / 1000);
+    const why = verdict.message ? `（${verdict.message}）` : "";
+    try {
+      await context.bot.send(
+        context.event,
+        `工具 ${call.name} 需要管理员批准${why}。管理员发送 /approve ${request.id} 批准，/deny ${request.id} 拒绝；${seconds} 秒内无答复视为拒绝。`,
+      );
+    } catch (error) {
+      this.deps.logger.warn(
+        { approval: request.id, err: error },
+        "could not post the approval request in chat",
+      );
+    }
+    const result = await answer;
+    this.deps.logger.info(
+      { approval: request.id, tool: call.name, answer: result },
+      "tool approval answered",
+    );
+    if (result === "approved") return undefined;
+    return result === "denied" ? "调用被拒绝：管理员没有批准。" : "调用被拒绝：管理员没有及时批准。";
+  }
+
+  async runTool(
+    tool: ToolComponent,
+    call: LlmToolCall,
+    input: Record<string, unknown>,
+  ): Promise<ToolOutcome> {
+    const context = this.call!;
+    return executeTool(tool, input, { ...context, callId: call.id }, this.signal);
+  }
+
+  /** PostToolUse / PostToolUseFailure: hooks are told; their decisions change nothing. */
+  async settled(
+    call: LlmToolCall,
+    input: Record<string, unknown>,
+    output: unknown,
+    failure?: string,
+  ): Promise<void> {
+    const context = this.call;
+    if (!context) return;
+    const base = { tool_name: call.name, tool_input: input };
+    if (failure === undefined)
+      await this.hook({ event: "PostToolUse", ...base, tool_output: output }, context);
+    else await this.hook({ event: "PostToolUseFailure", ...base, error: failure }, context);
+  }
+
+  /** AgentStop, told how the turn ended. */
+  async stop(status: string, reason: string): Promise<void> {
+    if (this.call) await this.hook({ event: "AgentStop", status, reason }, this.call);
+  }
+
+  private hook(input: Omit<HookInput, "session_id" | "reply_id">, call: CallContext) {
+    return this.deps.hooks.run(
+      { ...input, session_id: this.batch.sessionId, reply_id: this.replyId },
+      call,
+      this.session,
+    );
+  }
+}
+
+/** The message plugin handlers see as `event`: the newest trigger, else the newest message from someone else. */
+function eventMessage(batch: Batch): ChatMessage | undefined {
+  const messages = batch.messages;
+  const trigger = batch.triggerIds.at(-1);
+  return (
+    messages.findLast((message) => message.messageId === trigger) ??
+    messages.findLast((message) => !message.fromSelf) ??
+    messages.at(-1)
+  );
+}
+
+/** The turn's new messages as "name: text" lines. */
+function promptText(batch: Batch): string {
+  return batch.messages
+    .map((message) => `${message.senderName}: ${renderSegments(message.segments)}`)
+    .join("\n");
+}

@@ -1,0 +1,125 @@
+import type { Logger } from "../log/logger.ts";
+import { extractForwardIds, renderSegments } from "../message/render.ts";
+import { applyCharBudget } from "./char-budget.ts";
+import { forwardEntries } from "./forward-answer.ts";
+import {
+  FETCH_FAILED_TEXT,
+  type ForwardNode,
+  type QuoteFetcher,
+  type QuoteSettings,
+  type ResolvedQuote,
+} from "./quote-types.ts";
+import { parseQuotedMessage } from "./quoted-message.ts";
+
+/** What one message points at: the message it replies to and the forwards it carries. */
+export interface QuoteSource {
+  replyId?: string;
+  forwardIds: string[];
+}
+
+export interface ResolveDeps {
+  fetcher: QuoteFetcher;
+  settings: QuoteSettings;
+  logger: Logger;
+}
+
+/** Budget and cycle guard shared by the whole forward tree of one resolution. */
+interface WalkState {
+  visited: Set<string>;
+  remaining: number;
+  truncated: boolean;
+}
+
+/**
+ * Fetches the quoted message (`get_msg`) and expands merged forwards (`get_forward_msg`), as
+ * seed 003 specifies. A failed call degrades its part to `[引用消息获取失败]`; nothing here
+ * throws because of what the platform answered. Undefined when there is nothing to resolve.
+ */
+export async function resolveQuote(
+  source: QuoteSource,
+  deps: ResolveDeps,
+): Promise<ResolvedQuote | undefined> {
+  const { settings } = deps;
+  if (!settings.enabled) return undefined;
+  if (source.replyId === undefined && source.forwardIds.length === 0) return undefined;
+
+  const quote: ResolvedQuote = { text: "", nodes: [], truncated: false };
+  let quotedForwardIds: string[] = [];
+  if (source.replyId !== undefined) {
+    try {
+      const parsed = parseQuotedMessage(await deps.fetcher.getMessage(source.replyId, settings.timeoutMs));
+      quote.senderId = parsed.senderId;
+      quote.senderName = parsed.senderName;
+      quote.time = parsed.time;
+      quote.text = renderSegments(parsed.segments);
+      // Replying to a forwarded chat log shows the log itself, not just "a forward".
+      quotedForwardIds = extractForwardIds(parsed.segments);
+    } catch (error) {
+      deps.logger.warn({ messageId: source.replyId, err: error }, "get_msg for a quoted message failed");
+      quote.text = FETCH_FAILED_TEXT;
+    }
+  }
+
+  let forwardTruncated = false;
+  if (settings.resolveForward) {
+    const state: WalkState = { visited: new Set(), remaining: settings.maxNodes, truncated: false };
+    for (const forwardId of [...source.forwardIds, ...quotedForwardIds]) {
+      quote.nodes.push(...(await expandForward(forwardId, 0, state, deps)));
+    }
+    forwardTruncated = state.truncated;
+  }
+
+  const budgeted = applyCharBudget(quote.text, quote.nodes, settings.maxChars);
+  return { ...quote, ...budgeted, truncated: forwardTruncated || budgeted.truncated };
+}
+
+/** The nodes of one forward and, depth first, of the forwards nested in them. */
+async function expandForward(
+  forwardId: string,
+  depth: number,
+  state: WalkState,
+  deps: ResolveDeps,
+): Promise<ForwardNode[]> {
+  // A forward seen before (a cycle, or the same log twice) adds nothing and costs nothing.
+  if (state.visited.has(forwardId)) return [];
+  if (state.remaining <= 0) {
+    state.truncated = true;
+    return [];
+  }
+  state.visited.add(forwardId);
+
+  let entries: unknown[];
+  try {
+    const answer = await deps.fetcher.getForward(forwardId, deps.settings.timeoutMs);
+    const found = forwardEntries(answer);
+    if (!found) deps.logger.warn({ forwardId }, "get_forward_msg answered without a message list");
+    entries = found ?? [];
+  } catch (error) {
+    deps.logger.warn({ forwardId, err: error }, "get_forward_msg failed");
+    state.remaining -= 1;
+    return [{ text: FETCH_FAILED_TEXT, depth }];
+  }
+
+  const nodes: ForwardNode[] = [];
+  for (const entry of entries) {
+    if (state.remaining <= 0) {
+      state.truncated = true;
+      break;
+    }
+    const parsed = parseQuotedMessage(entry);
+    state.remaining -= 1;
+    nodes.push({
+      senderId: parsed.senderId,
+      senderName: parsed.senderName,
+      time: parsed.time,
+      text: renderSegments(parsed.segments),
+      depth,
+    });
+    if (depth < deps.settings.maxDepth) {
+      for (const nestedId of extractForwardIds(parsed.segments)) {
+        nodes.push(...(await expandForward(nestedId, depth + 1, state, deps)));
+      }
+    }
+  }
+  return nodes;
+}

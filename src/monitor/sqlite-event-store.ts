@@ -1,0 +1,163 @@
+import type { Database, Statement } from "better-sqlite3";
+import type { Logger } from "../log/logger.ts";
+import { BatchWriter } from "../store/sqlite/batch-writer.ts";
+import type {
+  MonitorEventQuery,
+  MonitorEventStore,
+  RetentionLimits,
+  StoredMonitorEvent,
+  TurnQuery,
+  TurnSummary,
+} from "./event-store.ts";
+import type { MonitorEvent } from "./monitor.ts";
+
+interface EventRow {
+  id: number;
+  time: number;
+  type: string;
+  reply_id: string | null;
+  session_id: string | null;
+  data: string;
+}
+
+interface TurnRow {
+  id: number;
+  reply_id: string;
+  session_id: string;
+  started_at: number;
+  finished_at: number | null;
+  finished_data: string | null;
+  rounds: number;
+}
+
+const HOUR_MS = 3_600_000;
+const COLUMNS = "id, time, type, reply_id, session_id, data";
+/** Larger than any row id, for "no upper bound" in paging queries. */
+const NO_ID_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Monitor events in the `monitor_events` table. Each batch is written in one transaction that
+ * also deletes what falls outside the retention limits: row ids only grow, so the newest
+ * `maxEvents` rows are those above `lastId - maxEvents`, and the cap costs one range delete.
+ */
+export class SqliteMonitorEventStore implements MonitorEventStore {
+  readonly #writer: BatchWriter<MonitorEvent>;
+  readonly #selectPage: Statement<[number, number]>;
+  readonly #selectReplyPage: Statement<[string, number, number]>;
+  readonly #selectTurnEvents: Statement<[string]>;
+  readonly #selectTurns: Statement<[{ search: string | null; before: number; limit: number }]>;
+
+  constructor(db: Database, limits: () => RetentionLimits, logger: Logger) {
+    const insert = db.prepare(
+      "INSERT INTO monitor_events (time, type, reply_id, session_id, data) VALUES (?, ?, ?, ?, ?)",
+    );
+    const deleteUpToId = db.prepare("DELETE FROM monitor_events WHERE id <= ?");
+    const deleteOlderThan = db.prepare("DELETE FROM monitor_events WHERE time < ?");
+    const writeBatch = db.transaction((events: readonly MonitorEvent[]) => {
+      let lastId = 0;
+      for (const event of events) {
+        const result = insert.run(
+          event.time,
+          event.type,
+          event.replyId ?? null,
+          event.sessionId ?? null,
+          JSON.stringify(event.data),
+        );
+        lastId = Number(result.lastInsertRowid);
+      }
+      const { maxEvents, maxAgeHours } = limits();
+      deleteUpToId.run(lastId - maxEvents);
+      deleteOlderThan.run(Date.now() - maxAgeHours * HOUR_MS);
+    });
+    this.#writer = new BatchWriter({ name: "monitor_events", writeBatch, logger });
+    this.#selectPage = db.prepare(
+      `SELECT ${COLUMNS} FROM monitor_events WHERE id < ? ORDER BY id DESC LIMIT ?`,
+    );
+    this.#selectReplyPage = db.prepare(
+      `SELECT ${COLUMNS} FROM monitor_events WHERE reply_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+    );
+    this.#selectTurnEvents = db.prepare(
+      `SELECT ${COLUMNS} FROM monitor_events WHERE reply_id = ? ORDER BY id`,
+    );
+    this.#selectTurns = db.prepare(
+      `SELECT s.id, s.reply_id, s.session_id, s.time AS started_at,
+         f.time AS finished_at, f.data AS finished_data,
+         (SELECT COUNT(*) FROM monitor_events r WHERE r.reply_id = s.reply_id AND r.type = 'planner.round') AS rounds
+       FROM monitor_events s
+       LEFT JOIN monitor_events f ON f.reply_id = s.reply_id AND f.type = 'turn.finished'
+       WHERE s.type = 'turn.started' AND s.id < @before
+         AND (@search IS NULL OR s.reply_id LIKE @search || '%' ESCAPE '\\'
+              OR s.session_id LIKE '%' || @search || '%' ESCAPE '\\')
+       ORDER BY s.id DESC LIMIT @limit`,
+    );
+  }
+
+  append(event: MonitorEvent): void {
+    this.#writer.push(event);
+  }
+
+  list(query: MonitorEventQuery): StoredMonitorEvent[] {
+    this.flush();
+    const before = query.beforeId ?? NO_ID_LIMIT;
+    const rows =
+      query.replyId === undefined
+        ? this.#selectPage.all(before, query.limit)
+        : this.#selectReplyPage.all(query.replyId, before, query.limit);
+    return (rows as EventRow[]).map(toEvent);
+  }
+
+  turnEvents(replyId: string): StoredMonitorEvent[] {
+    this.flush();
+    return (this.#selectTurnEvents.all(replyId) as EventRow[]).map(toEvent);
+  }
+
+  turns(query: TurnQuery): TurnSummary[] {
+    this.flush();
+    const search = query.search ? escapeLike(query.search) : null;
+    const before = query.beforeId ?? NO_ID_LIMIT;
+    const rows = this.#selectTurns.all({ search, before, limit: query.limit }) as TurnRow[];
+    return rows.map(toTurnSummary);
+  }
+
+  flush(): void {
+    this.#writer.flush();
+  }
+
+  /** Commits what is queued; later appends throw. The database stays open (its owner closes it). */
+  close(): void {
+    this.#writer.close();
+  }
+}
+
+function toEvent(row: EventRow): StoredMonitorEvent {
+  const event: StoredMonitorEvent = {
+    id: row.id,
+    time: row.time,
+    type: row.type,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+  if (row.reply_id !== null) event.replyId = row.reply_id;
+  if (row.session_id !== null) event.sessionId = row.session_id;
+  return event;
+}
+
+function toTurnSummary(row: TurnRow): TurnSummary {
+  const summary: TurnSummary = {
+    id: row.id,
+    replyId: row.reply_id,
+    sessionId: row.session_id,
+    startedAt: row.started_at,
+    rounds: row.rounds,
+  };
+  if (row.finished_at !== null && row.finished_data !== null) {
+    const finished = JSON.parse(row.finished_data) as { status?: unknown; reason?: unknown };
+    summary.finishedAt = row.finished_at;
+    if (typeof finished.status === "string") summary.status = finished.status;
+    if (typeof finished.reason === "string") summary.reason = finished.reason;
+  }
+  return summary;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}

@@ -1,0 +1,111 @@
+import type { ApprovalService } from "../agent/hooks-approval.ts";
+import type { ToolRegistry } from "../agent/tool-registry.ts";
+import type { OutgoingMessage } from "../sdk/types.ts";
+import type { CommandRegistry } from "./command-dispatcher.ts";
+import { buildCommand } from "./component-builders.ts";
+import type { CallContext, CommandMatch, Disposer } from "./components.ts";
+import type { PluginChangeResult, PluginHost, PluginStatus } from "./plugin-host.ts";
+
+/** Owner name of the host's own commands in /help and full names (`tsumugi.help`). */
+export const HOST_COMMANDS_OWNER = "tsumugi";
+
+export interface BuiltinCommandDeps {
+  commands: CommandRegistry;
+  tools: ToolRegistry;
+  host: PluginHost;
+  approvals: ApprovalService;
+}
+
+type Handler = (
+  match: CommandMatch,
+  call: CallContext & { isAdmin: boolean },
+) => Promise<OutgoingMessage | undefined>;
+
+/** Registers /help, /plugins, /approve and /deny; returns the disposer of all four. */
+export function registerBuiltinCommands(deps: BuiltinCommandDeps): Disposer {
+  const add = (name: string, options: Parameters<typeof buildCommand>[1], handler: Handler) =>
+    deps.commands.add(buildCommand({ pluginId: HOST_COMMANDS_OWNER, name }, options, handler).component);
+  const disposers = [
+    add(
+      "help",
+      { description: "列出本会话可用的命令和工具", prefix: ["/help", "/帮助"] },
+      async (_match, call) => helpText(deps, call),
+    ),
+    add(
+      "plugins",
+      {
+        description: "管理插件",
+        usage: "[list | enable <id[.组件]> | disable <id[.组件]> | reload <id>]",
+        admin_only: true,
+      },
+      async (match) => pluginsCommand(deps.host, match.args),
+    ),
+    add(
+      "approve",
+      { description: "批准一次等待确认的工具调用", usage: "<id>", admin_only: true },
+      async (match, call) => answerApproval(deps.approvals, match.args[0], call.event.user_id, true),
+    ),
+    add(
+      "deny",
+      { description: "拒绝一次等待确认的工具调用", usage: "<id>", admin_only: true },
+      async (match, call) => answerApproval(deps.approvals, match.args[0], call.event.user_id, false),
+    ),
+  ];
+  return () => {
+    for (const dispose of disposers) dispose();
+  };
+}
+
+function helpText(deps: BuiltinCommandDeps, call: CallContext & { isAdmin: boolean }): string {
+  const session = call.message;
+  const commands = deps.commands
+    .visibleIn(session)
+    .filter((command) => call.isAdmin || !command.adminOnly)
+    .map((command) => `${command.synopsis}${command.description ? ` — ${command.description}` : ""}`);
+  const tools = deps.tools
+    .visibleIn(session)
+    .map((tool) => `${tool.name}（${tool.pluginId}）— ${firstLine(tool.description)}`);
+  return [
+    "命令：",
+    ...commands.map((line) => `  ${line}`),
+    "工具（对我说话时我会按需使用）：",
+    ...(tools.length > 0 ? tools.map((line) => `  ${line}`) : ["  （无）"]),
+  ].join("\n");
+}
+
+async function pluginsCommand(host: PluginHost, args: string[]): Promise<string> {
+  const [action = "list", target] = args;
+  if (action === "list") return host.list().map(describePlugin).join("\n") || "没有插件。";
+  if (!target) return "用法：/plugins enable|disable <插件id[.组件]>，/plugins reload <插件id>";
+  let result: PluginChangeResult;
+  if (action === "enable") result = await host.enable(target);
+  else if (action === "disable") result = await host.disable(target);
+  else if (action === "reload") result = await host.reload(target);
+  else return `不认识的操作 ${action}：可用 list、enable、disable、reload`;
+  return result.ok ? describePlugin(result.status) : `失败：${result.error}`;
+}
+
+function describePlugin(status: PluginStatus): string {
+  const state = { enabled: "已启用", disabled: "已停用", failed: "加载失败" }[status.state];
+  const components = status.components
+    .map((component) => `${component.kind}:${component.name}${component.enabled ? "" : "(停用)"}`)
+    .join(", ");
+  const error = status.error ? `\n  错误：${status.error}` : "";
+  return `${status.id}${status.version ? ` ${status.version}` : ""} [${state}]${components ? ` ${components}` : ""}${error}`;
+}
+
+function answerApproval(
+  approvals: ApprovalService,
+  id: string | undefined,
+  by: string,
+  approve: boolean,
+): string {
+  if (!id) return `用法：/${approve ? "approve" : "deny"} <id>`;
+  const answered = approve ? approvals.approve(id, by) : approvals.deny(id, by);
+  if (!answered) return `没有等待确认的请求 ${id}（可能已经超时）。`;
+  return approve ? `已批准 ${id}。` : `已拒绝 ${id}。`;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? "";
+}

@@ -1,0 +1,77 @@
+import { stripLeadingMention } from "../chat/triggers.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { CallContextFactory } from "./call-context.ts";
+import { ComponentRegistry } from "./component-registry.ts";
+import type { CommandComponent, CommandMatch } from "./components.ts";
+
+export class CommandRegistry extends ComponentRegistry<CommandComponent> {}
+
+export interface CommandDispatcherDeps {
+  commands: CommandRegistry;
+  contexts: CallContextFactory;
+  /** `bot.admins`: user ids allowed to run admin-only commands. */
+  admins: () => string[];
+  /** The bot's name and aliases: "@紬 /help" is a command too. */
+  names: () => string[];
+  logger: Logger;
+}
+
+/**
+ * Answers commands before and without the model. A message whose text (after a leading
+ * mention of the bot) matches a command active in its session is the command's alone: it is
+ * stored like any message but never reaches the agent. Commands run outside the session
+ * queue, so `/approve` gets through while a turn waits for it.
+ */
+export class CommandDispatcher {
+  constructor(private readonly deps: CommandDispatcherDeps) {}
+
+  /** Starts the command the message is, if it is one; returns whether it was. */
+  dispatch(message: ChatMessage): boolean {
+    if (message.fromSelf || this.deps.commands.size === 0) return false;
+    const text = commandText(message, this.deps.names());
+    if (!text) return false;
+    for (const command of this.deps.commands.visibleIn(message)) {
+      const match = command.match(text);
+      if (!match) continue;
+      void this.run(command, match, message);
+      return true;
+    }
+    return false;
+  }
+
+  private async run(command: CommandComponent, match: CommandMatch, message: ChatMessage): Promise<void> {
+    const isAdmin = this.deps.admins().includes(message.userId);
+    const call = this.deps.contexts.forMessage(message, { signal: new AbortController().signal });
+    let answer: Awaited<ReturnType<CommandComponent["invoke"]>>;
+    if (command.adminOnly && !isAdmin) {
+      answer = "只有管理员可以使用这个命令。";
+    } else {
+      try {
+        answer = await command.invoke(match, { ...call, isAdmin });
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        this.deps.logger.warn(
+          { command: command.fullName, sessionId: message.sessionId },
+          `command failed: ${why}`,
+        );
+        answer = `命令出错：${why}`;
+      }
+    }
+    if (answer === undefined || answer === null || answer === "") return;
+    try {
+      await call.bot.send(call.event, answer);
+    } catch (error) {
+      this.deps.logger.warn({ command: command.fullName, err: error }, "could not send a command's answer");
+    }
+  }
+}
+
+/** The text a command is matched against: the text segments after a leading mention, trimmed. */
+function commandText(message: ChatMessage, names: string[]): string {
+  let text = "";
+  for (const segment of stripLeadingMention(message.segments, message.selfId, names)) {
+    if (segment.type === "text") text += segment.data.text;
+  }
+  return text.trim();
+}

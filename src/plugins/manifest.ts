@@ -1,0 +1,96 @@
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join, normalize } from "node:path";
+import type { Ajv } from "ajv";
+import semver from "semver";
+import type { JsonSchema } from "../sdk/types.ts";
+import { SDK_VERSION } from "../sdk/version.ts";
+
+/** plugin.json (DESIGN §6), defaults filled. */
+export interface PluginManifest {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  runtime: "node" | "stdio";
+  /** node: module path inside the folder; stdio: the command line. */
+  entry: string;
+  /** Semver range of host SDK versions the plugin works with. */
+  sdk: string;
+  /** Per-call limit in milliseconds (stdio), default for tools otherwise. */
+  timeout: number;
+  /** JSON Schema of `plugins.config.<id>`. */
+  config: JsonSchema;
+}
+
+export const PLUGIN_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const manifestSchema = {
+  type: "object",
+  required: ["id", "version", "entry", "sdk"],
+  properties: {
+    id: { type: "string", pattern: PLUGIN_ID.source },
+    name: { type: "string" },
+    version: { type: "string", minLength: 1 },
+    description: { type: "string", default: "" },
+    runtime: { enum: ["node", "stdio"], default: "node" },
+    entry: { type: "string", minLength: 1 },
+    sdk: { type: "string", minLength: 1 },
+    timeout: { type: "integer", minimum: 1, default: DEFAULT_TIMEOUT_MS },
+    config: { type: "object", default: { type: "object", properties: {} } },
+  },
+};
+
+export type ManifestResult =
+  | { ok: true; manifest: PluginManifest }
+  | { ok: false; id: string | undefined; problems: string[] };
+
+/**
+ * Reads and checks `<dir>/plugin.json`: shape, id pattern, semver `version`, the `sdk`
+ * range against this host's SDK version, an entry inside the folder and a config schema
+ * that compiles. Every problem is listed, so one look at the status fixes them all.
+ */
+export async function readManifest(dir: string, ajv: Ajv): Promise<ManifestResult> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(join(dir, "plugin.json"), "utf8"));
+  } catch (error) {
+    const why = error instanceof SyntaxError ? `is not valid JSON (${error.message})` : "cannot be read";
+    return { ok: false, id: undefined, problems: [`plugin.json ${why}`] };
+  }
+  const rawId = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : undefined;
+  const validate = ajv.compile<PluginManifest>(manifestSchema);
+  if (!validate(raw)) {
+    const problems = (validate.errors ?? []).map((error) => {
+      const where = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "plugin.json";
+      if (error.keyword === "pattern" && where === "id") {
+        return `id "${rawId}" must match ${PLUGIN_ID} (lower case letters, digits, _ and -; no dots)`;
+      }
+      return `${where}: ${error.message}`;
+    });
+    return { ok: false, id: rawId, problems };
+  }
+  const manifest = raw;
+  manifest.name ||= manifest.id;
+  const problems: string[] = [];
+  if (!semver.valid(manifest.version)) problems.push(`version "${manifest.version}" is not a semver version`);
+  if (!semver.validRange(manifest.sdk)) {
+    problems.push(`sdk "${manifest.sdk}" is not a semver range`);
+  } else if (!semver.satisfies(SDK_VERSION, manifest.sdk)) {
+    problems.push(`sdk "${manifest.sdk}" does not accept this host's SDK version ${SDK_VERSION}`);
+  }
+  if (
+    manifest.runtime === "node" &&
+    (isAbsolute(manifest.entry) || normalize(manifest.entry).startsWith(".."))
+  ) {
+    problems.push(`entry "${manifest.entry}" must be a path inside the plugin folder`);
+  }
+  try {
+    ajv.compile(manifest.config);
+  } catch (error) {
+    problems.push(
+      `config schema does not compile: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return problems.length > 0 ? { ok: false, id: manifest.id, problems } : { ok: true, manifest };
+}

@@ -1,0 +1,54 @@
+import type { Ajv } from "ajv";
+import type { Logger } from "../log/logger.ts";
+import type { PluginLogger } from "../sdk/types.ts";
+import type { Built } from "./component-builders.ts";
+import type { Component } from "./components.ts";
+import type { PluginManifest } from "./manifest.ts";
+
+/** What a runtime needs to load one plugin. */
+export interface RuntimeLoadRequest {
+  manifest: PluginManifest;
+  dir: string;
+  /** The plugin's current validated config (it changes on hot reload of the bot config). */
+  config: () => Record<string, unknown>;
+  logger: Logger;
+  /** Rescans the plugin folders and reloads every plugin (seed 004's refresh_tools). */
+  refreshTools: () => Promise<void>;
+  ajv: Ajv;
+}
+
+/** One loaded version of a plugin, as a runtime hands it to the host. */
+export interface LoadedPlugin {
+  /** A description the plugin gave in code (seed 004's `pluginDescription`). */
+  description?: string;
+  components: Built<Component>[];
+  configChanged(config: Record<string, unknown>): Promise<void>;
+  /** Called once no call of this version is running any more. */
+  unload(): Promise<void>;
+}
+
+/** Loads plugins of one `runtime` kind (node in-process; stdio next). */
+export interface PluginRuntime {
+  load(request: RuntimeLoadRequest): Promise<LoadedPlugin>;
+}
+
+/** The SDK's logger interface over the host's logger, each line tagged with the plugin. */
+export function pluginLogger(logger: Logger): PluginLogger {
+  return {
+    debug: (message, fields) => logger.debug(fields ?? {}, message),
+    info: (message, fields) => logger.info(fields ?? {}, message),
+    warn: (message, fields) => logger.warn(fields ?? {}, message),
+    error: (message, fields) => logger.error(fields ?? {}, message),
+  };
+}
+
+/** Throws when two components of one plugin share a kind and name. */
+export function assertUniqueNames(components: Built<Component>[], pluginId: string): void {
+  const seen = new Set<string>();
+  for (const { component } of components) {
+    const key = `${component.kind}:${component.name}`;
+    if (seen.has(key))
+      throw new Error(`plugin ${pluginId} declares the ${component.kind} "${component.name}" twice`);
+    seen.add(key);
+  }
+}

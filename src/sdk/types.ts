@@ -1,0 +1,221 @@
+/**
+ * The shapes a plugin sees. They are plain data and plain functions, so a plugin written
+ * against them works whichever copy of the SDK it imported.
+ */
+
+/** A JSON Schema object, written inline (`$ref` / `$dynamicRef` are refused). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Where a component is active: every chat, group chats only, or private chats only. */
+export type ChatScope = "all" | "group" | "private";
+
+/** Options every component accepts. */
+export interface ComponentOptions {
+  /** Default "all". */
+  chat_scope?: ChatScope;
+  /**
+   * Session ids the component is limited to: full ids (`onebot:10000:group:20000`) or their
+   * tail (`group:20000`, `private:30001`). Absent = every session.
+   */
+  allowed_session?: string[];
+  /** false = declared but off until enabled (`/plugins enable`, console). Default true. */
+  enabled?: boolean;
+}
+
+/** One parameter in the list form of a tool's parameters. */
+export interface ToolParameterInfo {
+  name: string;
+  type: "string" | "number" | "integer" | "boolean" | "array" | "object";
+  description?: string;
+  /** Default false. */
+  required?: boolean;
+  enum?: unknown[];
+  default?: unknown;
+  /** Element schema of an array parameter. */
+  items?: JsonSchema;
+}
+
+/**
+ * A tool's parameters: a list of parameter descriptions, a property map
+ * (`{ city: { type: "string" } }`), or a full object JSON Schema (`{ type: "object", … }`).
+ */
+export type ParametersDeclaration = ToolParameterInfo[] | Record<string, JsonSchema> | JsonSchema;
+
+export interface ToolOptions extends ComponentOptions {
+  /** What the model reads to decide when to call the tool. */
+  description: string;
+  parameters?: ParametersDeclaration;
+  /** Per-call limit; a call running longer becomes an error result. Default 30000. */
+  timeout_ms?: number;
+}
+
+export interface CommandOptions extends ComponentOptions {
+  /** Shown by /help. */
+  description?: string;
+  /** Words that start the command, e.g. "/weather" or ["ping", "/ping"]. Default "/<name>". */
+  prefix?: string | string[];
+  /** Instead of a prefix: a regular expression the message text must match. */
+  pattern?: RegExp;
+  /** Only `bot.admins` may run it. Default false. */
+  admin_only?: boolean;
+  /** Argument synopsis shown by /help, e.g. "<city> [days]". */
+  usage?: string;
+}
+
+export type HookEventName =
+  | "PreToolUse"
+  | "PostToolUse"
+  | "PostToolUseFailure"
+  | "UserPromptSubmit"
+  | "AgentStop"
+  | "SessionStart";
+
+export type HookDecision = "allow" | "deny" | "ask" | "defer";
+
+export interface HookOptions extends ComponentOptions {
+  event: HookEventName;
+  /**
+   * Tool events only: which tools, by name. `*` matches any run of characters and `|`
+   * separates alternatives: "weather", "search_*|fetch_*". Default: every tool.
+   */
+  matcher?: string;
+  /** A hook running longer is skipped (counts as "defer"). Default 5000. */
+  timeout_ms?: number;
+}
+
+export interface HookResult {
+  decision: HookDecision;
+  /** deny: what the model is told; ask: shown to the admin asked to approve. */
+  message?: string;
+}
+
+export interface EnricherOptions extends ComponentOptions {
+  description?: string;
+  /** A slower enricher is skipped for the turn. Default 3000. */
+  timeout_ms?: number;
+}
+
+/** A OneBot v11 message segment, e.g. `{ type: "image", data: { file: "https://…" } }`. */
+export interface Segment {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** What a plugin sends: plain text or segments. */
+export type OutgoingMessage = string | Segment[];
+
+/** The message a handler was called for (OneBot-style field names, every id a string). */
+export interface PluginEvent {
+  platform: string;
+  /** The adapter (`adapters[].id`) the message came through. */
+  adapter_id: string;
+  self_id: string;
+  session_id: string;
+  message_type: "group" | "private";
+  message_id: string;
+  user_id: string;
+  /** Group chats only. */
+  group_id?: string;
+  sender: { user_id: string; nickname: string };
+  message: Segment[];
+  /** The message as plain text, without a leading mention of the bot. */
+  pure_text: string;
+  /** Unix time in milliseconds. */
+  time: number;
+}
+
+/** A message of the session's stored history. */
+export interface HistoryMessage {
+  message_id: string;
+  user_id: string;
+  nickname: string;
+  /** Sent by the bot itself. */
+  from_self: boolean;
+  text: string;
+  message: Segment[];
+  time: number;
+}
+
+export interface MemberInfo {
+  user_id: string;
+  nickname: string;
+  /** Group card (display name in the group), "" when unset. */
+  card: string;
+  role: string;
+  [field: string]: unknown;
+}
+
+/** What a handler can do to the chat it was called for. */
+export interface BotApi {
+  readonly self_id: string;
+  /** Sends to the event's session (seed 004's `bot.send(event, message)`). */
+  send(event: PluginEvent, message: OutgoingMessage): Promise<{ message_id: string }>;
+  /** Calls any raw OneBot action on this account and returns its `data`. */
+  callAction(action: string, params?: Record<string, unknown>): Promise<unknown>;
+  /** The session's newest stored messages, oldest first (default 20). */
+  history(limit?: number): Promise<HistoryMessage[]>;
+  /** A group member of the event's group (or of `group_id`); undefined when unknown. */
+  member(user_id: string, group_id?: string): Promise<MemberInfo | undefined>;
+  /** Rescans the plugin folders and reloads every plugin (seed 004's `refresh_tools`). */
+  refreshTools(): Promise<void>;
+}
+
+export interface PluginLogger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What every handler gets. */
+export interface HandlerContext<Config = Record<string, unknown>> {
+  bot: BotApi;
+  event: PluginEvent;
+  /** This plugin's config, validated against plugin.json's `config` schema, defaults filled. */
+  config: Config;
+  logger: PluginLogger;
+}
+
+export interface ToolContext<Config = Record<string, unknown>> extends HandlerContext<Config> {
+  /** The turn this call belongs to. */
+  reply_id: string;
+  call_id: string;
+  /** Aborted when the call times out or the turn ends. */
+  signal: AbortSignal;
+}
+
+export interface CommandContext<Config = Record<string, unknown>> extends HandlerContext<Config> {
+  /** The prefix that matched, e.g. "/weather". */
+  command: string;
+  /** Words after the command; "double quotes" keep spaces. */
+  args: string[];
+  /** Text after the command, as typed. */
+  rest: string;
+  /** Pattern commands: the match. */
+  match?: RegExpMatchArray;
+  is_admin: boolean;
+}
+
+/** What a hook is told. Tool events carry the tool fields; AgentStop carries the outcome. */
+export interface HookInput {
+  event: HookEventName;
+  session_id: string;
+  reply_id?: string;
+  tool_name?: string;
+  tool_input?: Record<string, unknown>;
+  /** PostToolUse: what the tool returned (undefined when it returned nothing). */
+  tool_output?: unknown;
+  /** PostToolUseFailure: why it failed. */
+  error?: string;
+  /** UserPromptSubmit: the new messages as text. */
+  prompt?: string;
+  /** AgentStop: how the turn ended ("replied" | "silent" | "failed") and why. */
+  status?: string;
+  reason?: string;
+}
+
+export type HookContext<Config = Record<string, unknown>> = HandlerContext<Config>;
+
+export interface EnricherContext<Config = Record<string, unknown>> extends HandlerContext<Config> {
+  reply_id: string;
+}

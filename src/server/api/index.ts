@@ -1,0 +1,22 @@
+import type { FastifyInstance } from "fastify";
+import { registerChatRoutes } from "./chats-routes.ts";
+import { registerConfigRoutes } from "./config-routes.ts";
+import type { ConsoleApiDeps } from "./deps.ts";
+import { registerModelRoutes } from "./models-routes.ts";
+import { registerMonitorRoutes } from "./monitor-routes.ts";
+import { registerPlaygroundRoutes } from "./playground-routes.ts";
+import { registerPluginRoutes } from "./plugin-routes.ts";
+import { registerSetupRoutes } from "./setup-routes.ts";
+import { registerStatusRoutes } from "./status-routes.ts";
+
+/** Every `/api/*` route of the console. The server's bearer-token guard covers them all. */
+export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): void {
+  registerStatusRoutes(app, deps);
+  registerPlaygroundRoutes(app, deps);
+  registerMonitorRoutes(app, deps);
+  registerModelRoutes(app, deps);
+  registerConfigRoutes(app, deps);
+  registerSetupRoutes(app, deps);
+  registerChatRoutes(app, deps);
+  registerPluginRoutes(app, deps);
+}

@@ -1,0 +1,188 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { launchBrowser } from "./browser.ts";
+import { WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weather-plugin.ts";
+
+const TOKEN = "browser-token";
+
+describe("the console in a real browser", () => {
+  let browser: Browser;
+  let llm: ScriptedLlmServer;
+  let bot: BotHarness;
+  let page: Page;
+  const sandbox = new PluginSandbox();
+
+  beforeAll(async () => {
+    sandbox.add("weather", { "index.ts": WEATHER_PLUGIN }, WEATHER_MANIFEST);
+    browser = await launchBrowser();
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({
+      llm,
+      configFile: true,
+      config: { server: { token: TOKEN }, plugins: { dirs: [sandbox.root] } },
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await bot?.dispose();
+    await llm?.close();
+    sandbox.remove();
+  });
+  afterEach(async () => {
+    await page?.context().close();
+  });
+
+  async function openLoggedIn(path: string): Promise<Page> {
+    const context = await browser.newContext({ locale: "zh-CN" });
+    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
+    page = await context.newPage();
+    await page.goto(`${bot.baseUrl}${path}`);
+    return page;
+  }
+
+  it("refuses a wrong token and logs in with the right one", async () => {
+    const context = await browser.newContext({ locale: "zh-CN" });
+    page = await context.newPage();
+    await page.goto(bot.baseUrl);
+    await expect.poll(() => page.getByRole("heading", { name: "登录控制台" }).isVisible()).toBe(true);
+
+    await page.locator("input[name=token]").fill("wrong-token");
+    await page.getByRole("button", { name: "登录" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("令牌不对");
+    expect(await page.locator("nav.sidebar").count()).toBe(0);
+
+    await page.locator("input[name=token]").fill(TOKEN);
+    await page.getByRole("button", { name: "登录" }).click();
+    await page.locator("nav.sidebar").waitFor();
+    expect(new URL(page.url()).pathname).toBe("/playground");
+    expect(await page.evaluate('localStorage.getItem("tsumugi.token")')).toBe(TOKEN);
+  });
+
+  it("chats in the playground and shows why the bot answered on the timeline", async () => {
+    await openLoggedIn("/playground");
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "浏览器里也能聊天呀" });
+    const box = page.locator("textarea[name=message]");
+    await box.fill("你好，从浏览器来的消息");
+    await box.press("Enter");
+
+    const reply = page.locator(".bubble-row.bot", { hasText: "浏览器里也能聊天呀" });
+    await reply.waitFor();
+    await page.locator(".bubble-row.mine", { hasText: "你好，从浏览器来的消息" }).waitFor();
+    expect(llm.lastRequestWithTool("reply")?.promptText).toContain("小明(30001): 你好，从浏览器来的消息");
+
+    await reply.getByRole("link", { name: "为什么这样回复？" }).click();
+    await page.locator(".timeline").waitFor();
+    const round = page.locator("[data-event-type='planner.round']");
+    await round.waitFor();
+    expect(await round.textContent()).toContain("main/scripted-model");
+    expect(await round.textContent()).toContain("reply(");
+    expect(await page.locator("[data-event-type='turn.started']").textContent()).toContain(
+      "你好，从浏览器来的消息",
+    );
+    expect(await page.locator("[data-event-type='message.sent']").textContent()).toContain(
+      "浏览器里也能聊天呀",
+    );
+    expect(await page.locator(".turn-list li.selected").textContent()).toContain("已回复");
+  });
+
+  it("shows a silent turn and its reason live, in the chat and on the timeline", async () => {
+    await openLoggedIn("/monitor");
+    await page.locator(".turn-list").waitFor();
+    llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "不需要回答" } }] });
+    await fetch(`${bot.baseUrl}/api/playground/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        chatType: "private",
+        userId: "40001",
+        senderName: "小红",
+        segments: [{ type: "text", data: { text: "嗯嗯" } }],
+      }),
+    });
+    const live = page.locator(".turn-list li", { hasText: "console:10000:private:40001" });
+    await expect.poll(() => live.textContent()).toContain("no_reply: 不需要回答");
+    await live.getByRole("link").click();
+    await expect.poll(() => page.locator(".why").textContent()).toContain("不需要回答");
+  });
+
+  it("says plainly when no model is configured, and sets one up from the first-run page", async () => {
+    const setupLlm = await ScriptedLlmServer.start();
+    const fresh = await startBot({ configFile: true });
+    try {
+      const context = await browser.newContext({ locale: "en-US" });
+      page = await context.newPage();
+      await page.goto(fresh.baseUrl);
+      await page.getByRole("heading", { name: "Set up a model" }).waitFor();
+      expect(new URL(page.url()).pathname).toBe("/setup");
+
+      await page.locator("nav").getByRole("link", { name: "Playground" }).click();
+      await expect.poll(() => page.locator(".banner.warn").textContent()).toContain("No model is configured");
+      await page.locator(".banner.warn").getByRole("link").click();
+
+      await page.locator("input[name=baseUrl]").fill(setupLlm.baseUrl);
+      await page.locator("input[name=apiKey]").fill("sk-browser");
+      await page.locator("input[name=model]").fill("scripted-model");
+      setupLlm.enqueue({ text: "OK" });
+      await page.getByRole("button", { name: "Test" }).click();
+      await expect.poll(() => page.locator(".test-result").textContent()).toContain("Works");
+      await page.getByRole("button", { name: "Save" }).click();
+      await expect.poll(() => page.locator(".banner.ok").textContent()).toContain(fresh.configFile!);
+
+      await page.locator("nav").getByRole("link", { name: "Playground" }).click();
+      await expect.poll(async () => page.locator(".banner.warn").count(), { timeout: 8_000 }).toBe(0);
+      setupLlm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "configured and talking" });
+      await page.locator("textarea[name=message]").fill("hello");
+      await page.locator("textarea[name=message]").press("Enter");
+      await page.locator(".bubble-row.bot", { hasText: "configured and talking" }).waitFor();
+    } finally {
+      await fresh.dispose();
+      await setupLlm.close();
+    }
+  });
+
+  it("switches a plugin's tool off so the next planner request no longer offers it", async () => {
+    await openLoggedIn("/plugins");
+    const tool = page.locator("[data-component='weather.get_weather'] input[type=checkbox]");
+    await tool.waitFor();
+    expect(await tool.isChecked()).toBe(true);
+    await tool.uncheck();
+    await expect.poll(() => tool.isChecked()).toBe(false);
+
+    await page.locator("nav").getByRole("link", { name: "试聊" }).click();
+    llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "测试" } }] });
+    const before = llm.requests.length;
+    await page.locator("textarea[name=message]").fill("今天天气如何");
+    await page.locator("textarea[name=message]").press("Enter");
+    await expect.poll(() => llm.requests.length).toBeGreaterThan(before);
+    expect(llm.requests.at(-1)!.toolNames).not.toContain("get_weather");
+
+    await page.locator("nav").getByRole("link", { name: "插件" }).click();
+    await tool.check();
+    await expect.poll(() => tool.isChecked()).toBe(true);
+  });
+
+  it("edits a plugin's config through the form generated from its schema", async () => {
+    await openLoggedIn("/plugins");
+    const card = page.locator("[data-plugin='weather']");
+    await card.locator("summary", { hasText: "插件配置" }).click();
+    const max = card.locator("input[name=max_cities]");
+    await max.fill("0");
+    await card.getByRole("button", { name: "保存配置" }).click();
+    await expect
+      .poll(() => card.locator("[data-field=max_cities] .error").textContent())
+      .toContain("不能小于 1");
+
+    await max.fill("5");
+    await card.locator("select[name=units]").selectOption({ label: "f" });
+    await card.getByRole("button", { name: "保存配置" }).click();
+    await card.locator("output.ok").waitFor();
+    const response = await fetch(`${bot.baseUrl}/api/plugins`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const plugins = (await response.json()) as { plugins: Array<{ config: unknown }> };
+    expect(plugins.plugins[0].config).toEqual({ units: "f", max_cities: 5 });
+  });
+});

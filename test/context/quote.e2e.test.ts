@@ -1,0 +1,180 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { OneBotStandIn, type WireSegment } from "../support/onebot-standin.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+
+const SELF = "10000";
+const GROUP = "20000";
+const ALICE = "30001";
+/** Unix seconds of 2024-06-01 at this wall-clock time in Shanghai. */
+const at = (hh: number, mm: number, ss: number) => Date.UTC(2024, 5, 1, hh - 8, mm, ss) / 1000;
+
+const text = (value: string) => ({ type: "text", data: { text: value } });
+const mention = { type: "at", data: { qq: SELF } };
+const replyTo = (id: string) => ({ type: "reply", data: { id } });
+const forward = (id: string) => ({ type: "forward", data: { id } });
+const REPLY = [{ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "好的" }];
+
+let llm: ScriptedLlmServer;
+let bot: BotHarness;
+let qq: OneBotStandIn;
+
+async function start(config: Record<string, unknown> = {}): Promise<void> {
+  llm = await ScriptedLlmServer.start();
+  bot = await startBot({ llm, config: { chat: { timezone: "Asia/Shanghai", ...config } } });
+  qq = new OneBotStandIn({ selfId: SELF });
+  await qq.connectReverse(bot.wsUrl);
+}
+
+afterEach(async () => {
+  await qq.close();
+  await bot.dispose();
+  await llm.close();
+});
+
+/** Pushes the message 张三 wrote earlier (plain chatter, stored by the stand-in for get_msg). */
+function zhangSan(message: WireSegment[]): string {
+  return qq.pushGroupMessage({
+    groupId: GROUP,
+    userId: "10001",
+    nickname: "zhangsan",
+    card: "张三",
+    message,
+    time: at(9, 59, 59),
+  });
+}
+
+describe("quote and forward resolution end to end", () => {
+  it("shows the quoted message and its expanded forward tree before the new messages", async () => {
+    await start();
+    qq.setForward("F", {
+      messages: [
+        {
+          message_id: 1,
+          time: at(10, 0, 5),
+          sender: { user_id: 10002, nickname: "李四", card: "" },
+          message: [text("北京今天晴，最高温度 28 度"), forward("G")],
+        },
+      ],
+    });
+    qq.setForward("G", {
+      message: [
+        {
+          type: "node",
+          data: { user_id: "10003", nickname: "王五", time: at(10, 0, 10), content: "记得防晒" },
+        },
+      ],
+    });
+    const quoted = zhangSan([text("今天天气怎么样"), forward("F")]);
+    llm.enqueue(...REPLY);
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      nickname: "Alice",
+      message: [replyTo(quoted), mention, text(" 问一下上海的天气呢")],
+    });
+    const sent = await qq.waitForSent(undefined, 5_000);
+    expect(sent.text).toBe("好的");
+
+    const block = [
+      "[引用 张三(10001) 于 09:59:59 的消息：今天天气怎么样[合并转发]",
+      "  - 李四(10002) 10:00:05：北京今天晴，最高温度 28 度[合并转发]",
+      "    - 王五(10003) 10:00:10：记得防晒",
+      "]",
+    ].join("\n");
+    const planner = llm.lastRequestWithTool("reply")!.promptText;
+    expect(planner).toContain(`## 新消息\n${block}\n[msg_id=`);
+    expect(planner).toMatch(/\] Alice\(30001\): 问一下上海的天气呢/);
+    expect(llm.lastRequestWithoutTool("reply")!.promptText).toContain(block);
+
+    const getMsg = qq.actions.find((a) => a.action === "get_msg")!;
+    expect(getMsg.params).toEqual({ message_id: Number(quoted) });
+    const forwards = qq.actions.filter((a) => a.action === "get_forward_msg").map((a) => a.params);
+    expect(forwards).toEqual([
+      { id: "F", message_id: "F" },
+      { id: "G", message_id: "G" },
+    ]);
+  });
+
+  it("keeps a 19-digit forward id exact and reads a json multimsg card", async () => {
+    await start();
+    const bigId = "7412345678901234567";
+    qq.setForward(bigId, { messages: [{ content: "大数字", sender: { user_id: 1, nickname: "甲" } }] });
+    qq.setForward("RESID-1", {
+      messages: [{ content: [text("卡片里的话")], sender: { user_id: 2, nickname: "乙" } }],
+    });
+    llm.enqueue(...REPLY);
+    const card = JSON.stringify({ app: "com.tencent.multimsg", meta: { detail: { resid: "RESID-1" } } });
+    // NapCat sends its forward ids as bare JSON numbers beyond 2^53.
+    qq.pushRaw(
+      `{"time":${Math.floor(Date.now() / 1000)},"self_id":${SELF},"post_type":"message","message_type":"group",` +
+        `"sub_type":"normal","group_id":${GROUP},"user_id":${ALICE},"message_id":4242,` +
+        `"sender":{"user_id":${ALICE},"nickname":"Alice"},` +
+        `"message":[{"type":"at","data":{"qq":"${SELF}"}},{"type":"forward","data":{"id":${bigId}}},` +
+        `{"type":"json","data":{"data":${JSON.stringify(card)}}}],"raw_message":"","font":0}`,
+    );
+    await qq.waitForSent(undefined, 5_000);
+    const planner = llm.lastRequestWithTool("reply")!.promptText;
+    expect(planner).toContain("[引用消息：\n  - 甲(1)：大数字\n  - 乙(2)：卡片里的话\n]");
+    const ids = qq.actions.filter((a) => a.action === "get_forward_msg").map((a) => a.params.id);
+    expect(ids).toEqual([bigId, "RESID-1"]);
+  });
+
+  it("resolves only the last quoting message of a burst", async () => {
+    await start({ realtime: { windowMs: 150, maxWindowMs: 1_000 } });
+    const first = zhangSan([text("第一条")]);
+    const second = zhangSan([text("第二条")]);
+    llm.enqueue(...REPLY);
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: [replyTo(first), mention, text(" 这个")] });
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: [replyTo(second), text("还有这个")] });
+    await qq.waitForSent(undefined, 5_000);
+    expect(qq.actions.filter((a) => a.action === "get_msg").map((a) => String(a.params.message_id))).toEqual([
+      second,
+    ]);
+    expect(llm.lastRequestWithTool("reply")!.promptText).toContain("的消息：第二条\n]");
+  });
+
+  it("shows [引用消息获取失败] when get_msg fails, and still answers", async () => {
+    await start();
+    qq.failNext("get_msg", { retcode: 1200, message: "消息已撤回" });
+    llm.enqueue(...REPLY);
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      message: [replyTo("999"), mention, text(" 这是啥")],
+    });
+    await qq.waitForSent(undefined, 5_000);
+    expect(llm.lastRequestWithTool("reply")!.promptText).toContain(
+      "## 新消息\n[引用消息：[引用消息获取失败]\n]\n",
+    );
+    expect(bot.logs.some((l) => l.msg === "get_msg for a quoted message failed")).toBe(true);
+  });
+
+  it("gives up on a get_msg slower than quote.timeoutMs", async () => {
+    await start({ quote: { timeoutMs: 100 } });
+    const quoted = zhangSan([text("慢")]);
+    qq.delay("get_msg", 2_000);
+    llm.enqueue(...REPLY);
+    const pushedAt = Date.now();
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: [replyTo(quoted), mention, text(" ?")] });
+    await qq.waitForSent(undefined, 5_000);
+    expect(Date.now() - pushedAt).toBeLessThan(1_500);
+    expect(llm.lastRequestWithTool("reply")!.promptText).toContain("[引用消息：[引用消息获取失败]\n]");
+  });
+
+  it("fetches nothing with quote.enabled false and still leaves the reply out of the text", async () => {
+    await start({ quote: { enabled: false } });
+    const quoted = zhangSan([text("不该出现")]);
+    llm.enqueue(...REPLY);
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      message: [replyTo(quoted), mention, text(" 看看")],
+    });
+    await qq.waitForSent(undefined, 5_000);
+    const planner = llm.lastRequestWithTool("reply")!.promptText;
+    expect(qq.actions.map((a) => a.action)).not.toContain("get_msg");
+    expect(planner).not.toContain("[引用");
+    expect(planner).toMatch(/\[msg_id=\d+\] \[[\d:]+\] user30001\(30001\): 看看/);
+  });
+});

@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type TinyModelFolder, tinyModelFolder } from "./llama-fixture.ts";
+
+const SELF = "10000";
+const GROUP = "20000";
+
+describe("chatting with a local model, no API key (tiny generated GGUF)", () => {
+  let folder: TinyModelFolder;
+  let bot: BotHarness;
+  let qq: OneBotStandIn;
+
+  beforeEach(async () => {
+    folder = tinyModelFolder();
+    bot = await startBot({
+      dataDir: folder.dataDir,
+      config: {
+        llm: {
+          providers: [
+            {
+              id: "local",
+              type: "llama-cpp",
+              model: folder.modelPath,
+              threads: 1,
+              contextSize: 4096,
+              gpu: false,
+            },
+          ],
+          models: { planner: ["local/tiny"], replyer: ["local/tiny"] },
+        },
+        // Only the built-in planner tools: the tiny model's "r" would otherwise pick "roll" as often as "reply".
+        plugins: { dirs: [] },
+      },
+    });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+  });
+
+  afterEach(async () => {
+    await qq.close();
+    await bot.dispose();
+    folder.remove();
+  });
+
+  it("loads the model on the first message, plans a reply call and sends the replyer's text", async () => {
+    expect(bot.logs.some((line) => line.msg === "local model loaded")).toBe(false);
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: "30001",
+      nickname: "Alice",
+      message: [
+        { type: "at", data: { qq: SELF } },
+        { type: "text", data: { text: " 你好呀" } },
+      ],
+    });
+    const sent = await qq.waitForSent((s) => s.groupId === GROUP, 15_000);
+    expect(sent.action).toBe("send_group_msg");
+    // The tiny model's prose: printable, as long as the default answer limit allows.
+    expect(sent.text).toMatch(/^[\x20-\x7e]{100,}$/);
+
+    const loaded = await bot.waitForLog((line) => line.msg === "local model loaded");
+    expect(loaded).toMatchObject({ provider: "local", threads: 1, contextSize: 4096, gpu: false });
+    const turn = await bot.waitForLog((line) => typeof line.msg === "string" && line.msg.startsWith("turn "));
+    expect(turn).toMatchObject({ msg: "turn replied", status: "replied" });
+    expect(bot.logs.filter((line) => line.msg === "local model loaded")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,104 @@
+import { join } from "node:path";
+import type { Database } from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RetentionLimits } from "../../src/monitor/event-store.ts";
+import type { MonitorEvent } from "../../src/monitor/monitor.ts";
+import { SqliteMonitorEventStore } from "../../src/monitor/sqlite-event-store.ts";
+import { isTimelineEvent } from "../../src/monitor/timeline-filter.ts";
+import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
+import { captureLog, makeTempDir, type TempDir } from "../store/helpers.ts";
+
+const HOUR = 3_600_000;
+
+function turn(replyId: string, time: number, session = "onebot:1:group:2"): MonitorEvent[] {
+  return [
+    { type: "turn.started", time, replyId, sessionId: session, data: { messageIds: ["m1"] } },
+    { type: "planner.round", time: time + 1, replyId, sessionId: session, data: { round: 1 } },
+    {
+      type: "turn.finished",
+      time: time + 2,
+      replyId,
+      sessionId: session,
+      data: { status: "silent", reason: "r" },
+    },
+  ];
+}
+
+describe("monitor event store", () => {
+  let dir: TempDir;
+  let db: Database;
+  let limits: RetentionLimits;
+  let store: SqliteMonitorEventStore;
+
+  beforeEach(() => {
+    dir = makeTempDir();
+    const { logger } = captureLog();
+    db = openSqliteDatabase(join(dir.path, "t.db"), logger);
+    limits = { maxEvents: 10_000, maxAgeHours: 72 };
+    store = new SqliteMonitorEventStore(db, () => limits, logger);
+  });
+
+  afterEach(() => {
+    store.close();
+    db.close();
+    dir.remove();
+  });
+
+  const count = () => (db.prepare("SELECT COUNT(*) AS n FROM monitor_events").get() as { n: number }).n;
+
+  it("keeps at most maxEvents, dropping the oldest, and applies a changed limit at the next write", () => {
+    limits.maxEvents = 100;
+    const now = Date.now();
+    for (let i = 0; i < 250; i++)
+      store.append({ type: "tool.called", time: now, replyId: `r${i}`, data: { i } });
+    store.flush();
+    expect(count()).toBe(100);
+    const newest = store.list({ limit: 1 })[0]!;
+    expect(newest.data.i).toBe(249);
+    expect(store.list({ limit: 1000 }).at(-1)!.data.i).toBe(150);
+
+    limits.maxEvents = 10;
+    store.append({ type: "tool.called", time: now, data: { i: 250 } });
+    store.flush();
+    expect(count()).toBe(10);
+  });
+
+  it("deletes events older than maxAgeHours", () => {
+    const now = Date.now();
+    store.append({ type: "tool.called", time: now - 73 * HOUR, data: { old: true } });
+    store.append({ type: "tool.called", time: now - 71 * HOUR, data: { old: false } });
+    store.flush();
+    expect(store.list({ limit: 10 }).map((event) => event.data.old)).toEqual([false]);
+  });
+
+  it("lists turns newest first with status and round count, searchable and pageable", () => {
+    const now = Date.now();
+    for (const event of [...turn("aaa-1", now), ...turn("bbb-2", now + 10, "console:10000:private:5")]) {
+      store.append(event);
+    }
+    store.append({ type: "turn.started", time: now + 20, replyId: "ccc-3", sessionId: "s", data: {} });
+    const turns = store.turns({ limit: 10 });
+    expect(turns.map((t) => [t.replyId, t.status, t.rounds])).toEqual([
+      ["ccc-3", undefined, 0],
+      ["bbb-2", "silent", 1],
+      ["aaa-1", "silent", 1],
+    ]);
+    expect(turns[1]).toMatchObject({ reason: "r", startedAt: now + 10, finishedAt: now + 12 });
+    expect(store.turns({ search: "bb", limit: 10 }).map((t) => t.replyId)).toEqual(["bbb-2"]);
+    expect(store.turns({ search: "private", limit: 10 }).map((t) => t.replyId)).toEqual(["bbb-2"]);
+    expect(store.turns({ search: "%", limit: 10 })).toEqual([]);
+    expect(store.turns({ beforeId: turns[1]!.id, limit: 10 }).map((t) => t.replyId)).toEqual(["aaa-1"]);
+    expect(store.turnEvents("aaa-1").map((event) => event.type)).toEqual([
+      "turn.started",
+      "planner.round",
+      "turn.finished",
+    ]);
+  });
+
+  it("leaves untriggered messages off the timeline", () => {
+    const base = { type: "message.ingested", time: 0, data: {} };
+    expect(isTimelineEvent({ ...base, data: { trigger: null } })).toBe(false);
+    expect(isTimelineEvent({ ...base, data: { trigger: "mention" } })).toBe(true);
+    expect(isTimelineEvent({ type: "planner.round", time: 0, data: {} })).toBe(true);
+  });
+});

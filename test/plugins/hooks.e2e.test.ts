@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
+
+const SELF = "10000";
+const GROUP = "20000";
+const ALICE = "30001";
+const ADMIN = "39999";
+
+const mention = (text: string) => [
+  { type: "at", data: { qq: SELF } },
+  { type: "text", data: { text: ` ${text}` } },
+];
+const plain = (text: string) => [{ type: "text", data: { text } }];
+const probe = globalThis as { pluginProbe?: Record<string, unknown> };
+
+/** A tool that counts its calls, and a hook plugin whose PreToolUse answer the test chooses. */
+function writePlugins(sandbox: PluginSandbox, decision: string, extra = ""): void {
+  sandbox.add("shell", {
+    "index.ts": classPlugin(`
+  @Tool("delete_file", { description: "删除文件", parameters: { path: { type: "string" } } })
+  async remove(args: { path: string }) {
+    const probe = ((globalThis as any).pluginProbe ??= { deleted: [] });
+    probe.deleted.push(args.path);
+    return { deleted: args.path };
+  }`),
+  });
+  sandbox.add("guard", {
+    "index.ts": classPlugin(
+      `
+  @Hook("guard_files", { event: "PreToolUse", matcher: "delete_*|format_*" })
+  check(input: { tool_name: string; tool_input: { path: string } }) {
+    return { decision: "${decision}", message: "不许删除 " + input.tool_input.path };
+  }
+  @Hook("audit", { event: "PostToolUse" })
+  audit(input: { tool_name: string; tool_output: unknown }) {
+    ((globalThis as any).pluginProbe ??= { deleted: [] }).audited = input.tool_output;
+  }
+  ${extra}`,
+      "Plugin, Hook, Enricher",
+    ),
+  });
+}
+
+describe("hooks and enrichers around the planner", () => {
+  let sandbox: PluginSandbox;
+  let llm: ScriptedLlmServer;
+  let bot: BotHarness;
+  let qq: OneBotStandIn;
+
+  const start = async () => {
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] }, bot: { admins: [ADMIN] } } });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+  };
+  const toolResult = (index: number) =>
+    String(llm.requests[index]!.body.messages.find((message) => message.role === "tool")!.content);
+
+  afterEach(async () => {
+    await qq?.close();
+    await bot?.dispose();
+    await llm?.close();
+    sandbox.remove();
+    delete probe.pluginProbe;
+  });
+
+  it("tells the model a call was refused when a PreToolUse hook denies it", async () => {
+    sandbox = new PluginSandbox();
+    writePlugins(sandbox, "deny");
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "delete_file", arguments: { path: "/etc/passwd" } }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "这个不能删" },
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("删掉 /etc/passwd") });
+    const sent = await qq.waitForSent(undefined, 8_000);
+    expect(sent.text).toBe("这个不能删");
+    expect(toolResult(1)).toContain("调用被拒绝：不许删除 /etc/passwd");
+    expect(probe.pluginProbe?.deleted ?? []).toEqual([]);
+  });
+
+  it("waits for an admin's /approve when a hook asks, then runs the tool", async () => {
+    sandbox = new PluginSandbox();
+    writePlugins(sandbox, "ask");
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "delete_file", arguments: { path: "/tmp/old.log" } }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "删好了" },
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("删掉 /tmp/old.log") });
+    const request = await qq.waitForSent((s) => String(s.text).includes("/approve"), 8_000);
+    expect(request.text).toContain("不许删除 /tmp/old.log");
+    const id = /\/approve (\w+)/.exec(String(request.text))![1]!;
+    // Someone who is not an admin cannot approve.
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain(`/approve ${id}`) });
+    await qq.waitForSent((s) => String(s.text).includes("只有管理员"), 5_000);
+    expect(probe.pluginProbe?.deleted ?? []).toEqual([]);
+    qq.pushGroupMessage({ groupId: GROUP, userId: ADMIN, message: plain(`/approve ${id}`) });
+    await qq.waitForSent((s) => s.text === `已批准 ${id}。`, 5_000);
+    await qq.waitForSent((s) => s.text === "删好了", 8_000);
+    expect(probe.pluginProbe).toMatchObject({
+      deleted: ["/tmp/old.log"],
+      audited: { deleted: "/tmp/old.log" },
+    });
+    expect(toolResult(1)).toContain("/tmp/old.log");
+  });
+
+  it("puts enricher text in the planner's system prompt and skips a slow enricher", async () => {
+    sandbox = new PluginSandbox();
+    writePlugins(
+      sandbox,
+      "allow",
+      `
+  @Enricher("weather_now", { description: "当前天气" })
+  weather() { return "今天下雨，出门带伞。"; }
+  @Enricher("slow", { timeout_ms: 100 })
+  async slow() { await new Promise((resolve) => setTimeout(resolve, 1_000)); return "太慢了"; }`,
+    );
+    await start();
+    llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "测试" } }] });
+    const started = Date.now();
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("出门要带什么") });
+    await bot.waitForLog((line) => line.msg === "turn silent", 8_000);
+    expect(Date.now() - started).toBeLessThan(900);
+    const system = String(llm.requests[0]!.body.messages[0]!.content);
+    expect(system).toContain("## weather_now（插件 guard 提供的补充信息）\n今天下雨，出门带伞。");
+    expect(system).not.toContain("太慢了");
+    const skipped = bot.logs.find((line) => line.msg === "enricher skipped: timed out after 100 ms");
+    expect(skipped?.enricher).toBe("guard.slow");
+  });
+});

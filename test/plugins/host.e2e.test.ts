@@ -1,0 +1,229 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { classPlugin, PluginSandbox, waitFor } from "./plugin-fixtures.ts";
+
+const SELF = "10000";
+const GROUP = "20000";
+const OTHER_GROUP = "20001";
+const ALICE = "30001";
+const ADMIN = "39999";
+
+const mention = (text: string) => [
+  { type: "at", data: { qq: SELF } },
+  { type: "text", data: { text: ` ${text}` } },
+];
+const plain = (text: string) => [{ type: "text", data: { text } }];
+const probe = globalThis as { pluginProbe?: Record<string, unknown> };
+
+const versionedTool = (version: string, delayMs = 0) =>
+  classPlugin(`
+  @Tool("which_version", { description: "返回版本 ${version}" })
+  async which() {
+    ((globalThis as any).pluginProbe ??= {}).started = true;
+    await new Promise((resolve) => setTimeout(resolve, ${delayMs}));
+    return { version: "${version}" };
+  }`);
+
+describe("the plugin host: scope, switches, hot reload, manifests, commands", () => {
+  let sandbox: PluginSandbox;
+  let llm: ScriptedLlmServer;
+  let bot: BotHarness;
+  let qq: OneBotStandIn;
+
+  const start = async (config: Record<string, unknown> = {}) => {
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({
+      llm,
+      config: { plugins: { dirs: [sandbox.root] }, bot: { admins: [ADMIN] }, ...config },
+    });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+  };
+  const turns = () => bot.logs.filter((line) => String(line.msg).startsWith("turn ")).length;
+  /** Runs one silent turn in a chat and returns the plugin tools its planner request declared. */
+  const toolsSeenIn = async (push: () => void): Promise<string[]> => {
+    const before = turns();
+    llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看看工具" } }] });
+    push();
+    await waitFor(() => turns() > before, 8_000);
+    return llm.requests.at(-1)!.toolNames.filter((name) => !["reply", "no_reply", "wait"].includes(name));
+  };
+  const command = async (userId: string, text: string, expected: (reply: string) => boolean) => {
+    qq.pushGroupMessage({ groupId: GROUP, userId, message: plain(text) });
+    return String((await qq.waitForSent((sent) => expected(String(sent.text)), 5_000)).text);
+  };
+
+  afterEach(async () => {
+    await qq?.close();
+    await bot?.dispose();
+    await llm?.close();
+    sandbox.remove();
+    delete probe.pluginProbe;
+  });
+
+  it("offers a tool only where its chat_scope and allowed_session apply", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("scoped", {
+      "index.ts": classPlugin(`
+  @Tool("group_only", { description: "群聊工具", chat_scope: "group" })
+  groupOnly() { return {}; }
+  @Tool("private_only", { description: "私聊工具", chat_scope: "private" })
+  privateOnly() { return {}; }
+  @Tool("one_group", { description: "一个群的工具", allowed_session: ["group:${GROUP}"] })
+  oneGroup() { return {}; }`),
+    });
+    await start();
+    const inGroup = await toolsSeenIn(() =>
+      qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("在吗") }),
+    );
+    const inOtherGroup = await toolsSeenIn(() =>
+      qq.pushGroupMessage({ groupId: OTHER_GROUP, userId: ALICE, message: mention("在吗") }),
+    );
+    const inPrivate = await toolsSeenIn(() =>
+      qq.pushPrivateMessage({ userId: ALICE, message: plain("在吗") }),
+    );
+    expect(inGroup).toEqual(["group_only", "one_group"]);
+    expect(inOtherGroup).toEqual(["group_only"]);
+    expect(inPrivate).toEqual(["private_only"]);
+  });
+
+  it("drops a component an admin disables from the next request, and brings it back", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("pair", {
+      "index.ts": classPlugin(`
+  @Tool("tool_a", { description: "A" })
+  a() { return {}; }
+  @Tool("tool_b", { description: "B" })
+  b() { return {}; }`),
+    });
+    await start();
+    const ask = () => qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("hi") });
+    expect(await toolsSeenIn(ask)).toEqual(["tool_a", "tool_b"]);
+    expect(await command(ALICE, "/plugins disable pair.tool_a", (text) => text.includes("管理员"))).toBe(
+      "只有管理员可以使用这个命令。",
+    );
+    expect(await command(ADMIN, "/plugins disable pair.tool_a", (text) => text.startsWith("pair"))).toContain(
+      "tool:tool_a(停用)",
+    );
+    expect(await toolsSeenIn(ask)).toEqual(["tool_b"]);
+    await command(ADMIN, "/plugins disable pair", (text) => text.includes("已停用"));
+    expect(await toolsSeenIn(ask)).toEqual([]);
+    await command(ADMIN, "/plugins enable pair", (text) => text.includes("已启用"));
+    expect(await toolsSeenIn(ask)).toEqual(["tool_b"]);
+    await command(ADMIN, "/plugins enable pair.tool_a", (text) => text.includes("已启用"));
+    expect(await toolsSeenIn(ask)).toEqual(["tool_a", "tool_b"]);
+  });
+
+  it("reloads an edited plugin: in-flight calls finish on the old code, a broken edit keeps it", async () => {
+    sandbox = new PluginSandbox();
+    const plugin = sandbox.add("live", { "index.ts": versionedTool("v1", 600) });
+    await start();
+    const toolResult = () =>
+      String(llm.requests.at(-1)!.body.messages.findLast((message) => message.role === "tool")!.content);
+    // Turn 1: the call is running while the file changes.
+    llm.enqueue(
+      { toolCalls: [{ name: "which_version", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] },
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("版本？") });
+    await waitFor(() => probe.pluginProbe?.started === true);
+    plugin.write("index.ts", versionedTool("v2"));
+    await bot.waitForLog((line) => line.msg === "plugin reloaded", 5_000);
+    await waitFor(() => turns() === 1, 8_000);
+    expect(toolResult()).toContain('"v1"');
+    // Turn 2 sees the new declaration and code.
+    llm.enqueue(
+      { toolCalls: [{ name: "which_version", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] },
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("现在呢？") });
+    await waitFor(() => turns() === 2, 8_000);
+    expect(
+      llm.requests.at(-2)!.body.tools?.find((t) => t.function.name === "which_version")?.function.description,
+    ).toBe("返回版本 v2");
+    expect(toolResult()).toContain('"v2"');
+    // A broken edit: logged, and v2 keeps answering.
+    plugin.write("index.ts", "export default class {{ broken");
+    const failure = await bot.waitForLog((line) => String(line.msg).includes("failed to reload"), 5_000);
+    expect(String(failure.msg)).toContain("the previous version keeps running");
+    expect(await command(ADMIN, "/plugins list", (text) => text.includes("live"))).toMatch(
+      /live 1\.0\.0 \[已启用][^\n]*\n {2}错误：/,
+    );
+    llm.enqueue(
+      { toolCalls: [{ name: "which_version", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] },
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("还在吗？") });
+    await waitFor(() => turns() === 3, 8_000);
+    expect(toolResult()).toContain('"v2"');
+  });
+
+  it("reports bad manifests and configs in the log and status while the other plugins run", async () => {
+    sandbox = new PluginSandbox();
+    const tool = (name: string) =>
+      classPlugin(`  @Tool("${name}", { description: "x" })\n  run() { return {}; }`);
+    sandbox.add("bad_id", { "index.ts": tool("t1") }, { id: "Bad.Id" });
+    sandbox.add("bad_version", { "index.ts": tool("t2") }, { version: "one" });
+    sandbox.add("future", { "index.ts": tool("t3") }, { sdk: ">=2.0.0" });
+    sandbox.add(
+      "configured",
+      { "index.ts": tool("t4") },
+      {
+        config: { type: "object", properties: { limit: { type: "integer" } } },
+      },
+    );
+    sandbox.add("no_class", { "index.ts": "export const nothing = 1;\n" });
+    sandbox.add("fine", { "index.ts": tool("fine_tool") });
+    await start({ plugins: { dirs: [sandbox.root], config: { configured: { limit: "lots" } } } });
+    const problems = bot.logs
+      .filter((line) => String(line.msg).includes("failed to load"))
+      .map((line) => String(line.msg));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('id "Bad.Id" must match'),
+        expect.stringContaining('version "one" is not a semver version'),
+        expect.stringContaining(`sdk ">=2.0.0" does not accept this host's SDK version 1.0.0`),
+        expect.stringContaining("plugins.config.configured is invalid: limit: must be integer"),
+        expect.stringContaining("must default-export a Plugin subclass"),
+      ]),
+    );
+    const list = await command(ADMIN, "/plugins", (text) => text.includes("fine"));
+    expect(list).toContain("fine 1.0.0 [已启用] tool:fine_tool");
+    expect(list).toContain("future [加载失败]");
+    const ask = () => qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("hi") });
+    expect(await toolsSeenIn(ask)).toEqual(["fine_tool"]);
+  });
+
+  it("answers commands without the model: ping, /help, arguments and admin-only", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add(
+      "echo",
+      {
+        "index.ts": classPlugin(
+          `
+  @Command("echo", { description: "复读", usage: "<文字…>" })
+  echo(context: CommandContext) { return context.args.map((word) => "[" + word + "]").join(""); }
+  @Command("secret", { description: "管理员专用", admin_only: true })
+  secret(context: CommandContext) { return "admin " + context.event.user_id + " " + this.config.greeting; }
+  @Tool("echo_tool", { description: "回声工具" })
+  tool() { return {}; }`,
+          "Plugin, Command, Tool, type CommandContext",
+        ),
+      },
+      { config: { type: "object", properties: { greeting: { type: "string", default: "你好" } } } },
+    );
+    await start({ plugins: { dirs: [sandbox.root, "./plugins"] } });
+    expect(await command(ALICE, "ping 42", (text) => text.startsWith("pong"))).toBe("pong 42");
+    expect(await command(ALICE, '/echo a "b c" d', (text) => text.startsWith("["))).toBe("[a][b c][d]");
+    expect(await command(ADMIN, "/secret", (text) => text.startsWith("admin"))).toBe(`admin ${ADMIN} 你好`);
+    const help = await command(ALICE, "/help", (text) => text.startsWith("命令"));
+    expect(help).toContain("/echo <文字…> — 复读");
+    expect(help).toContain("ping | /ping [文字]");
+    expect(help).not.toContain("/secret");
+    expect(help).toContain("echo_tool（echo）— 回声工具");
+    expect(help).toContain("current_time（clock）");
+    expect(llm.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,162 @@
+import { Ajv } from "ajv";
+import { afterEach, describe, expect, it } from "vitest";
+import { EnricherRegistry } from "../../src/agent/enrichers.ts";
+import { HookRegistry } from "../../src/agent/hooks.ts";
+import { ApprovalService } from "../../src/agent/hooks-approval.ts";
+import { ToolRegistry } from "../../src/agent/tool-registry.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import { CommandRegistry } from "../../src/plugins/command-dispatcher.ts";
+import { PluginModuleLoader } from "../../src/plugins/module-loader.ts";
+import { NodePluginRuntime } from "../../src/plugins/node-runtime.ts";
+import { normalizeParameters } from "../../src/plugins/parameters.ts";
+import { PluginHost, type PluginSettings } from "../../src/plugins/plugin-host.ts";
+import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
+
+const probe = globalThis as { pluginProbe?: Record<string, unknown> };
+
+describe("PluginHost (the console's control surface)", () => {
+  let sandbox: PluginSandbox;
+  let host: PluginHost;
+  const tools = new ToolRegistry();
+  const logs: Array<{ msg: string }> = [];
+
+  const startHost = async (settings: Partial<PluginSettings> = {}) => {
+    host = new PluginHost({
+      settings: { dirs: [sandbox.root], disabled: [], config: {}, ...settings },
+      registries: {
+        tool: tools,
+        command: new CommandRegistry(),
+        hook: new HookRegistry(),
+        enricher: new EnricherRegistry(),
+      },
+      runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
+      ajv: new Ajv({ useDefaults: true, allErrors: true, strict: false }),
+      logger: createLogger({
+        level: "debug",
+        destination: { write: (line: string) => void logs.push(JSON.parse(line)) },
+      }),
+      watch: false,
+    });
+    await host.start();
+  };
+
+  afterEach(async () => {
+    await host?.stop();
+    sandbox.remove();
+    delete probe.pluginProbe;
+    logs.length = 0;
+  });
+
+  it("validates config changes, calls onConfigChanged, and keeps the old config on a bad one", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add(
+      "greeter",
+      {
+        "index.ts": classPlugin(`
+  override onConfigChanged(config: { greeting: string }) {
+    ((globalThis as any).pluginProbe ??= { changes: [] }).changes.push(config.greeting);
+  }
+  @Tool("greet", { description: "打招呼" })
+  greet() { return { text: (this.config as any).greeting }; }`),
+      },
+      { config: { type: "object", properties: { greeting: { type: "string", default: "你好" } } } },
+    );
+    await startHost();
+    expect(host.get("greeter")).toMatchObject({ state: "enabled", config: { greeting: "你好" } });
+    await host.applySettings({ dirs: [sandbox.root], disabled: [], config: { greeter: { greeting: "早" } } });
+    expect(probe.pluginProbe).toEqual({ changes: ["早"] });
+    const rejected = await host.setConfig("greeter", { greeting: 42 });
+    expect(rejected).toEqual({ ok: false, error: expect.stringContaining("greeting: must be string") });
+    expect(host.get("greeter")).toMatchObject({
+      config: { greeting: "早" },
+      error: expect.stringContaining("greeting"),
+    });
+    expect(probe.pluginProbe).toEqual({ changes: ["早"] });
+  });
+
+  it("finds new plugin folders and disables by config on refresh (seed 004's refresh_tools)", async () => {
+    sandbox = new PluginSandbox();
+    await startHost();
+    expect(host.list()).toEqual([]);
+    sandbox.add("late", {
+      "index.ts": classPlugin(`  @Tool("late_tool", { description: "后来的" })\n  run() { return {}; }`),
+    });
+    await host.refresh();
+    expect(host.list().map((status) => [status.id, status.state])).toEqual([["late", "enabled"]]);
+    expect(tools.all().map((tool) => tool.fullName)).toEqual(["late.late_tool"]);
+    await host.applySettings({ dirs: [sandbox.root], disabled: ["late"], config: {} });
+    expect(host.get("late")?.state).toBe("disabled");
+    expect(tools.all()).toEqual([]);
+  });
+
+  it("refuses tool names that clash with built-ins or another plugin", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("one", {
+      "index.ts": classPlugin(
+        `  @Tool("reply", { description: "冒充" })\n  a() { return {}; }\n  @Tool("shared", { description: "x" })\n  b() { return {}; }`,
+      ),
+    });
+    sandbox.add("two", {
+      "index.ts": classPlugin(`  @Tool("shared", { description: "y" })\n  c() { return {}; }`),
+    });
+    await startHost();
+    const one = host.get("one")!;
+    expect(one.components.find((c) => c.name === "reply")).toMatchObject({
+      enabled: false,
+      error: 'tool name "reply" is a built-in tool',
+    });
+    expect(host.get("two")!.components[0]).toMatchObject({
+      enabled: false,
+      error: 'tool name "shared" is already taken by one.shared',
+    });
+  });
+});
+
+describe("tool parameters", () => {
+  it("accepts a list, a property map or a full object schema", () => {
+    expect(
+      normalizeParameters([
+        { name: "city", type: "string", required: true },
+        { name: "days", type: "integer" },
+      ]),
+    ).toEqual({
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer" } },
+      required: ["city"],
+      additionalProperties: false,
+    });
+    expect(normalizeParameters({ city: { type: "string" } })).toEqual({
+      type: "object",
+      properties: { city: { type: "string" } },
+      additionalProperties: false,
+    });
+    const full = { type: "object", properties: { a: { type: "number" } } };
+    expect(normalizeParameters(full)).toBe(full);
+  });
+
+  it("refuses $ref and $dynamicRef with a clear error", () => {
+    expect(() => normalizeParameters({ a: { $ref: "#/defs/x" } })).toThrow(
+      "parameters use $ref at /properties/a: $ref and $dynamicRef are not supported, declare inline",
+    );
+    expect(() =>
+      normalizeParameters({ type: "object", properties: { b: { items: { $dynamicRef: "#x" } } } }),
+    ).toThrow("$dynamicRef at /properties/b/items");
+  });
+});
+
+describe("approvals", () => {
+  it("counts no answer within the timeout as expired, and ids are single-use", async () => {
+    const approvals = new ApprovalService(50);
+    const seen: string[] = [];
+    const stop = approvals.subscribe((event) => seen.push(event.type));
+    const { request, answer } = approvals.request({ tool: "rm", input: {}, sessionId: "s" });
+    expect(approvals.pending().map((item) => item.id)).toEqual([request.id]);
+    expect(await answer).toBe("expired");
+    expect(approvals.approve(request.id)).toBe(false);
+    const second = approvals.request({ tool: "rm", input: {}, sessionId: "s" });
+    expect(approvals.deny(second.request.id, "39999")).toBe(true);
+    expect(await second.answer).toBe("denied");
+    stop();
+    expect(seen).toEqual(["requested", "answered", "requested", "answered"]);
+  });
+});

@@ -1,0 +1,210 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
+
+const SELF = "10000";
+const GROUP = "20000";
+const ALICE = "30001";
+
+const mention = (text: string) => [
+  { type: "at", data: { qq: SELF } },
+  { type: "text", data: { text: ` ${text}` } },
+];
+const probe = globalThis as { pluginProbe?: Record<string, unknown> };
+
+describe("plugin tools in the planner loop (seed 004, DESIGN §5)", () => {
+  let sandbox: PluginSandbox;
+  let llm: ScriptedLlmServer;
+  let bot: BotHarness;
+  let qq: OneBotStandIn;
+
+  const start = async () => {
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+  };
+  const ask = (text: string) =>
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
+  const turnEnded = () => bot.waitForLog((line) => String(line.msg).startsWith("turn "), 8_000);
+  const toolMessages = (index: number) =>
+    llm.requests[index]!.body.messages.filter((message) => message.role === "tool");
+
+  afterEach(async () => {
+    await qq?.close();
+    await bot?.dispose();
+    await llm?.close();
+    sandbox.remove();
+    delete probe.pluginProbe;
+  });
+
+  const weatherPlugin = () =>
+    classPlugin(`
+  @Tool("get_weather", {
+    description: "查询城市天气",
+    parameters: [{ name: "city", type: "string", description: "城市", required: true }],
+  })
+  async weather(args: { city: string }) {
+    const probe = ((globalThis as any).pluginProbe ??= { calls: 0 });
+    probe.calls++;
+    if (args.city === "火星") throw new Error("服务暂时不可用");
+    return { city: args.city, forecast: "晴，25°C" };
+  }`);
+
+  it("sends a tool's object back to the planner, which then replies", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("weather", { "index.ts": weatherPlugin() });
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "get_weather", arguments: { city: "上海" } }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "上海今天晴，25 度" },
+    );
+    ask("上海天气怎么样");
+    const sent = await qq.waitForSent(undefined, 8_000);
+    expect(sent.text).toBe("上海今天晴，25 度");
+    expect(llm.requests[0]!.toolNames).toEqual(["reply", "no_reply", "wait", "get_weather"]);
+    const [result] = toolMessages(1);
+    expect(JSON.parse(String(result!.content))).toEqual({ city: "上海", forecast: "晴，25°C" });
+    expect(llm.requests).toHaveLength(3);
+    expect(llm.unscriptedRequests).toEqual([]);
+  });
+
+  it("ends the turn without another model call when a seed-004 function returns nothing", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add(
+      "vault",
+      {
+        "index.ts": `
+export const pluginDescription = "小金库积分服务";
+export const dynamicImports = { "./service.ts": ["query_user_coins"] };
+export const functionDeclarations = [
+  {
+    name: "query_user_coins",
+    description: "查询群友的小金库金币余额",
+    parameters: {
+      type: "object",
+      properties: { target_name: { type: "string", description: "昵称，问自己时填 self" } },
+      required: ["target_name"],
+    },
+  },
+];`,
+        "service.ts": `
+(globalThis as any).pluginProbe = { imported: true };
+export async function query_user_coins(bot: any, event: any, config: any, args: any) {
+  await bot.send(event, \`\${event.sender.nickname} 有 \${config.coins} 枚金币（\${args.target_name}，bot.send 是 \${typeof bot.send}，群 \${event.group_id}）\`);
+}`,
+      },
+      { config: { type: "object", properties: { coins: { type: "integer", default: 1250 } } } },
+    );
+    await start();
+    expect(probe.pluginProbe).toBeUndefined(); // imported lazily, on the first call
+    llm.enqueue({
+      toolCalls: [
+        {
+          name: "query_user_coins",
+          // Model arguments named like the injected three never replace them.
+          arguments: { target_name: "self", bot: "not a bot", event: "fake", config: { coins: 0 } },
+        },
+      ],
+    });
+    ask("我有多少金币");
+    const sent = await qq.waitForSent(undefined, 8_000);
+    expect(sent.text).toBe(`Alice 有 1250 枚金币（self，bot.send 是 function，群 ${GROUP}）`);
+    const ended = await turnEnded();
+    expect(ended.msg).toBe("turn replied");
+    expect(String(ended.reason)).toContain("query_user_coins acted");
+    expect(probe.pluginProbe).toEqual({ imported: true });
+    expect(llm.requests).toHaveLength(1);
+  });
+
+  it("tells the model about invalid arguments without running the tool", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("weather", { "index.ts": weatherPlugin() });
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "get_weather", arguments: { town: "上海" } }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "请告诉我城市名" },
+    );
+    ask("天气？");
+    await qq.waitForSent(undefined, 8_000);
+    const [result] = toolMessages(1);
+    expect(String(result!.content)).toContain("调用 get_weather 出错");
+    expect(String(result!.content)).toContain("city");
+    expect(probe.pluginProbe).toBeUndefined();
+  });
+
+  it("turns a thrown error into an error result and keeps the loop going", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("weather", { "index.ts": weatherPlugin() });
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "get_weather", arguments: { city: "火星" } }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "火星的天气查不到" },
+    );
+    ask("火星天气？");
+    const sent = await qq.waitForSent(undefined, 8_000);
+    expect(sent.text).toBe("火星的天气查不到");
+    expect(String(toolMessages(1)[0]!.content)).toContain("服务暂时不可用");
+  });
+
+  it("runs several calls of one answer concurrently and returns results in call order", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("slow", {
+      "index.ts": classPlugin(`
+  @Tool("slow_lookup", { description: "慢查询", parameters: { key: { type: "string" }, ms: { type: "integer" } } })
+  async lookup(args: { key: string; ms: number }) {
+    const probe = ((globalThis as any).pluginProbe ??= { running: 0, most: 0 });
+    probe.running++;
+    probe.most = Math.max(probe.most, probe.running);
+    await new Promise((resolve) => setTimeout(resolve, args.ms));
+    probe.running--;
+    return { key: args.key };
+  }`),
+    });
+    await start();
+    llm.enqueue(
+      {
+        toolCalls: [
+          { name: "slow_lookup", arguments: { key: "first", ms: 300 } },
+          { name: "slow_lookup", arguments: { key: "second", ms: 50 } },
+        ],
+      },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "都查好了" },
+    );
+    ask("查两个");
+    await qq.waitForSent(undefined, 8_000);
+    expect(probe.pluginProbe).toMatchObject({ most: 2 });
+    const results = toolMessages(1);
+    expect(results.map((message) => message.tool_call_id)).toEqual(["call_0_0", "call_0_1"]);
+    expect(results.map((message) => JSON.parse(String(message.content)).key)).toEqual(["first", "second"]);
+  });
+
+  it("stops a tool at its timeout_ms and reports the timeout to the model", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("stuck", {
+      "index.ts": classPlugin(`
+  @Tool("stuck", { description: "卡住", timeout_ms: 100 })
+  async stuck() {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    return { never: true };
+  }`),
+    });
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "stuck", arguments: {} }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "超时了" },
+    );
+    const started = Date.now();
+    ask("试试");
+    await qq.waitForSent(undefined, 8_000);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(String(toolMessages(1)[0]!.content)).toContain("timed out after 100 ms");
+  });
+});

@@ -1,0 +1,229 @@
+/** The console's text in Chinese and English; the language follows the browser until chosen. */
+
+export type Lang = "zh" | "en";
+
+const LANG_KEY = "tsumugi.lang";
+
+const TEXT = {
+  appTitle: ["紬 控制台", "Tsumugi console"],
+  navPlayground: ["试聊", "Playground"],
+  navMonitor: ["时间线", "Timeline"],
+  navChats: ["聊天记录", "Chats"],
+  navModels: ["模型与用量", "Models & spend"],
+  navPlugins: ["插件", "Plugins"],
+  navConfig: ["配置", "Config"],
+  navSetup: ["首次设置", "First run"],
+  navConnect: ["连接 QQ", "Connect QQ"],
+  logout: ["退出登录", "Log out"],
+  language: ["English", "中文"],
+  loading: ["加载中…", "Loading…"],
+  retry: ["重试", "Retry"],
+  error: ["出错了", "Something went wrong"],
+  save: ["保存", "Save"],
+  saving: ["保存中…", "Saving…"],
+  test: ["测试", "Test"],
+  testing: ["测试中…", "Testing…"],
+  copy: ["复制", "Copy"],
+  copied: ["已复制", "Copied"],
+  search: ["搜索", "Search"],
+  loadOlder: ["加载更早的", "Load older"],
+  none: ["没有内容", "Nothing here"],
+  connected: ["已连接", "connected"],
+  disconnected: ["未连接", "not connected"],
+
+  loginTitle: ["登录控制台", "Log in to the console"],
+  loginHint: [
+    "这个机器人设置了访问令牌（server.token）。请输入它：",
+    "This bot has an access token (server.token). Enter it:",
+  ],
+  loginToken: ["访问令牌", "Access token"],
+  loginSubmit: ["登录", "Log in"],
+  loginWrong: ["令牌不对，请重试。", "That token is wrong. Try again."],
+
+  noModelBanner: [
+    "还没有配置模型：机器人会收下消息，但不会回复。",
+    "No model is configured: the bot will read messages but will not answer.",
+  ],
+  noModelLink: ["去设置模型", "Set up a model"],
+
+  pgChatType: ["聊天类型", "Chat"],
+  pgGroup: ["群聊", "Group"],
+  pgPrivate: ["私聊", "Private"],
+  pgGroupId: ["群号", "Group id"],
+  pgUserId: ["我的 QQ 号", "My user id"],
+  pgUserName: ["我的昵称", "My name"],
+  pgPlaceholder: [
+    "说点什么…（Enter 发送，Shift+Enter 换行）",
+    "Say something… (Enter sends, Shift+Enter new line)",
+  ],
+  pgSend: ["发送", "Send"],
+  pgMention: ["@机器人", "@ the bot"],
+  pgImage: ["图片", "Image"],
+  pgQuote: ["引用", "Quote"],
+  pgQuoting: ["引用：", "Quoting:"],
+  pgCancel: ["取消", "Cancel"],
+  pgWhy: ["为什么这样回复？", "Why this reply?"],
+  pgSilent: ["机器人没有回复：", "The bot stayed silent:"],
+  pgFailed: ["这一轮失败了：", "The turn failed:"],
+  pgSeeTimeline: ["查看时间线", "See the timeline"],
+  pgEmpty: [
+    "在这里和机器人聊天，就像在 QQ 群里一样：可以 @ 它、引用消息、发图片。",
+    "Chat with the bot here as in a QQ group: mention it, quote messages, send pictures.",
+  ],
+
+  monSearch: ["按 reply_id 或会话搜索", "Search by reply_id or session"],
+  monLive: ["实时", "Live"],
+  monNoTurns: ["还没有记录到任何回合。", "No turns recorded yet."],
+  monPick: ["选择左侧的一个回合查看详情。", "Pick a turn on the left to see what happened."],
+  monTriggers: ["触发消息", "Triggering messages"],
+  monRound: ["规划第 {n} 轮", "Planner round {n}"],
+  monModel: ["模型", "Model"],
+  monLatency: ["耗时", "Latency"],
+  monTokens: ["tokens", "Tokens"],
+  monPrompt: ["提示词", "Prompt"],
+  monToolCalls: ["工具调用", "Tool calls"],
+  monToolResult: ["工具结果", "Tool result"],
+  monText: ["模型文字", "Model text"],
+  monSent: ["已发送", "Sent"],
+  monFinished: ["回合结束", "Turn finished"],
+  monStarted: ["回合开始", "Turn started"],
+  monWhySilent: ["为什么没有回复", "Why it stayed silent"],
+  monReason: ["原因", "Reason"],
+  monDuration: ["用时", "Duration"],
+  monRounds: ["{n} 轮", "{n} rounds"],
+  monRunning: ["进行中", "running"],
+  statusReplied: ["已回复", "replied"],
+  statusSilent: ["未回复", "silent"],
+  statusFailed: ["失败", "failed"],
+
+  chatsSearch: ["按群号、QQ 号或会话搜索", "Search by group, user or session"],
+  chatsMessageSearch: ["在这个会话里搜索消息", "Search messages in this chat"],
+  chatsMessages: ["{n} 条消息", "{n} messages"],
+  chatsPick: ["选择一个会话查看记录。", "Pick a chat to read its history."],
+
+  modelsProviders: ["模型服务", "Providers"],
+  modelsTasks: ["各任务使用的模型（按顺序回退）", "Models per task (tried in order)"],
+  modelsKeySet: ["已设置密钥", "key set"],
+  modelsNoKey: ["无密钥", "no key"],
+  modelsNoProviders: ["还没有模型服务。", "No providers yet."],
+  modelsUsage: ["Token 用量", "Token usage"],
+  modelsDays: ["最近 {n} 天", "Last {n} days"],
+  modelsCalls: ["调用", "Calls"],
+  modelsFailures: ["失败", "Failures"],
+  modelsPrompt: ["输入 tokens", "Prompt tokens"],
+  modelsCompletion: ["输出 tokens", "Completion tokens"],
+  modelsAvgLatency: ["平均耗时", "Avg latency"],
+  modelsCost: ["估算费用", "Est. cost"],
+  modelsTask: ["任务", "Task"],
+  modelsModel: ["模型", "Model"],
+  modelsNoUsage: ["这段时间没有调用模型。", "No model calls in this period."],
+  modelsPriceHint: [
+    "在 llm.prices 里填写每百万 tokens 的价格即可看到费用估算。",
+    "Set prices per million tokens in llm.prices to see cost estimates.",
+  ],
+  modelsTotal: ["合计", "Total"],
+
+  configFile: ["配置文件", "Config file"],
+  configReadOnly: [
+    "机器人启动时没有可写的配置文件，这里只能查看。",
+    "The bot was started without a config file it can write; this page is read-only.",
+  ],
+  configSecrets: [
+    "密钥显示为 ********，保存时保留原值。保存前会按配置结构校验，保存后自动热加载。",
+    "Secrets show as ********; saving keeps their values. The file is checked against the schema before it is saved and reloaded on the fly.",
+  ],
+  configSaved: ["已保存并重新加载。", "Saved and reloaded."],
+  configRestart: ["这些改动需要重启才生效：", "These changes apply after a restart:"],
+  configProblems: ["配置有问题，没有保存：", "The config has problems and was not saved:"],
+  configNoChange: ["没有改动。", "No changes."],
+
+  setupTitle: ["设置一个模型", "Set up a model"],
+  setupIntro: [
+    "选择模型服务，填写地址、密钥和模型名，先测试再保存。保存后会写入配置文件并立即生效。",
+    "Pick a provider type, enter its URL, key and model, test it, then save. It is written to the config file and used at once.",
+  ],
+  setupConfigured: ["已配置的规划模型：", "Planner models configured:"],
+  setupType: ["服务类型", "Provider type"],
+  setupBaseUrl: ["接口地址（Base URL）", "Base URL"],
+  setupApiKey: ["API 密钥", "API key"],
+  setupModel: ["模型名", "Model"],
+  setupTestOk: ["可以用：{ms} ms，模型回答「{text}」", "Works: {ms} ms, the model said “{text}”"],
+  setupTestFail: ["测试失败：", "Test failed:"],
+  setupSaved: ["已保存到 {file}。现在可以去试聊了。", "Saved to {file}. You can now chat in the playground."],
+  setupGoPlayground: ["去试聊", "Go to the playground"],
+
+  connectTitle: ["连接 QQ（NapCat、LLOneBot、Lagrange…）", "Connect QQ (NapCat, LLOneBot, Lagrange…)"],
+  connectIntro: [
+    "在 NapCat 的 WebUI 里打开「网络配置」，新建一个「WebSocket 客户端」（反向 WS），填入下面的地址和令牌并启用。",
+    "In NapCat's WebUI open Network settings, add a WebSocket client (reverse WS), paste the URL and token below and enable it.",
+  ],
+  connectUrl: ["反向 WebSocket 地址", "Reverse WebSocket URL"],
+  connectHttpUrl: ["事件上报（HTTP POST）地址", "Event POST URL"],
+  connectForwardUrl: ["我们连接的地址", "URL we connect to"],
+  connectToken: ["访问令牌（access token）", "Access token"],
+  connectNoToken: ["（未设置，可留空）", "(none, leave empty)"],
+  connectAccounts: ["已连接的账号", "Connected accounts"],
+  connectWaiting: ["还没有账号连接，正在等待…", "No account connected yet; waiting…"],
+  connectOnline: ["在线", "online"],
+  connectOffline: ["离线", "offline"],
+
+  pluginsTitle: ["插件", "Plugins"],
+  pluginsNone: [
+    "没有找到插件。把插件文件夹放进 plugins.dirs 里的目录即可。",
+    "No plugins found. Put plugin folders into a folder listed in plugins.dirs.",
+  ],
+  pluginsNotPersistent: [
+    "没有配置文件：这里的改动只在本次运行中生效。",
+    "No config file: changes made here last until the bot stops.",
+  ],
+  stateEnabled: ["已加载", "loaded"],
+  stateDisabled: ["已停用", "disabled"],
+  stateFailed: ["出错", "errored"],
+  pluginEnable: ["启用", "Enable"],
+  pluginDisable: ["停用", "Disable"],
+  pluginReload: ["重新加载", "Reload"],
+  pluginComponents: ["组件", "Components"],
+  pluginConfig: ["插件配置", "Plugin config"],
+  pluginSaveConfig: ["保存配置", "Save config"],
+  pluginConfigSaved: ["配置已生效。", "Config applied."],
+  pluginLastError: ["最近的错误", "Last error"],
+  pluginLoadedAt: ["加载于", "Loaded at"],
+  formRequired: ["必填", "required"],
+  formNumber: ["需要一个数字", "must be a number"],
+  formInteger: ["需要一个整数", "must be a whole number"],
+  formMin: ["不能小于 {n}", "must be at least {n}"],
+  formMax: ["不能大于 {n}", "must be at most {n}"],
+  formPattern: ["格式不对", "has the wrong format"],
+  formJson: ["不是合法的 JSON", "is not valid JSON"],
+  formListHint: ["每行一项", "one item per line"],
+} satisfies Record<string, [string, string]>;
+
+export type TextKey = keyof typeof TEXT;
+
+function initialLang(): Lang {
+  const saved = localStorage.getItem(LANG_KEY);
+  if (saved === "zh" || saved === "en") return saved;
+  return navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en";
+}
+
+let lang: Lang = initialLang();
+
+export function currentLang(): Lang {
+  return lang;
+}
+
+export function setLang(next: Lang): void {
+  lang = next;
+  localStorage.setItem(LANG_KEY, next);
+  document.documentElement.lang = next === "zh" ? "zh-CN" : "en";
+}
+
+/** The text for `key` in the current language, with `{name}` placeholders filled. */
+export function t(key: TextKey, vars: Record<string, string | number> = {}): string {
+  const text = TEXT[key][lang === "zh" ? 0 : 1];
+  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ""));
+}
+
+export function formatTime(ms: number): string {
+  return new Date(ms).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB", { hour12: false });
+}

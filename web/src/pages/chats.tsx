@@ -1,0 +1,109 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, withQuery } from "../api.ts";
+import { formatTime, t } from "../i18n.ts";
+import { Link } from "../link.tsx";
+import { previewText, Segments } from "../segments.tsx";
+import type { ChatMessage, SessionSummary } from "../types.ts";
+
+const PAGE = 100;
+
+/** Every stored conversation, newest activity first, with its history and a message search. */
+export function ChatsPage() {
+  const [search, setSearch] = useState("");
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [selected, setSelected] = useState<string | null>(null);
+
+  useEffect(() => {
+    const path = withQuery("/api/chats", { search, limit: PAGE });
+    void api.get<{ sessions: SessionSummary[] }>(path).then((answer) => setSessions(answer.sessions));
+  }, [search]);
+
+  return (
+    <section class="page split">
+      <div class="list-pane">
+        <header class="page-head">
+          <h1>{t("navChats")}</h1>
+          <input
+            type="search"
+            name="search"
+            placeholder={t("chatsSearch")}
+            value={search}
+            onChange={(event) => setSearch(event.currentTarget.value.trim())}
+          />
+        </header>
+        {sessions.length === 0 && <p class="muted">{t("none")}</p>}
+        <ul class="turn-list">
+          {sessions.map((session) => (
+            <li key={session.sessionId} class={session.sessionId === selected ? "selected" : ""}>
+              <button type="button" class="row-button" onClick={() => setSelected(session.sessionId)}>
+                <div class="row-top">
+                  <strong class="small">{session.sessionId}</strong>
+                </div>
+                <div class="small muted">
+                  {t("chatsMessages", { n: session.messageCount })} · {formatTime(session.last.time)}
+                </div>
+                <div class="small ellipsis">
+                  {session.last.senderName}: {previewText(session.last.segments)}
+                </div>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </div>
+      <div class="detail-pane">
+        {selected ? (
+          <SessionHistory key={selected} sessionId={selected} />
+        ) : (
+          <p class="muted">{t("chatsPick")}</p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function SessionHistory({ sessionId }: { sessionId: string }) {
+  const [search, setSearch] = useState("");
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [more, setMore] = useState(false);
+
+  const load = async (before?: number) => {
+    const path = withQuery("/api/chats/messages", { sessionId, search, before, limit: PAGE });
+    const answer = await api.get<{ messages: ChatMessage[] }>(path);
+    const oldestFirst = answer.messages.reverse();
+    setMessages((current) => (before === undefined ? oldestFirst : [...oldestFirst, ...current]));
+    setMore(answer.messages.length === PAGE);
+  };
+
+  useEffect(() => {
+    void load();
+  }, [search]);
+
+  return (
+    <article>
+      <header class="page-head">
+        <h2 class="small">{sessionId}</h2>
+        <input
+          type="search"
+          name="message-search"
+          placeholder={t("chatsMessageSearch")}
+          value={search}
+          onChange={(event) => setSearch(event.currentTarget.value.trim())}
+        />
+        <Link href={`/monitor?search=${encodeURIComponent(sessionId)}`}>{t("navMonitor")}</Link>
+      </header>
+      {more && (
+        <button type="button" onClick={() => void load(messages[0]?.rowId)}>
+          {t("loadOlder")}
+        </button>
+      )}
+      <ul class="history">
+        {messages.map((message) => (
+          <li key={message.rowId} class={message.fromSelf ? "from-bot" : ""}>
+            <span class="muted small">{formatTime(message.time)}</span> <strong>{message.senderName}</strong>{" "}
+            <span class="muted small">({message.userId})</span>: <Segments segments={message.segments} />
+          </li>
+        ))}
+      </ul>
+    </article>
+  );
+}

@@ -1,0 +1,157 @@
+import { formatTime, t } from "../i18n.ts";
+import { Segments } from "../segments.tsx";
+import type { ChatMessage, MonitorEvent, Segment } from "../types.ts";
+
+export function StatusBadge({ status }: { status: string | undefined }) {
+  const label =
+    status === "replied"
+      ? t("statusReplied")
+      : status === "silent"
+        ? t("statusSilent")
+        : status === "failed"
+          ? t("statusFailed")
+          : t("monRunning");
+  return <span class={`badge ${status ?? "running"}`}>{label}</span>;
+}
+
+interface PromptMessage {
+  role: string;
+  content?: string;
+  toolCalls?: Array<{ name: string; input: unknown }>;
+  results?: Array<{ toolName: string; output: unknown }>;
+}
+
+interface ToolCall {
+  name: string;
+  input: unknown;
+}
+
+/** One step of a turn on the timeline, laid out for its kind; unknown kinds show their data. */
+export function TimelineEvent({ event, messages }: { event: MonitorEvent; messages: ChatMessage[] }) {
+  return (
+    <li class={`event ${event.type.replace(".", "-")}`} data-event-type={event.type}>
+      <div class="event-head">
+        <span class="event-type">{event.type}</span>
+        <span class="muted small">{formatTime(event.time)}</span>
+      </div>
+      <EventBody event={event} messages={messages} />
+    </li>
+  );
+}
+
+function EventBody({ event, messages }: { event: MonitorEvent; messages: ChatMessage[] }) {
+  const data = event.data;
+  switch (event.type) {
+    case "turn.started":
+      return (
+        <div>
+          <div class="small muted">
+            {t("monStarted")} · {String(data.kind ?? "")} · {event.sessionId}
+          </div>
+          <h4>{t("monTriggers")}</h4>
+          <ul class="plain">
+            {messages.map((message) => (
+              <li key={message.messageId}>
+                <strong>{message.senderName}</strong> <span class="muted">({message.userId})</span>:{" "}
+                <Segments segments={message.segments} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      );
+    case "planner.round":
+      return <PlannerRound data={data} />;
+    case "tool.called":
+      return (
+        <div class={data.isError ? "tool error-box" : "tool"}>
+          <strong class="mono">{String(data.name)}</strong>
+          <pre>{json(data.input)}</pre>
+          <h4>{t("monToolResult")}</h4>
+          <pre>{json(data.output)}</pre>
+        </div>
+      );
+    case "message.sent":
+      return (
+        <div>
+          <h4>{t("monSent")}</h4>
+          <div class="sent">
+            <Segments segments={(data.segments ?? []) as Segment[]} />
+          </div>
+        </div>
+      );
+    case "turn.finished":
+      return (
+        <div>
+          <div>
+            {t("monFinished")}: <StatusBadge status={String(data.status)} /> · {t("monDuration")}{" "}
+            {String(data.durationMs ?? "?")} ms
+          </div>
+          {data.status !== "replied" && (
+            <p class="why">
+              <strong>{data.status === "silent" ? t("monWhySilent") : t("monReason")}:</strong>{" "}
+              {String(data.reason ?? "")}
+            </p>
+          )}
+        </div>
+      );
+    default:
+      return <pre>{json(data)}</pre>;
+  }
+}
+
+function PlannerRound({ data }: { data: Record<string, unknown> }) {
+  const usage = (data.usage ?? {}) as { promptTokens?: number; completionTokens?: number };
+  const toolCalls = (data.toolCalls ?? []) as ToolCall[];
+  const prompt = (data.prompt ?? []) as PromptMessage[];
+  return (
+    <div class="planner-round">
+      <h4>{t("monRound", { n: String(data.round ?? "?") })}</h4>
+      <dl class="facts">
+        <dt>{t("monModel")}</dt>
+        <dd class="mono">{String(data.model ?? "")}</dd>
+        <dt>{t("monLatency")}</dt>
+        <dd>{String(data.latencyMs ?? "?")} ms</dd>
+        <dt>{t("monTokens")}</dt>
+        <dd>
+          {usage.promptTokens ?? 0} + {usage.completionTokens ?? 0}
+        </dd>
+      </dl>
+      {typeof data.text === "string" && data.text && (
+        <>
+          <h4>{t("monText")}</h4>
+          <pre>{data.text}</pre>
+        </>
+      )}
+      <h4>{t("monToolCalls")}</h4>
+      <ul class="plain">
+        {toolCalls.length === 0 && <li class="muted">—</li>}
+        {toolCalls.map((call, index) => (
+          <li key={`${call.name}-${index}`} class="mono">
+            {call.name}({json(call.input)})
+          </li>
+        ))}
+      </ul>
+      <details>
+        <summary>
+          {t("monPrompt")} ({prompt.length})
+        </summary>
+        {prompt.map((message, index) => (
+          <div key={`${message.role}-${index}`} class="prompt-message">
+            <div class="role">{message.role}</div>
+            <pre>{promptText(message)}</pre>
+          </div>
+        ))}
+      </details>
+    </div>
+  );
+}
+
+function promptText(message: PromptMessage): string {
+  if (message.role === "tool") return json(message.results);
+  const calls = message.toolCalls?.map((call) => `${call.name}(${json(call.input)})`).join("\n");
+  return [message.content ?? "", calls ?? ""].filter(Boolean).join("\n");
+}
+
+function json(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value, null, 1);
+}

@@ -1,0 +1,92 @@
+import type { UsageRow } from "../types.ts";
+
+const COLORS = ["#5b4bb7", "#e07a5f", "#3d9970", "#f2b134", "#2a9df4", "#b5651d", "#8e44ad", "#16a085"];
+const WIDTH = 720;
+const HEIGHT = 220;
+const PAD = { left: 56, right: 8, top: 8, bottom: 28 };
+
+/** Tokens per day as stacked bars, one colour per model, drawn as plain SVG. */
+export function UsageChart({ rows, days, since }: { rows: UsageRow[]; days: number; since: string }) {
+  const dayList = Array.from({ length: days }, (_, index) =>
+    new Date(Date.parse(since) + index * 86_400_000).toISOString().slice(0, 10),
+  );
+  const models = [...new Set(rows.map((row) => `${row.provider}/${row.model}`))];
+  const totals = new Map<string, Map<string, number>>();
+  for (const row of rows) {
+    const perModel = totals.get(row.day) ?? new Map<string, number>();
+    const model = `${row.provider}/${row.model}`;
+    perModel.set(model, (perModel.get(model) ?? 0) + row.promptTokens + row.completionTokens);
+    totals.set(row.day, perModel);
+  }
+  const dayTotal = (day: string) => [...(totals.get(day)?.values() ?? [])].reduce((a, b) => a + b, 0);
+  const max = Math.max(1, ...dayList.map(dayTotal));
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const slot = plotWidth / dayList.length;
+  const barWidth = Math.max(2, slot * 0.7);
+  const y = (value: number) => PAD.top + plotHeight - (value / max) * plotHeight;
+  const labelEvery = Math.ceil(dayList.length / 8);
+
+  return (
+    <figure class="chart">
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label="tokens per day">
+        {[0, 0.5, 1].map((fraction) => (
+          <g key={fraction}>
+            <line
+              x1={PAD.left}
+              x2={WIDTH - PAD.right}
+              y1={y(max * fraction)}
+              y2={y(max * fraction)}
+              class="grid"
+            />
+            <text x={PAD.left - 6} y={y(max * fraction) + 4} text-anchor="end" class="axis">
+              {compact(max * fraction)}
+            </text>
+          </g>
+        ))}
+        {dayList.map((day, index) => {
+          let base = 0;
+          const x = PAD.left + index * slot + (slot - barWidth) / 2;
+          return (
+            <g key={day}>
+              {models.map((model, modelIndex) => {
+                const value = totals.get(day)?.get(model) ?? 0;
+                if (value === 0) return null;
+                const top = y(base + value);
+                const height = y(base) - top;
+                base += value;
+                return (
+                  <rect key={model} x={x} y={top} width={barWidth} height={height} fill={color(modelIndex)}>
+                    <title>{`${day} ${model}: ${value}`}</title>
+                  </rect>
+                );
+              })}
+              {index % labelEvery === 0 && (
+                <text x={x + barWidth / 2} y={HEIGHT - 8} text-anchor="middle" class="axis">
+                  {day.slice(5)}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption class="legend">
+        {models.map((model, index) => (
+          <span key={model}>
+            <i style={{ background: color(index) }} /> {model}
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}
+
+function color(index: number): string {
+  return COLORS[index % COLORS.length]!;
+}
+
+function compact(value: number): string {
+  if (value >= 1_000_000) return `${(value / 1_000_000).toFixed(1)}M`;
+  if (value >= 1_000) return `${(value / 1_000).toFixed(1)}k`;
+  return String(Math.round(value));
+}

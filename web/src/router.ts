@@ -1,0 +1,26 @@
+import { useEffect, useState } from "preact/hooks";
+
+/** A tiny history-API router: the server answers every console path with index.html. */
+const listeners = new Set<() => void>();
+
+export function navigate(path: string): void {
+  if (path === location.pathname + location.search) return;
+  history.pushState(null, "", path);
+  for (const listener of listeners) listener();
+}
+
+window.addEventListener("popstate", () => {
+  for (const listener of listeners) listener();
+});
+
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    return () => {
+      listeners.delete(update);
+    };
+  }, []);
+  return path;
+}
