@@ -2,6 +2,7 @@
 import { cpus } from "node:os";
 import { benchCommands } from "./commands.ts";
 import { benchIngest } from "./ingest.ts";
+import { benchLlama } from "./llama.ts";
 import { benchQuote } from "./quote.ts";
 import { benchTurns } from "./turns.ts";
 
@@ -11,5 +12,6 @@ if (!only || only === "ingest") results.ingest = await benchIngest();
 if (!only || only === "turns") results.turns = await benchTurns();
 if (!only || only === "quote") results.quote = await benchQuote();
 if (!only || only === "commands") results.commands = await benchCommands();
+if (!only || only === "llama") results.llama = await benchLlama();
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 process.exit(0);

@@ -77,6 +77,10 @@ await page.locator(".model-ref").first().getByRole("button").click();
 await page.locator(".test-result").first().waitFor();
 await shoot(page, "models");
 
+await nav(page, "插件");
+await page.locator("[data-plugin='dice'] summary").click();
+await shoot(page, "plugins");
+
 await nav(page, "配置");
 await page.locator("textarea[name=yaml]").waitFor();
 await shoot(page, "config");

@@ -190,8 +190,23 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     throw new Error(`adapters: the id "${playground.id}" is reserved for the console`);
   adapters.set(playground.id, playground);
   let listening = { host: config.server.host, port: config.server.port };
+  /** A reloaded config file (from the watcher, or at once after the console saved it). */
+  const applyConfig = (next: TsumugiConfig) => {
+    const diff = diffConfig(config, next);
+    if (diff.changedKeys.length === 0) return;
+    config = next;
+    llm = createLlm(next);
+    void local.models.retain(next.llm.providers);
+    batcher.updateSettings(next.chat.realtime);
+    void plugins.host.applySettings(next.plugins);
+    if (diff.restartRequired.length > 0) {
+      logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
+    }
+    logger.info({ keys: diff.changedKeys }, "config changes applied");
+  };
   registerConsoleApi(server.app, {
     config: () => config,
+    applyConfig,
     configFile: options.configFile,
     env: process.env,
     address: () => listening,
@@ -204,6 +219,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     usage: stores.usage,
     testModel: createModelTester((record) => stores.usage.record(record), logger),
     plugins: plugins.host,
+    localModels: local.service,
     logger,
   });
 
@@ -220,23 +236,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   }
 
   const stopWatching = options.configFile
-    ? watchConfigFile(
-        options.configFile,
-        (next) => {
-          const diff = diffConfig(config, next);
-          config = next;
-          llm = createLlm(next);
-          void local.models.retain(next.llm.providers);
-          batcher.updateSettings(next.chat.realtime);
-          void plugins.host.applySettings(next.plugins);
-          if (diff.restartRequired.length > 0) {
-            logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
-          }
-          logger.info({ keys: diff.changedKeys }, "config changes applied");
-        },
-        () => {},
-        logger,
-      )
+    ? watchConfigFile(options.configFile, applyConfig, () => {}, logger)
     : () => {};
 
   let stopping: Promise<void> | undefined;

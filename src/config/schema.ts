@@ -207,8 +207,12 @@ const llamaCppProviderSchema = Type.Object(
   {
     ...providerCommon,
     type: Type.Literal("llama-cpp"),
-    model: Type.String({ minLength: 1, description: "Path to the GGUF model file, run in-process." }),
-    threads: count("CPU threads; 0 lets llama.cpp choose", 0, 0),
+    model: Type.String({
+      minLength: 1,
+      description:
+        'GGUF model run in-process: a .gguf path, or a recommended model by name (e.g. "qwen2.5-1.5b-instruct-q4", fetched with npm run model -- pull).',
+    }),
+    threads: count("CPU threads; 0 means one per physical core (more only slows generation)", 0, 0),
     contextSize: count("Context window in tokens", 8192),
     gpu: Type.Unsafe<"auto" | false>({
       enum: ["auto", false],

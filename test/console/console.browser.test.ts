@@ -1,10 +1,12 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { launchBrowser } from "./browser.ts";
-import { WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weather-plugin.ts";
+import { singerPlugin, toneWav, WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weather-plugin.ts";
 
 const TOKEN = "browser-token";
 
@@ -17,6 +19,9 @@ describe("the console in a real browser", () => {
 
   beforeAll(async () => {
     sandbox.add("weather", { "index.ts": WEATHER_PLUGIN }, WEATHER_MANIFEST);
+    const singer = sandbox.add("singer", {});
+    writeFileSync(join(singer.dir, "tone.wav"), toneWav());
+    singer.write("index.ts", singerPlugin(join(singer.dir, "tone.wav")));
     browser = await launchBrowser();
     llm = await ScriptedLlmServer.start();
     bot = await startBot({
@@ -110,7 +115,7 @@ describe("the console in a real browser", () => {
 
   it("says plainly when no model is configured, and sets one up from the first-run page", async () => {
     const setupLlm = await ScriptedLlmServer.start();
-    const fresh = await startBot({ configFile: true });
+    const fresh = await startBot({ configFile: true, config: { plugins: { dirs: [] } } });
     try {
       const context = await browser.newContext({ locale: "en-US" });
       page = await context.newPage();
@@ -132,7 +137,7 @@ describe("the console in a real browser", () => {
       await expect.poll(() => page.locator(".banner.ok").textContent()).toContain(fresh.configFile!);
 
       await page.locator("nav").getByRole("link", { name: "Playground" }).click();
-      await expect.poll(async () => page.locator(".banner.warn").count(), { timeout: 8_000 }).toBe(0);
+      await expect.poll(async () => page.locator(".banner.warn").count()).toBe(0);
       setupLlm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "configured and talking" });
       await page.locator("textarea[name=message]").fill("hello");
       await page.locator("textarea[name=message]").press("Enter");
@@ -148,8 +153,10 @@ describe("the console in a real browser", () => {
     const tool = page.locator("[data-component='weather.get_weather'] input[type=checkbox]");
     await tool.waitFor();
     expect(await tool.isChecked()).toBe(true);
-    await tool.uncheck();
-    await expect.poll(() => tool.isChecked()).toBe(false);
+    // A click asks the server; the box shows the state the plugin host answers with.
+    await tool.click();
+    const settled = async () => ((await tool.isDisabled()) ? "busy" : await tool.isChecked());
+    await expect.poll(settled).toBe(false);
 
     await page.locator("nav").getByRole("link", { name: "试聊" }).click();
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "测试" } }] });
@@ -160,8 +167,8 @@ describe("the console in a real browser", () => {
     expect(llm.requests.at(-1)!.toolNames).not.toContain("get_weather");
 
     await page.locator("nav").getByRole("link", { name: "插件" }).click();
-    await tool.check();
-    await expect.poll(() => tool.isChecked()).toBe(true);
+    await tool.click();
+    await expect.poll(settled).toBe(true);
   });
 
   it("edits a plugin's config through the form generated from its schema", async () => {
@@ -182,7 +189,22 @@ describe("the console in a real browser", () => {
     const response = await fetch(`${bot.baseUrl}/api/plugins`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     });
-    const plugins = (await response.json()) as { plugins: Array<{ config: unknown }> };
-    expect(plugins.plugins[0].config).toEqual({ units: "f", max_cities: 5 });
+    const plugins = (await response.json()) as { plugins: Array<{ id: string; config: unknown }> };
+    expect(plugins.plugins.find((plugin) => plugin.id === "weather")?.config).toEqual({
+      units: "f",
+      max_cities: 5,
+    });
+  });
+
+  it("plays a voice reply in the page", async () => {
+    await openLoggedIn("/playground");
+    llm.enqueue({ toolCalls: [{ name: "sing", arguments: {} }] });
+    await page.locator("textarea[name=message]").fill("唱首歌吧");
+    await page.locator("textarea[name=message]").press("Enter");
+    const voice = page.locator(".bubble-row.bot audio.voice").last();
+    await voice.waitFor();
+    expect(await voice.getAttribute("src")).toMatch(/^data:audio\/wav;base64,UklGR/);
+    // The browser decoded it: a 0.3 s tone has a duration.
+    await page.waitForFunction("document.querySelector('.bubble-row.bot audio.voice')?.duration > 0.2");
   });
 });

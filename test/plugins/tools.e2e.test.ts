@@ -55,6 +55,8 @@ describe("plugin tools in the planner loop (seed 004, DESIGN §5)", () => {
 
   it("sends a tool's object back to the planner, which then replies", async () => {
     sandbox = new PluginSandbox();
+    // Outside the project folder, with no package.json: `tsumugi/sdk` still resolves.
+    expect(sandbox.root.startsWith(process.cwd())).toBe(false);
     sandbox.add("weather", { "index.ts": weatherPlugin() });
     await start();
     llm.enqueue(

@@ -85,6 +85,7 @@ const TEXT = {
   monToolResult: ["工具结果", "Tool result"],
   monText: ["模型文字", "Model text"],
   monSent: ["已发送", "Sent"],
+  monHook: ["钩子决定", "Hook decision"],
   monFinished: ["回合结束", "Turn finished"],
   monStarted: ["回合开始", "Turn started"],
   monWhySilent: ["为什么没有回复", "Why it stayed silent"],
@@ -151,6 +152,19 @@ const TEXT = {
   setupTestFail: ["测试失败：", "Test failed:"],
   setupSaved: ["已保存到 {file}。现在可以去试聊了。", "Saved to {file}. You can now chat in the playground."],
   setupGoPlayground: ["去试聊", "Go to the playground"],
+  localTitle: ["本地模型（不需要 API 密钥）", "Local model (no API key)"],
+  localIntro: [
+    "在本机运行一个小模型：免费、私密，下载一次后可离线使用；比大模型慢、也更简单。",
+    "Runs a small model on this machine: free, private, offline after one download; slower and simpler than large API models.",
+  ],
+  localDownload: ["下载并使用（{size}）", "Download and use ({size})"],
+  localUse: ["使用这个模型", "Use this model"],
+  localRuntime: ["正在安装本地模型运行库…", "Installing the local model runtime…"],
+  localProgress: ["{received} / {total}，{speed}/s，剩余 {eta}", "{received} / {total}, {speed}/s, {eta} left"],
+  localStatus: [
+    "{model}：{state}，内存 {memory}，{speed} token/s",
+    "{model}: {state}, memory {memory}, {speed} tokens/s",
+  ],
 
   connectTitle: ["连接 QQ（NapCat、LLOneBot、Lagrange…）", "Connect QQ (NapCat, LLOneBot, Lagrange…)"],
   connectIntro: [

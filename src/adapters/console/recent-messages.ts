@@ -1,21 +1,26 @@
 import type { ChatMessage } from "../../message/inbound.ts";
 
-/** How many playground messages `get_msg` can find; older ones are forgotten. */
-const CAPACITY = 2_000;
+/** How many playground messages `get_msg` can find, and how much of them (pictures and voice inline) is kept. */
+const MAX_MESSAGES = 2_000;
+const MAX_BYTES = 32 * 1024 * 1024;
 
-/** The newest playground messages by id, bounded so a long session cannot grow memory. */
+/** The newest playground messages by id, bounded in count and size so memory stays bounded. */
 export class RecentMessages {
-  private readonly byId = new Map<string, ChatMessage>();
+  private readonly byId = new Map<string, { message: ChatMessage; bytes: number }>();
+  private bytes = 0;
 
   add(message: ChatMessage): void {
-    this.byId.set(message.messageId, message);
-    if (this.byId.size > CAPACITY) {
-      const oldest = this.byId.keys().next().value;
-      if (oldest !== undefined) this.byId.delete(oldest);
+    const bytes = JSON.stringify(message.segments).length;
+    this.byId.set(message.messageId, { message, bytes });
+    this.bytes += bytes;
+    while (this.byId.size > MAX_MESSAGES || this.bytes > MAX_BYTES) {
+      const [oldestId, oldest] = this.byId.entries().next().value!;
+      this.byId.delete(oldestId);
+      this.bytes -= oldest.bytes;
     }
   }
 
   get(messageId: string): ChatMessage | undefined {
-    return this.byId.get(messageId);
+    return this.byId.get(messageId)?.message;
   }
 }

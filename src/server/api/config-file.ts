@@ -126,7 +126,9 @@ export interface ModelSetup {
   providerId: string;
   type: string;
   baseUrl?: string;
-  apiKey: string;
+  /** Remote providers only. */
+  apiKey?: string;
+  /** The model name on the provider; for `llama-cpp`, the GGUF path or recommended model. */
   model: string;
 }
 
@@ -137,8 +139,11 @@ export interface ModelSetup {
 export function withModelSetup(text: string, setup: ModelSetup): string {
   const document = parseDocument(text);
   const provider: Record<string, string> = { id: setup.providerId, type: setup.type };
-  if (setup.baseUrl) provider.baseUrl = setup.baseUrl;
-  provider.apiKey = setup.apiKey;
+  if (setup.type === "llama-cpp") provider.model = setup.model;
+  else {
+    if (setup.baseUrl) provider.baseUrl = setup.baseUrl;
+    provider.apiKey = setup.apiKey ?? "";
+  }
   const providers = document.getIn(["llm", "providers"]);
   const index = isSeq(providers)
     ? providers.items.findIndex((item) => isMap(item) && item.get("id") === setup.providerId)

@@ -33,7 +33,9 @@ export function registerConfigRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
     const saved = saveConfigText(file, restored.text, deps.env);
     if (!saved.ok) return reply.code(400).send({ problems: saved.problems });
     deps.logger.info({ file }, "config saved from the console");
-    return { saved: true, ...diffConfig(deps.config(), saved.config) };
+    const diff = diffConfig(deps.config(), saved.config);
+    deps.applyConfig(saved.config);
+    return { saved: true, ...diff };
   });
 }
 

@@ -1,6 +1,7 @@
 import type { ConsoleAdapter } from "../../adapters/console/console-adapter.ts";
 import type { TsumugiConfig } from "../../config/schema.ts";
 import type { Logger } from "../../log/logger.ts";
+import type { LocalModelService } from "../../models/local-model-service.ts";
 import type { MonitorEventStore } from "../../monitor/event-store.ts";
 import type { MonitorHub } from "../../monitor/monitor.ts";
 import type { PluginHost } from "../../plugins/plugin-host.ts";
@@ -12,6 +13,8 @@ import type { ModelTester } from "./model-test.ts";
 export interface ConsoleApiDeps {
   /** The config in force (it changes on reload). */
   config: () => TsumugiConfig;
+  /** Applies a config the console just saved, without waiting for the file watcher. */
+  applyConfig: (next: TsumugiConfig) => void;
   /** The file the console edits and the watcher reloads; undefined makes the config read-only. */
   configFile: string | undefined;
   /** Source of `${VAR}` expansion when checking an edited config. */
@@ -27,6 +30,8 @@ export interface ConsoleApiDeps {
   usage: UsageStore;
   testModel: ModelTester;
   plugins: PluginConsole;
+  /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
+  localModels: Pick<LocalModelService, "snapshot" | "pull">;
   logger: Logger;
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { registerChatRoutes } from "./chats-routes.ts";
 import { registerConfigRoutes } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
+import { registerLocalModelRoutes } from "./local-model-routes.ts";
 import { registerModelRoutes } from "./models-routes.ts";
 import { registerMonitorRoutes } from "./monitor-routes.ts";
 import { registerPlaygroundRoutes } from "./playground-routes.ts";
@@ -17,6 +18,7 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerModelRoutes(app, deps);
   registerConfigRoutes(app, deps);
   registerSetupRoutes(app, deps);
+  registerLocalModelRoutes(app, deps);
   registerChatRoutes(app, deps);
   registerPluginRoutes(app, deps);
 }

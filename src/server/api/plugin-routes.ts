@@ -72,8 +72,11 @@ export function registerPluginRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
     const file = deps.configFile;
     if (file === undefined) return false;
     const saved = saveConfigText(file, withPluginSetting(readConfigText(file), change), deps.env);
-    if (!saved.ok)
+    if (!saved.ok) {
       deps.logger.warn({ file, problems: saved.problems }, "plugin change not written to the config");
-    return saved.ok;
+      return false;
+    }
+    deps.applyConfig(saved.config);
+    return true;
   }
 }

@@ -41,6 +41,7 @@ export function registerSetupRoutes(app: FastifyInstance, deps: ConsoleApiDeps):
     const saved = saveConfigText(file, text, deps.env);
     if (!saved.ok) return reply.code(400).send({ problems: saved.problems });
     deps.logger.info({ file, provider: body.providerId, model: body.model }, "model saved from the console");
+    deps.applyConfig(saved.config);
     return { saved: true, file };
   });
 

@@ -66,6 +66,8 @@ function SessionHistory({ sessionId }: { sessionId: string }) {
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [more, setMore] = useState(false);
 
+  const lookup = (messageId: string) => messages.find((message) => message.messageId === messageId);
+
   const load = async (before?: number) => {
     const path = withQuery("/api/chats/messages", { sessionId, search, before, limit: PAGE });
     const answer = await api.get<{ messages: ChatMessage[] }>(path);
@@ -100,7 +102,8 @@ function SessionHistory({ sessionId }: { sessionId: string }) {
         {messages.map((message) => (
           <li key={message.rowId} class={message.fromSelf ? "from-bot" : ""}>
             <span class="muted small">{formatTime(message.time)}</span> <strong>{message.senderName}</strong>{" "}
-            <span class="muted small">({message.userId})</span>: <Segments segments={message.segments} />
+            <span class="muted small">({message.userId})</span>:{" "}
+            <Segments segments={message.segments} lookup={lookup} />
           </li>
         ))}
       </ul>

@@ -70,6 +70,25 @@ function EventBody({ event, messages }: { event: MonitorEvent; messages: ChatMes
           <pre>{json(data.output)}</pre>
         </div>
       );
+    case "hook.decision":
+      return (
+        <div>
+          <div>
+            {t("monHook")}: <span class="mono">{String(data.event)}</span>
+            {data.tool ? <span class="mono"> · {String(data.tool)}</span> : null} →{" "}
+            <strong class={`decision ${String(data.decision)}`}>{String(data.decision)}</strong>
+            {data.by ? <span class="muted small"> ({String(data.by)})</span> : null}
+          </div>
+          {data.message ? <p class="why">{String(data.message)}</p> : null}
+          <ul class="plain small">
+            {((data.hooks ?? []) as Array<{ hook: string; decision: string | null }>).map((hook) => (
+              <li key={hook.hook} class="mono">
+                {hook.hook}: {hook.decision ?? "—"}
+              </li>
+            ))}
+          </ul>
+        </div>
+      );
     case "message.sent":
       return (
         <div>
