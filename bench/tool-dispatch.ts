@@ -11,6 +11,7 @@ import { Ajv } from "ajv";
 import { EnricherRegistry } from "../src/agent/enrichers.ts";
 import { HookRegistry, HookRunner } from "../src/agent/hooks.ts";
 import { ApprovalService } from "../src/agent/hooks-approval.ts";
+import { SystemPartsRegistry } from "../src/agent/system-parts.ts";
 import { ToolRegistry } from "../src/agent/tool-registry.ts";
 import { TurnPlugins } from "../src/agent/turn-plugins.ts";
 import { createLogger } from "../src/log/logger.ts";
@@ -21,6 +22,7 @@ import { CommandRegistry } from "../src/plugins/command-dispatcher.ts";
 import { PluginModuleLoader } from "../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../src/plugins/node-runtime.ts";
 import { PluginHost } from "../src/plugins/plugin-host.ts";
+import { ReplyExtensionRegistry } from "../src/reply/extension-registry.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
 import type { MessageStore } from "../src/store/types.ts";
 import { round } from "./child.ts";
@@ -53,6 +55,7 @@ export async function measureToolDispatch(): Promise<{
     command: new CommandRegistry(),
     hook: new HookRegistry(),
     enricher: new EnricherRegistry(),
+    reply_extension: new ReplyExtensionRegistry(),
   };
   const host = new PluginHost({
     settings: { dirs: [root], disabled: [], config: {} },
@@ -67,6 +70,7 @@ export async function measureToolDispatch(): Promise<{
     tools: registries.tool,
     hooks: new HookRunner(registries.hook, new MonitorHub(), logger),
     enrichers: registries.enricher,
+    systemParts: new SystemPartsRegistry(),
     approvals: new ApprovalService(),
     contexts: new CallContextFactory({
       outbox: {} as Outbox,

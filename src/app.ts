@@ -24,6 +24,9 @@ import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
 import { isTimelineEvent } from "./monitor/timeline-filter.ts";
 import { createPluginSystem } from "./plugins/plugin-system.ts";
+import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
+import { STDIO_PLATFORM } from "./plugins/stdio/channel-session.ts";
+import { ReplyExtensionRunner } from "./reply/extension-runner.ts";
 import { Outbox } from "./reply/outbox.ts";
 import { registerConsoleApi } from "./server/api/index.ts";
 import { createModelTester } from "./server/api/model-test.ts";
@@ -99,8 +102,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  // Stdio channel plugins' chats enter the pipeline like any platform's (`chat` exists before plugins start).
+  const stdioChannels = new StdioChannelAdapter((message) => chat.ingest(message));
   const plugins = createPluginSystem({
     settings: config.plugins,
+    channels: stdioChannels,
     outbox,
     adapterById: (id) => adapters.get(id),
     messages,
@@ -117,6 +123,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     quotes,
     settings: () => agentSettings(config),
     plugins: plugins.turns,
+    replyExtensions: new ReplyExtensionRunner({
+      registry: plugins.registries.replyExtensions,
+      monitor,
+      logger,
+    }),
     monitor,
     logger,
   });
@@ -189,6 +200,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   if (adapters.has(playground.id))
     throw new Error(`adapters: the id "${playground.id}" is reserved for the console`);
   adapters.set(playground.id, playground);
+  if (adapters.has(stdioChannels.id))
+    throw new Error(`adapters: the id "${stdioChannels.id}" is reserved for stdio channel plugins`);
+  adapters.set(stdioChannels.id, stdioChannels);
   let listening = { host: config.server.host, port: config.server.port };
   /** A reloaded config file (from the watcher, or at once after the console saved it). */
   const applyConfig = (next: TsumugiConfig) => {
@@ -299,7 +313,8 @@ function triggerSettings(config: TsumugiConfig): TriggerSettings {
 function healthReport(adapters: Map<string, ChatAdapter>): HealthReport {
   const report: HealthReport = { status: "ok", adapters: [] };
   for (const adapter of adapters.values()) {
-    if (adapter.platform === CONSOLE_PLATFORM) continue; // always there; not a platform connection
+    // Always there, not platform connections: the console playground and stdio channel plugins.
+    if (adapter.platform === CONSOLE_PLATFORM || adapter.platform === STDIO_PLATFORM) continue;
     const accounts = adapter.accounts();
     if (accounts.length === 0) report.adapters.push({ id: adapter.id, selfId: null, connected: false });
     for (const account of accounts) {

@@ -8,6 +8,8 @@ export interface SendTarget {
   chatType: ChatType;
   /** Group id for group chats, user id for private chats. */
   peerId: string;
+  /** The session the message belongs to (stdio channels address their chats by it). */
+  sessionId?: string;
 }
 
 export interface AccountStatus {

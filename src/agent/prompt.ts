@@ -22,6 +22,8 @@ export interface TurnPromptInput {
   newLines: string[];
   /** What the newest quoting message quotes and forwards (seed 003's block), shown before the new messages. */
   quoteBlock?: string;
+  /** The channel's system prompt parts (stdio `channel_prompt`), ordered by key; stable, so after the rules. */
+  systemParts?: string[];
   /**
    * Planner only: enricher sections (each under a heading naming enricher and plugin). They
    * change per turn, so they go after the rules and leave the cached prefix intact.
@@ -66,7 +68,12 @@ export function plannerMessages(input: TurnPromptInput): LlmMessage[] {
   return [
     {
       role: "system",
-      content: [identityText(input.identity), PLANNER_RULES, ...(input.enrichments ?? [])].join("\n\n"),
+      content: [
+        identityText(input.identity),
+        PLANNER_RULES,
+        ...(input.systemParts ?? []),
+        ...(input.enrichments ?? []),
+      ].join("\n\n"),
     },
     { role: "user", content: conversationText(input, "请决定你的行动。") },
   ];
@@ -91,7 +98,10 @@ export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
   const extras = input.extraPrompts.length > 0 ? `\n\n${input.extraPrompts.join("\n")}` : "";
   const intent = input.intent ? `\n你想表达的要点：${input.intent}` : "";
   return [
-    { role: "system", content: `${identityText(input.identity)}\n\n${REPLYER_RULES}` },
+    {
+      role: "system",
+      content: [identityText(input.identity), REPLYER_RULES, ...(input.systemParts ?? [])].join("\n\n"),
+    },
     {
       role: "user",
       content: conversationText(input, `你要回复的是：${input.targetLine}${intent}${extras}\n请写出回复。`),

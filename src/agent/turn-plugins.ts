@@ -10,6 +10,7 @@ import type { HookInput } from "../sdk/types.ts";
 import { collectEnrichments, type EnricherRegistry } from "./enrichers.ts";
 import type { HookRunner } from "./hooks.ts";
 import type { ApprovalService } from "./hooks-approval.ts";
+import type { SystemPartsRegistry } from "./system-parts.ts";
 import { executeTool, type ToolOutcome } from "./tool-executor.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
 
@@ -17,6 +18,8 @@ export interface TurnPluginsDeps {
   tools: ToolRegistry;
   hooks: HookRunner;
   enrichers: EnricherRegistry;
+  /** Channel prompt parts (stdio `channel_prompt`). */
+  systemParts: SystemPartsRegistry;
   approvals: ApprovalService;
   contexts: CallContextFactory;
   logger: Logger;
@@ -71,6 +74,11 @@ export class TurnPluginScope {
 
   findTool(call: LlmToolCall): ToolComponent | undefined {
     return this.call ? this.deps.tools.find(call, this.session) : undefined;
+  }
+
+  /** The system prompt parts this session's channel declared, ordered by key. */
+  systemParts(): string[] {
+    return this.deps.systemParts.forSession(this.session.sessionId);
   }
 
   /** SessionStart (first turn of the session) and UserPromptSubmit, then the enrichers' sections. */
@@ -148,6 +156,14 @@ export class TurnPluginScope {
     if (failure === undefined)
       await this.hook({ event: "PostToolUse", ...base, tool_output: output }, context);
     else await this.hook({ event: "PostToolUseFailure", ...base, error: failure }, context);
+  }
+
+  /**
+   * PreReplyGenerate: hooks see what the replyer is about to be asked, the reply extensions'
+   * `extra_prompt` included; their decisions change nothing.
+   */
+  async generating(input: Pick<HookInput, "reply_message_id" | "intent" | "extra_prompt">): Promise<void> {
+    if (this.call) await this.hook({ event: "PreReplyGenerate", ...input }, this.call);
   }
 
   /** AgentStop, told how the turn ended. */

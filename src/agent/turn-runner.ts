@@ -5,10 +5,11 @@ import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmToolResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { Segment } from "../message/segment.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ToolComponent } from "../plugins/components.ts";
+import type { ReplyExtensionRunner } from "../reply/extension-runner.ts";
 import type { Outbox } from "../reply/outbox.ts";
+import { type OutgoingReply, textReplies } from "../reply/reply-group.ts";
 import type { MessageStore, TurnRecord, TurnStatus, TurnStore } from "../store/types.ts";
 import {
   builtinToolSpecs,
@@ -56,6 +57,8 @@ export interface TurnRunnerDeps {
   settings: () => AgentSettings;
   /** Plugin tools, enrichers and hooks. */
   plugins: TurnPlugins;
+  /** Reply extensions (seeds 000/001): `plugin_options` of the reply tool, prepare and before_send. */
+  replyExtensions: ReplyExtensionRunner;
   monitor: Monitor;
   logger: Logger;
 }
@@ -153,6 +156,8 @@ class Turn {
   private quoteBlock: string | undefined;
   /** Enricher sections for the planner's system prompt, gathered once per turn. */
   private enrichments: string[] = [];
+  /** The channel's system prompt parts, read once per turn. */
+  private systemParts: string[] = [];
 
   constructor(
     private readonly replyId: string,
@@ -174,12 +179,14 @@ class Turn {
 
   async plan(): Promise<TurnOutcome> {
     await this.resolveQuote();
+    this.systemParts = this.plugins.systemParts();
     this.enrichments = await this.plugins.start();
     let conversation: LlmMessage[] = plannerMessages(this.promptInput());
     let replans = 0;
     for (let round = 1; round <= this.settings.maxRounds; round++) {
       // Per round: a plugin component disabled meanwhile is gone from the next request.
-      const tools = [...builtinToolSpecs(), ...this.plugins.toolSpecs()];
+      const pluginOptions = this.deps.replyExtensions.optionsSchema(this.plugins.session);
+      const tools = [...builtinToolSpecs(pluginOptions), ...this.plugins.toolSpecs()];
       const result = await this.deps.llm.generate({
         task: "planner",
         messages: conversation,
@@ -266,7 +273,7 @@ class Turn {
     const kind = this.batch.kind === "digest" ? "digest" : "summary";
     const { task, maxTranscriptChars } = this.settings[kind];
     if (kind === "summary" && this.batch.messages.length === 0) {
-      await this.send(["最近没有可以总结的聊天记录。"], undefined);
+      await this.send(textReplies(["最近没有可以总结的聊天记录。"]), undefined);
       return { status: "replied", reason: "summary: nothing to summarise" };
     }
     const selfName = this.settings.identity.name;
@@ -309,7 +316,7 @@ class Turn {
     if (kind === "digest" && isSkipAnswer(result.text)) return { status: "silent", reason: "digest: SKIP" };
     const chunks = splitText(result.text, this.settings.textChunkLimit);
     if (chunks.length === 0) return { status: "silent", reason: `${kind}: the model wrote nothing` };
-    await this.send(chunks, undefined);
+    await this.send(textReplies(chunks), undefined);
     return {
       status: "replied",
       reason: `${kind} of ${input.transcriptLines.length} messages`,
@@ -365,7 +372,7 @@ class Turn {
   ): Promise<ToolRun> {
     switch (call.name) {
       case REPLY_TOOL:
-        return this.reply(input, plannerText);
+        return this.reply(call, input, plannerText);
       case NO_REPLY_TOOL: {
         const reason = typeof input.reason === "string" && input.reason ? input.reason : "no reason given";
         return { output: { output: "ok" }, outcome: { status: "silent", reason: `no_reply: ${reason}` } };
@@ -410,6 +417,7 @@ class Turn {
   }
 
   private async reply(
+    call: LlmToolCall,
     input: Record<string, unknown>,
     plannerText: string,
   ): Promise<{ output: Pick<LlmToolResult, "output" | "isError">; outcome?: TurnOutcome }> {
@@ -423,41 +431,65 @@ class Turn {
     const target = this.findTarget(args.msg_id === undefined ? undefined : String(args.msg_id));
     if (!target)
       return this.invalid(REPLY_TOOL, `no message with msg_id ${String(args.msg_id)} in this chat`);
+    // Reply extensions: the model is told about bad plugin_options before anything is generated.
+    const selection = this.deps.replyExtensions.select(args.plugin_options, this.plugins.session);
+    if (!selection.ok) return this.invalid(REPLY_TOOL, selection.problem);
+    const extensions = this.deps.replyExtensions.chain(
+      { replyId: this.replyId, callId: call.id, target, signal: this.signal },
+      selection.selected,
+    );
+    const extraPrompts = await extensions.prepare();
     const intent = typeof args.intent === "string" && args.intent ? args.intent : plannerText || undefined;
+    await this.plugins.generating({
+      reply_message_id: target.messageId,
+      ...(intent === undefined ? {} : { intent }),
+      extra_prompt: extraPrompts.join("\n"),
+    });
     const written = await this.deps.llm.generate({
       task: "replyer",
       messages: replyerMessages({
         ...this.promptInput(),
         targetLine: formatMessageLine(target, { selfName: this.settings.identity.name }),
         intent,
-        extraPrompts: [],
+        extraPrompts,
       }),
       signal: this.signal,
       replyId: this.replyId,
     });
     const chunks = splitText(written.text, this.settings.textChunkLimit);
     if (chunks.length === 0) throw new TurnFailure("replyer returned no text");
-    await this.send(chunks, args.set_quote === true ? target.messageId : undefined);
+    // Every failure before this point sends nothing: the group is complete before the first send.
+    const group = await extensions.beforeSend(written.text.trim(), chunks);
+    await this.send(group, args.set_quote === true ? target.messageId : undefined);
     return {
       output: { output: { sent: true, message_ids: this.sentMessageIds } },
       outcome: { status: "replied", reason: `replied to ${target.messageId}` },
     };
   }
 
-  private async send(chunks: string[], quoteId: string | undefined): Promise<void> {
+  /**
+   * Sends a reply's messages in order. The first quotes `quoteId` (the reply's set_quote); a
+   * later one quotes the message sent before it when it asks to (`quote_previous`).
+   */
+  private async send(group: OutgoingReply[], quoteId: string | undefined): Promise<void> {
     const origin =
       this.batch.requestedBy ??
       this.batch.messages.find((message) => !message.fromSelf) ??
       this.batch.messages[0]!;
-    for (const [index, chunk] of chunks.entries()) {
-      const segments: Segment[] = [{ type: "text", data: { text: chunk } }];
-      if (index === 0 && quoteId !== undefined) segments.unshift({ type: "reply", data: { id: quoteId } });
+    let previous: string | undefined;
+    for (const [index, message] of group.entries()) {
+      const quote = index === 0 ? quoteId : message.quotePrevious ? previous : undefined;
+      const segments =
+        quote === undefined
+          ? message.segments
+          : [{ type: "reply" as const, data: { id: quote } }, ...message.segments];
       try {
         const sent = await this.deps.outbox.send(origin, segments, this.replyId);
         this.sentMessageIds.push(sent.messageId);
+        previous = sent.messageId;
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        throw new TurnFailure(`sending failed after ${index} of ${chunks.length} messages: ${why}`);
+        throw new TurnFailure(`sending failed after ${index} of ${group.length} messages: ${why}`);
       }
     }
   }
@@ -534,6 +566,7 @@ class Turn {
       ),
       newLines: this.batch.messages.map((message) => this.newLine(message)),
       quoteBlock: this.quoteBlock,
+      systemParts: this.systemParts,
       enrichments: this.enrichments,
       now: Date.now(),
     };

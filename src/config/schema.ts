@@ -212,7 +212,11 @@ const llamaCppProviderSchema = Type.Object(
       description:
         'GGUF model run in-process: a .gguf path, or a recommended model by name (e.g. "qwen2.5-1.5b-instruct-q4", fetched with npm run model -- pull).',
     }),
-    threads: count("CPU threads; 0 means one per physical core (more only slows generation)", 0, 0),
+    threads: count(
+      "CPU threads; 0 means one per physical core but one, which the bot itself needs (more only slows generation)",
+      0,
+      0,
+    ),
     contextSize: count("Context window in tokens", 8192),
     gpu: Type.Unsafe<"auto" | false>({
       enum: ["auto", false],

@@ -107,7 +107,7 @@ export interface LlamaCppProviderConfig {
   type: "llama-cpp";
   /** A `.gguf` path or the name of a recommended model downloaded into the data directory. */
   model: string;
-  /** CPU threads; 0 means one per physical core. */
+  /** CPU threads; 0 means one per physical core but one. */
   threads: number;
   contextSize: number;
   gpu: "auto" | false;

@@ -36,11 +36,12 @@ const HOOK_EVENTS: readonly HookEventName[] = [
   "UserPromptSubmit",
   "AgentStop",
   "SessionStart",
+  "PreReplyGenerate",
 ];
 const TOOL_EVENTS = new Set<HookEventName>(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
 const COMPONENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-interface Identity {
+export interface Identity {
   pluginId: string;
   name: string;
 }
@@ -167,14 +168,16 @@ export function buildEnricher(
   };
 }
 
-function describe(kind: string, identity: Identity): string {
+/** Checks the component name; returns "kind pluginId.name" for error messages. */
+export function describe(kind: string, identity: Identity): string {
   if (!COMPONENT_NAME.test(identity.name)) {
     throw new Error(`${kind} name "${identity.name}" must be 1-64 letters, digits, _ or -`);
   }
   return `${kind} ${identity.pluginId}.${identity.name}`;
 }
 
-function base(identity: Identity, description: string, options: ComponentOptions) {
+/** The fields every component has: names, description and scope. */
+export function base(identity: Identity, description: string, options: ComponentOptions) {
   return {
     pluginId: identity.pluginId,
     name: identity.name,
@@ -197,7 +200,8 @@ function scopeOf(options: ComponentOptions, where: string): ComponentScope {
   return { chatScope, allowedSessions: [...allowed] };
 }
 
-function timeout(value: number | undefined, fallback: number, where: string): number {
+/** A declared timeout_ms (a positive integer) or the fallback. */
+export function timeout(value: number | undefined, fallback: number, where: string): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0)
     throw new Error(`${where}: timeout_ms must be a positive integer`);

@@ -29,6 +29,11 @@ export class ComponentRegistry<T extends Component> {
     return this.ordered;
   }
 
+  /** The registration under a full name, if any. */
+  get(fullName: string): T | undefined {
+    return this.items.get(fullName);
+  }
+
   get size(): number {
     return this.items.size;
   }

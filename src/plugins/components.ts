@@ -14,6 +14,7 @@ import type {
   JsonSchema,
   OutgoingMessage,
   PluginEvent,
+  ReplyExtensionPayload,
 } from "../sdk/types.ts";
 
 export type Disposer = () => void;
@@ -22,6 +23,8 @@ export interface ComponentScope {
   chatScope: ChatScope;
   /** Session ids or their `group:<id>` / `private:<id>` tails; undefined = every session. */
   allowedSessions?: string[];
+  /** Only sessions whose id starts with this: the tools a stdio channel declares for its own chats. */
+  sessionPrefix?: string;
 }
 
 /** The session a request comes from. */
@@ -92,12 +95,33 @@ export interface EnricherComponent extends ComponentBase {
   invoke(call: CallContext): Promise<string | undefined>;
 }
 
-export type Component = ToolComponent | CommandComponent | HookComponent | EnricherComponent;
+/**
+ * A reply extension (seeds 000/001, DESIGN §7). `invoke` takes the snake_case payload and
+ * resolves with whatever the handler returned; the reply stage checks it.
+ */
+export interface ReplyExtensionComponent extends ComponentBase {
+  kind: "reply_extension";
+  /** Object JSON Schema of the parameters: the value of `plugin_options["pluginId.name"]`. */
+  parameters: JsonSchema;
+  priority: number;
+  timeoutMs: number;
+  /** Checks (and fills defaults into) parameters; returns the problem, or undefined when valid. */
+  validate(parameters: Record<string, unknown>): string | undefined;
+  invoke(payload: ReplyExtensionPayload, call: { signal: AbortSignal }): Promise<unknown>;
+}
+
+export type Component =
+  | ToolComponent
+  | CommandComponent
+  | HookComponent
+  | EnricherComponent
+  | ReplyExtensionComponent;
 export type ComponentKind = Component["kind"];
 
 /** Whether a component applies to a session (chat_scope, allowed_session). */
 export function inScope(scope: ComponentScope, session: SessionRef): boolean {
   if (scope.chatScope !== "all" && scope.chatScope !== session.chatType) return false;
+  if (scope.sessionPrefix !== undefined && !session.sessionId.startsWith(scope.sessionPrefix)) return false;
   if (!scope.allowedSessions) return true;
   return scope.allowedSessions.some(
     (allowed) => allowed === session.sessionId || session.sessionId.endsWith(`:${allowed}`),

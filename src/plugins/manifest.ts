@@ -20,6 +20,10 @@ export interface PluginManifest {
   timeout: number;
   /** JSON Schema of `plugins.config.<id>`. */
   config: JsonSchema;
+  /** stdio: start the process again after a crash or a timeout (with exponential backoff). Default true. */
+  autoRetry: boolean;
+  /** stdio: activation attempts in a row before giving up; 0 = unlimited (default). */
+  maxRetries: number;
 }
 
 export const PLUGIN_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -38,6 +42,8 @@ const manifestSchema = {
     sdk: { type: "string", minLength: 1 },
     timeout: { type: "integer", minimum: 1, default: DEFAULT_TIMEOUT_MS },
     config: { type: "object", default: { type: "object", properties: {} } },
+    autoRetry: { type: "boolean", default: true },
+    maxRetries: { type: "integer", minimum: 0, default: 0 },
   },
 };
 
@@ -84,6 +90,9 @@ export async function readManifest(dir: string, ajv: Ajv): Promise<ManifestResul
     (isAbsolute(manifest.entry) || normalize(manifest.entry).startsWith(".."))
   ) {
     problems.push(`entry "${manifest.entry}" must be a path inside the plugin folder`);
+  }
+  if (manifest.runtime === "stdio" && !manifest.entry.trim()) {
+    problems.push('entry must be a command line such as "python3 plugin.py"');
   }
   try {
     ajv.compile(manifest.config);

@@ -1,3 +1,4 @@
+import { buildReplyExtension } from "../reply/extension-builder.ts";
 import { isPluginClass, type Plugin } from "../sdk/plugin.ts";
 import { ATTACH, DECLARATIONS, type Declaration } from "../sdk/protocol.ts";
 import type { HookResult, OutgoingMessage, PluginLogger } from "../sdk/types.ts";
@@ -92,6 +93,10 @@ function componentOf(
           (await method.call(instance, { ...context(call), reply_id: call.replyId ?? "" })) as
             | string
             | undefined,
+      );
+    case "reply_extension":
+      return buildReplyExtension(identity, declaration.options, request.ajv, async (payload, call) =>
+        method.call(instance, payload, { config: request.config(), logger, signal: call.signal }),
       );
   }
 }

@@ -9,7 +9,7 @@ import { type PluginManifest, readManifest } from "./manifest.ts";
 import { validatePluginConfig } from "./plugin-config.ts";
 import { discoverPluginFolders } from "./plugin-discovery.ts";
 import { watchPluginFolders } from "./plugin-watcher.ts";
-import type { LoadedPlugin, PluginRuntime } from "./runtime.ts";
+import type { LoadedPlugin, PluginRuntime, RuntimeDetails } from "./runtime.ts";
 
 /** The `plugins` section of the bot config. */
 export interface PluginSettings {
@@ -31,7 +31,7 @@ export interface ComponentStatus {
   error?: string;
 }
 
-export interface PluginStatus {
+export interface PluginStatus extends RuntimeDetails {
   /** The manifest id; the folder name when the manifest could not be read. */
   id: string;
   dir: string;
@@ -128,8 +128,9 @@ export class PluginHost {
   stop(): Promise<void> {
     this.stopped = true;
     this.stopWatching();
+    // Concurrently: a stdio plugin may take its whole deactivation grace to exit.
     return this.serial(async () => {
-      for (const record of this.records.values()) await this.deactivate(record, 0);
+      await Promise.all([...this.records.values()].map((record) => this.deactivate(record, 0)));
     });
   }
 
@@ -262,6 +263,8 @@ export class PluginHost {
     }
     try {
       record.config = this.validConfig(manifest, record.id);
+      // Set once the load returns: a runtime's change reports count only while its version is the active one.
+      let current: LoadedPlugin | undefined;
       const loaded = await this.runtime(manifest).load({
         manifest,
         dir: record.dir,
@@ -269,7 +272,14 @@ export class PluginHost {
         logger: this.deps.logger.child({ plugin: manifest.id }),
         refreshTools: () => this.refresh(),
         ajv: this.deps.ajv,
+        componentsChanged: () => {
+          if (current && record.active?.loaded === current) this.replaceComponents(record, record.active);
+        },
+        statusChanged: () => {
+          if (current && record.active?.loaded === current) this.changed();
+        },
       });
+      current = loaded;
       const previous = record.active;
       if (previous) this.unregisterAll(previous);
       record.manifest = manifest;
@@ -378,11 +388,17 @@ export class PluginHost {
       drained: undefined,
       loadedAt: Date.now(),
     };
-    version.components = loaded.components.map(({ component, enabled }) => ({
-      component: counted(component, version),
-      declaredEnabled: enabled,
-    }));
+    version.components = countedComponents(loaded, version);
     return version;
+  }
+
+  /** The running version declared other components (synchronous, so no turn sees a half-swapped set). */
+  private replaceComponents(record: PluginRecord, version: ActiveVersion): void {
+    this.unregisterAll(version);
+    version.componentErrors.clear();
+    version.components = countedComponents(version.loaded, version);
+    this.syncComponents(record);
+    this.changed();
   }
 
   /** Registers the components that should be on, removes the ones that should be off. */
@@ -546,8 +562,16 @@ export class PluginHost {
       components,
       ...(record.config ? { config: record.config } : {}),
       ...(manifest ? { configSchema: manifest.config } : {}),
+      ...version?.loaded.details?.(),
     };
   }
+}
+
+function countedComponents(loaded: LoadedPlugin, version: ActiveVersion): ActiveVersion["components"] {
+  return loaded.components.map(({ component, enabled }) => ({
+    component: counted(component, version),
+    declaredEnabled: enabled,
+  }));
 }
 
 /** The component with its calls counted in its version, so a reload knows when the old one is idle. */

@@ -4,10 +4,12 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import { EnricherRegistry } from "../agent/enrichers.ts";
 import { HookRegistry, HookRunner } from "../agent/hooks.ts";
 import { ApprovalService } from "../agent/hooks-approval.ts";
+import { SystemPartsRegistry } from "../agent/system-parts.ts";
 import { ToolRegistry } from "../agent/tool-registry.ts";
 import { TurnPlugins } from "../agent/turn-plugins.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import { ReplyExtensionRegistry } from "../reply/extension-registry.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { registerBuiltinCommands } from "./builtin-commands.ts";
@@ -17,6 +19,8 @@ import type { Disposer } from "./components.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
 import { PluginHost, type PluginSettings } from "./plugin-host.ts";
+import type { StdioChannels } from "./stdio/channel-adapter.ts";
+import { StdioPluginRuntime } from "./stdio/stdio-runtime.ts";
 
 export interface PluginSystemOptions {
   settings: PluginSettings;
@@ -25,6 +29,8 @@ export interface PluginSystemOptions {
   messages: MessageStore;
   /** `bot.admins`. */
   admins: () => string[];
+  /** Where stdio channel plugins' chats enter and leave (the stdio channel adapter). */
+  channels: StdioChannels;
   /** The bot's name and aliases. */
   names: () => string[];
   monitor: Monitor;
@@ -48,6 +54,7 @@ export interface PluginSystem {
     commands: CommandRegistry;
     hooks: HookRegistry;
     enrichers: EnricherRegistry;
+    replyExtensions: ReplyExtensionRegistry;
   };
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -63,8 +70,10 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     commands: new CommandRegistry(),
     hooks: new HookRegistry(),
     enrichers: new EnricherRegistry(),
+    replyExtensions: new ReplyExtensionRegistry(),
   };
   const approvals = new ApprovalService();
+  const systemParts = new SystemPartsRegistry();
   let host: PluginHost | undefined;
   const contexts = new CallContextFactory({
     outbox: options.outbox,
@@ -80,8 +89,12 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       command: registries.commands,
       hook: registries.hooks,
       enricher: registries.enrichers,
+      reply_extension: registries.replyExtensions,
     },
-    runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
+    runtimes: {
+      node: new NodePluginRuntime(new PluginModuleLoader()),
+      stdio: new StdioPluginRuntime({ channels: options.channels, systemParts, monitor: options.monitor }),
+    },
     ajv,
     logger: logger.child({ stage: "plugins" }),
     ...(options.watch === undefined ? {} : { watch: options.watch }),
@@ -95,6 +108,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       tools: registries.tools,
       hooks: new HookRunner(registries.hooks, options.monitor, logger),
       enrichers: registries.enrichers,
+      systemParts,
       approvals,
       contexts,
       logger,

@@ -15,19 +15,52 @@ export interface RuntimeLoadRequest {
   /** Rescans the plugin folders and reloads every plugin (seed 004's refresh_tools). */
   refreshTools: () => Promise<void>;
   ajv: Ajv;
+  /** The loaded plugin's `components` changed (a stdio process restarted, or declared channel tools). */
+  componentsChanged(): void;
+  /** What the loaded plugin's `details()` reports changed. */
+  statusChanged(): void;
+}
+
+/** A plugin process as the status shows it (stdio runtime). */
+export interface ProcessStatus {
+  state: "starting" | "running" | "errored" | "restarting" | "stopped";
+  pid?: number;
+  /** The command line, split as it is started. */
+  command: string[];
+  /** How often the process was started again after a crash or a timeout. */
+  restarts: number;
+  /** Failed activations in a row (reset when one succeeds). */
+  failures: number;
+  /** When the next activation attempt is due, while one is scheduled. */
+  nextRetryAt?: number;
+  lastError?: string;
+  lastErrorAt?: number;
+  startedAt?: number;
+}
+
+/** What a runtime adds to a plugin's status. */
+export interface RuntimeDetails {
+  process?: ProcessStatus;
+  /** The plugin's latest `web_ui` declaration, for the console to show. */
+  widgets?: unknown[];
+  /** The channel the plugin provides (`channel_provider`: its name and settings schema). */
+  channel?: { name: string; configSchema?: unknown };
 }
 
 /** One loaded version of a plugin, as a runtime hands it to the host. */
 export interface LoadedPlugin {
   /** A description the plugin gave in code (seed 004's `pluginDescription`). */
   description?: string;
-  components: Built<Component>[];
+  /** Read again after `componentsChanged`. */
+  readonly components: Built<Component>[];
   configChanged(config: Record<string, unknown>): Promise<void>;
   /** Called once no call of this version is running any more. */
   unload(): Promise<void>;
+  /** Runtime state shown in the status (a stdio plugin's process, widgets and channel). */
+  details?(): RuntimeDetails;
 }
 
-/** Loads plugins of one `runtime` kind (node in-process; stdio next). */
+/** Loads plugins of one `runtime` kind (node in-process, stdio as child processes). */
 export interface PluginRuntime {
   load(request: RuntimeLoadRequest): Promise<LoadedPlugin>;
 }

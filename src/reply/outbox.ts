@@ -30,7 +30,7 @@ export class Outbox {
     if (!adapter) throw new Error(`adapter ${origin.adapterId} is not running`);
     const peerId = origin.chatType === "group" ? origin.groupId! : origin.userId;
     const { messageId } = await adapter.send(
-      { selfId: origin.selfId, chatType: origin.chatType, peerId },
+      { selfId: origin.selfId, chatType: origin.chatType, peerId, sessionId: origin.sessionId },
       segments,
     );
     const sent: ChatMessage = {

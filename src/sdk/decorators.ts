@@ -7,6 +7,9 @@ import type {
   HookContext,
   HookInput,
   HookOptions,
+  ReplyExtensionContext,
+  ReplyExtensionOptions,
+  ReplyExtensionPayload,
   ToolContext,
   ToolOptions,
 } from "./types.ts";
@@ -22,6 +25,7 @@ type ToolHandler = (args: never, context: never) => unknown;
 type CommandHandler = (context: never) => unknown;
 type HookHandler = (input: never, context: never) => unknown;
 type EnricherHandler = (context: never) => unknown;
+type ReplyExtensionHandler = (payload: never, context: never) => unknown;
 
 function recorder<Handler>(declaration: (method: Handler) => Declaration) {
   return (method: Handler, context: ClassMethodDecoratorContext) => {
@@ -58,4 +62,21 @@ export function Enricher(name: string, options: EnricherOptions = {}) {
   return recorder<EnricherHandler>((method) => ({ kind: "enricher", name, options, method }));
 }
 
-export type { CommandContext, EnricherContext, HookContext, HookInput, ToolContext };
+/**
+ * A reply extension (seeds 000/001): `handler(payload: ReplyExtensionPayload, ctx:
+ * ReplyExtensionContext)` runs in `prepare` (return `{}` or `{ extra_prompt }`) and in
+ * `before_send` (return `{}` or `{ messages }`) of every reply whose planner selected it.
+ */
+export function ReplyExtension(name: string, options: ReplyExtensionOptions) {
+  return recorder<ReplyExtensionHandler>((method) => ({ kind: "reply_extension", name, options, method }));
+}
+
+export type {
+  CommandContext,
+  EnricherContext,
+  HookContext,
+  HookInput,
+  ReplyExtensionContext,
+  ReplyExtensionPayload,
+  ToolContext,
+};

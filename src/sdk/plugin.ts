@@ -3,7 +3,8 @@ import type { PluginLogger } from "./types.ts";
 
 /**
  * Base class of a class-style plugin: default-export a subclass from the entry module and
- * decorate its methods with `@Tool`, `@Command`, `@Hook` or `@Enricher`. The host creates
+ * decorate its methods with `@Tool`, `@Command`, `@Hook`, `@Enricher` or
+ * `@ReplyExtension`. The host creates
  * one instance per load; `config` always holds the current validated config.
  */
 export class Plugin<Config extends object = Record<string, unknown>> {

@@ -3,7 +3,14 @@
  * global symbol registry, so a plugin that imported another copy of the SDK (each plugin
  * version loads its own, and a plugin may bundle one) still matches the host.
  */
-import type { CommandOptions, EnricherOptions, HookOptions, PluginLogger, ToolOptions } from "./types.ts";
+import type {
+  CommandOptions,
+  EnricherOptions,
+  HookOptions,
+  PluginLogger,
+  ReplyExtensionOptions,
+  ToolOptions,
+} from "./types.ts";
 
 /** Static marker on the `Plugin` base class. */
 export const PLUGIN_BRAND: unique symbol = Symbol.for("tsumugi.sdk.plugin");
@@ -19,7 +26,8 @@ export type Declaration =
   | { kind: "tool"; name: string; options: ToolOptions; method: Method }
   | { kind: "command"; name: string; options: CommandOptions; method: Method }
   | { kind: "hook"; name: string; options: HookOptions; method: Method }
-  | { kind: "enricher"; name: string; options: EnricherOptions; method: Method };
+  | { kind: "enricher"; name: string; options: EnricherOptions; method: Method }
+  | { kind: "reply_extension"; name: string; options: ReplyExtensionOptions; method: Method };
 
 /** What the host gives a plugin instance. */
 export interface PluginBinding {

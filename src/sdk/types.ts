@@ -68,7 +68,8 @@ export type HookEventName =
   | "PostToolUseFailure"
   | "UserPromptSubmit"
   | "AgentStop"
-  | "SessionStart";
+  | "SessionStart"
+  | "PreReplyGenerate";
 
 export type HookDecision = "allow" | "deny" | "ask" | "defer";
 
@@ -87,6 +88,94 @@ export interface HookResult {
   decision: HookDecision;
   /** deny: what the model is told; ask: shown to the admin asked to approve. */
   message?: string;
+}
+
+/** Options of a reply extension (seeds 000/001). */
+export interface ReplyExtensionOptions extends ComponentOptions {
+  /** What the planner reads to decide when to select the extension. Default "". */
+  description?: string;
+  /**
+   * Declared like a tool's parameters. They appear in the reply tool under
+   * `plugin_options["<pluginId>.<name>"]`; unknown parameters are refused unless a full
+   * object schema allows them.
+   */
+  parameters: ParametersDeclaration;
+  /** Order among the selected extensions, ascending; ties go by full name. Default 0. */
+  priority?: number;
+  /** Per-call limit; a call running longer fails the reply. Default 60000. */
+  timeout_ms?: number;
+}
+
+export type ReplyExtensionPhase = "prepare" | "before_send";
+
+/**
+ * One segment of an outgoing reply message, in the send protocol's dict form. `data` by type:
+ * text → the text; image / emoji → a description ("" allowed); voice → the spoken text;
+ * at → a user id; reply → a message id; file → the file name; forward → a forward id;
+ * dict → a raw OneBot segment `{ type, data }`. New image, emoji, voice and file segments
+ * carry their bytes in `binary_data_base64`; an image or emoji already in the group may be
+ * returned with only its `hash`.
+ */
+export type ReplySegment =
+  | { type: "text"; data: string }
+  | { type: "image" | "emoji"; data: string; binary_data_base64?: string; hash?: string }
+  | { type: "voice"; data: string; binary_data_base64: string; hash?: string }
+  | { type: "file"; data: string; binary_data_base64: string; hash?: string }
+  | { type: "at" | "reply" | "forward"; data: string }
+  | { type: "dict"; data: { type: string; data: Record<string, unknown> } };
+
+export type ReplySegmentType = ReplySegment["type"];
+
+/** One outgoing message. Later messages quote the one before when `quote_previous` is true. */
+export interface ReplyMessage {
+  segments: ReplySegment[];
+  quote_previous: boolean;
+}
+
+/** The chat a reply goes to. */
+export interface ReplyChat {
+  platform: string;
+  is_group_chat: boolean;
+  /** null in private chats. */
+  group_id: string | null;
+  /** The author of the message being answered. */
+  user_id: string;
+  session_id: string;
+  /** The chat stream; the same as session_id. */
+  stream_id: string;
+}
+
+/** What a reply extension's handler receives (DESIGN §7, the same for every runtime). */
+export interface ReplyExtensionPayload<Parameters = Record<string, unknown>> {
+  phase: ReplyExtensionPhase;
+  /** This reply; the same in both phases, different for every reply. */
+  reply_id: string;
+  /** The id of the planner's reply tool call. */
+  call_id: string;
+  session_id: string;
+  /** The message being answered. */
+  reply_message_id: string;
+  chat: ReplyChat;
+  /** This extension's parameters only, validated, defaults filled. */
+  parameters: Parameters;
+  /** "" in prepare; the final reply text in before_send. */
+  text: string;
+  /** [] in prepare; the whole outgoing group, in send order, in before_send. */
+  messages: ReplyMessage[];
+}
+
+/** prepare: `{}` or `{ extra_prompt }`; before_send: `{}` (keep) or `{ messages }`. */
+export interface ReplyExtensionResult {
+  extra_prompt?: string;
+  messages?: ReplyMessage[];
+}
+
+/** The second argument of a reply extension handler. Extensions never send: the host does. */
+export interface ReplyExtensionContext<Config = Record<string, unknown>> {
+  config: Config;
+  logger: PluginLogger;
+  /** Aborted when the call times out or the turn ends. */
+  signal: AbortSignal;
 }
 
 export interface EnricherOptions extends ComponentOptions {
@@ -212,6 +301,12 @@ export interface HookInput {
   /** AgentStop: how the turn ended ("replied" | "silent" | "failed") and why. */
   status?: string;
   reason?: string;
+  /** PreReplyGenerate: the message being answered. */
+  reply_message_id?: string;
+  /** PreReplyGenerate: what the planner wants said, when it said. */
+  intent?: string;
+  /** PreReplyGenerate: the reply extensions' extra requirements, one per line ("" when none). */
+  extra_prompt?: string;
 }
 
 export type HookContext<Config = Record<string, unknown>> = HandlerContext<Config>;

@@ -55,7 +55,8 @@ describe("loadConfig without a file", () => {
         actionTimeoutMs: 30000,
       },
     ]);
-    expect(config.llm).toEqual({ providers: [], models: { planner: [], replyer: [] } });
+    expect(config.llm).toEqual({ providers: [], models: { planner: [], replyer: [] }, prices: {} });
+    expect(config.monitor).toEqual({ maxEvents: 10_000, maxAgeHours: 72 });
     expect(config.agent).toEqual({ maxRounds: 8, turnTimeoutMs: 120000 });
     expect(config.chat.triggers).toEqual({
       mention: true,

@@ -133,7 +133,8 @@ describe("playground, timeline and chats through the API", () => {
     stream.close();
     const planner = llm.lastRequestWithTool("reply")!;
     expect(planner.promptText).toContain("看这张图");
-    expect(planner.promptText).toContain("你好呀，Alice");
+    // The quote is fetched with get_msg from the console adapter, as from NapCat.
+    expect(planner.promptText).toMatch(/\[引用 紬\([^)]*\) 于 [\d:]+ 的消息：你好呀，Alice/);
     expect(planner.promptText).toContain("[图片]");
   });
 

@@ -435,7 +435,15 @@ describe("LlmClient against an OpenAI-compatible server", () => {
 
   it("reports unavailable local models and unknown providers as failed attempts and uses the next model", async () => {
     const { client, usage } = harness({ planner: ["local/qwen", "nowhere/x", "main/deepseek-chat"] }, [
-      { id: "local", type: "llama-cpp", model: "x.gguf", threads: 1, contextSize: 4096, gpu: false, timeoutMs: 5_000 },
+      {
+        id: "local",
+        type: "llama-cpp",
+        model: "x.gguf",
+        threads: 1,
+        contextSize: 4096,
+        gpu: false,
+        timeoutMs: 5_000,
+      },
       providerConfig("main"),
     ]);
     llm.enqueue({ text: "ok" });

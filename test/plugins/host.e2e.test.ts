@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { SDK_VERSION } from "../../src/sdk/version.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
@@ -184,7 +185,7 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
       expect.arrayContaining([
         expect.stringContaining('id "Bad.Id" must match'),
         expect.stringContaining('version "one" is not a semver version'),
-        expect.stringContaining(`sdk ">=2.0.0" does not accept this host's SDK version 1.0.0`),
+        expect.stringContaining(`sdk ">=2.0.0" does not accept this host's SDK version ${SDK_VERSION}`),
         expect.stringContaining("plugins.config.configured is invalid: limit: must be integer"),
         expect.stringContaining("must default-export a Plugin subclass"),
       ]),

@@ -10,6 +10,7 @@ import { PluginModuleLoader } from "../../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../../src/plugins/node-runtime.ts";
 import { normalizeParameters } from "../../src/plugins/parameters.ts";
 import { PluginHost, type PluginSettings } from "../../src/plugins/plugin-host.ts";
+import { ReplyExtensionRegistry } from "../../src/reply/extension-registry.ts";
 import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
 const probe = globalThis as { pluginProbe?: Record<string, unknown> };
@@ -28,6 +29,7 @@ describe("PluginHost (the console's control surface)", () => {
         command: new CommandRegistry(),
         hook: new HookRegistry(),
         enricher: new EnricherRegistry(),
+        reply_extension: new ReplyExtensionRegistry(),
       },
       runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
       ajv: new Ajv({ useDefaults: true, allErrors: true, strict: false }),

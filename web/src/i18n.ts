@@ -160,7 +160,10 @@ const TEXT = {
   localDownload: ["下载并使用（{size}）", "Download and use ({size})"],
   localUse: ["使用这个模型", "Use this model"],
   localRuntime: ["正在安装本地模型运行库…", "Installing the local model runtime…"],
-  localProgress: ["{received} / {total}，{speed}/s，剩余 {eta}", "{received} / {total}, {speed}/s, {eta} left"],
+  localProgress: [
+    "{received} / {total}，{speed}/s，剩余 {eta}",
+    "{received} / {total}, {speed}/s, {eta} left",
+  ],
   localStatus: [
     "{model}：{state}，内存 {memory}，{speed} token/s",
     "{model}: {state}, memory {memory}, {speed} tokens/s",

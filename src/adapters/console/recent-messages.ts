@@ -1,6 +1,6 @@
 import type { ChatMessage } from "../../message/inbound.ts";
 
-/** How many playground messages `get_msg` can find, and how much of them (pictures and voice inline) is kept. */
+/** How many playground messages `get_msg` can find, and how many bytes of them (inline media) are kept. */
 const MAX_MESSAGES = 2_000;
 const MAX_BYTES = 32 * 1024 * 1024;
 

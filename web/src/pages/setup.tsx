@@ -3,6 +3,7 @@ import { ApiError, api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import type { ModelTestResult, Status } from "../types.ts";
+import { LocalModelSetup } from "./local-model-setup.tsx";
 import { TestResult } from "./test-result.tsx";
 
 type ProviderType = "openai-compatible" | "openai" | "gemini" | "anthropic";
@@ -64,6 +65,12 @@ export function SetupPage({ status, onSaved }: { status: Status; onSaved: () => 
         <h1>{t("setupTitle")}</h1>
       </header>
       {!status.modelConfigured && <output class="banner warn">{t("noModelBanner")}</output>}
+      <LocalModelSetup
+        onSaved={(file) => {
+          setSavedTo(file);
+          onSaved();
+        }}
+      />
       <p>{t("setupIntro")}</p>
       <form
         class="card form"

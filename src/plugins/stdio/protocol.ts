@@ -1,0 +1,180 @@
+/**
+ * Seed 002's JSON-lines protocol as data: how a line from the plugin is read (a push or the
+ * answer to the pending call) and the JSON Schemas every answer and push is checked against
+ * once, here at the edge.
+ */
+import type { Ajv, ValidateFunction } from "ajv";
+
+export type JsonObject = Record<string, unknown>;
+
+/** A line from the plugin: a push (has `method`, no `result`/`error`) or the answer to the pending call. */
+export type PluginLine =
+  | { kind: "push"; method: string; params: JsonObject }
+  | { kind: "answer"; answer: JsonObject };
+
+export function classifyLine(value: unknown): PluginLine | undefined {
+  if (!isJsonObject(value)) return undefined;
+  if (typeof value.method === "string" && !("result" in value) && !("error" in value)) {
+    return { kind: "push", method: value.method, params: isJsonObject(value.params) ? value.params : {} };
+  }
+  return { kind: "answer", answer: value };
+}
+
+/** The error an answer reports (`{"error": "…"}`), if any. */
+export function answerError(answer: JsonObject): string | undefined {
+  const error = answer.error;
+  if (error === undefined || error === null || error === "") return undefined;
+  return typeof error === "string" ? error : JSON.stringify(error);
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A tool as a plugin declares it (activate's `tools`, `channel_tools`); component options may ride along. */
+export interface ToolDeclaration extends JsonObject {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+}
+
+export interface HookDeclaration extends JsonObject {
+  event: string;
+  matcher?: string;
+  name?: string;
+}
+
+export interface EnricherDeclaration extends JsonObject {
+  name: string;
+  description?: string;
+}
+
+export interface ChannelProvider extends JsonObject {
+  name?: string;
+  config_schema?: unknown;
+}
+
+export interface ReplyExtensionDeclaration extends JsonObject {
+  name: string;
+  description?: string;
+}
+
+/** The answer to `activate`. Go plugins omit empty lists (`omitempty`) or send null. */
+export interface ActivateAnswer {
+  tools?: ToolDeclaration[] | null;
+  hooks?: HookDeclaration[] | null;
+  enrichers?: EnricherDeclaration[] | null;
+  channel_provider?: ChannelProvider | null;
+  reply_extensions?: ReplyExtensionDeclaration[] | null;
+}
+
+export interface ChannelInbound {
+  message: string;
+  chatId?: string | number;
+  senderId?: string | number;
+  senderName?: string;
+  chatType?: "group" | "private";
+}
+
+export interface ChannelToolsPush {
+  tools: ToolDeclaration[];
+}
+
+export interface ChannelPromptPush {
+  system_parts: Record<string, string>;
+}
+
+export interface WebUiPush {
+  widgets: unknown[];
+}
+
+const named = { type: "string", minLength: 1 };
+const id = { type: ["string", "number"] };
+const toolDeclaration = {
+  type: "object",
+  required: ["name"],
+  properties: {
+    name: named,
+    description: { type: "string" },
+    parameters: { type: ["array", "object", "null"] },
+  },
+};
+const listOf = (items: JsonObject) => ({ type: ["array", "null"], items });
+
+const activateAnswerSchema = {
+  type: "object",
+  properties: {
+    tools: listOf(toolDeclaration),
+    hooks: listOf({
+      type: "object",
+      required: ["event"],
+      properties: { event: named, matcher: { type: "string" }, name: named },
+    }),
+    enrichers: listOf({
+      type: "object",
+      required: ["name"],
+      properties: { name: named, description: { type: "string" } },
+    }),
+    channel_provider: { type: ["object", "null"], properties: { name: { type: "string" } } },
+    reply_extensions: listOf({
+      type: "object",
+      required: ["name"],
+      properties: { name: named, description: { type: "string" } },
+    }),
+  },
+};
+
+const pushSchemas = {
+  channel_inbound: {
+    type: "object",
+    required: ["message"],
+    properties: {
+      message: { type: "string" },
+      chatId: id,
+      senderId: id,
+      senderName: { type: "string" },
+      chatType: { enum: ["group", "private"] },
+    },
+  },
+  channel_tools: {
+    type: "object",
+    required: ["tools"],
+    properties: { tools: { type: "array", items: toolDeclaration } },
+  },
+  channel_prompt: {
+    type: "object",
+    required: ["system_parts"],
+    properties: { system_parts: { type: "object", additionalProperties: { type: "string" } } },
+  },
+  web_ui: { type: "object", required: ["widgets"], properties: { widgets: { type: "array" } } },
+};
+
+export type PushMethod = keyof typeof pushSchemas;
+
+export interface ProtocolValidators {
+  activate: ValidateFunction<ActivateAnswer>;
+  push: { [M in PushMethod]: ValidateFunction };
+}
+
+export function compileProtocol(ajv: Ajv): ProtocolValidators {
+  return {
+    activate: ajv.compile<ActivateAnswer>(activateAnswerSchema),
+    push: {
+      channel_inbound: ajv.compile(pushSchemas.channel_inbound),
+      channel_tools: ajv.compile(pushSchemas.channel_tools),
+      channel_prompt: ajv.compile(pushSchemas.channel_prompt),
+      web_ui: ajv.compile(pushSchemas.web_ui),
+    },
+  };
+}
+
+export function isPushMethod(method: string): method is PushMethod {
+  return Object.hasOwn(pushSchemas, method);
+}
+
+/** The ajv errors of the last check as one line. */
+export function problemsOf(validate: ValidateFunction): string {
+  return (validate.errors ?? [])
+    .map((error) => `${error.instancePath.slice(1).replaceAll("/", ".") || "(answer)"} ${error.message}`)
+    .join("; ");
+}

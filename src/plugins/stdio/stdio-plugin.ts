@@ -1,0 +1,436 @@
+import type { SystemPartsRegistry } from "../../agent/system-parts.ts";
+import { renderSegments } from "../../message/render.ts";
+import type { Segment } from "../../message/segment.ts";
+import type { Monitor } from "../../monitor/monitor.ts";
+import type {
+  ComponentOptions,
+  HookEventName,
+  HookInput,
+  HookResult,
+  ParametersDeclaration,
+} from "../../sdk/types.ts";
+import { type Built, buildEnricher, buildHook, buildTool } from "../component-builders.ts";
+import type { CallContext, Component, Disposer, ToolComponent } from "../components.ts";
+import {
+  assertUniqueNames,
+  type ProcessStatus,
+  type RuntimeDetails,
+  type RuntimeLoadRequest,
+} from "../runtime.ts";
+import type { StdioChannels } from "./channel-adapter.ts";
+import { channelSessionPrefix } from "./channel-session.ts";
+import { chatParams } from "./chat-params.ts";
+import { PluginProcess } from "./plugin-process.ts";
+import {
+  type ActivateAnswer,
+  type ChannelInbound,
+  type ChannelPromptPush,
+  type ChannelToolsPush,
+  compileProtocol,
+  type EnricherDeclaration,
+  type HookDeclaration,
+  isPushMethod,
+  type JsonObject,
+  type ProtocolValidators,
+  problemsOf,
+  type ToolDeclaration,
+  type WebUiPush,
+} from "./protocol.ts";
+
+/** How long a process may take to exit after `deactivate` before it is killed. */
+export const DEACTIVATE_GRACE_MS = 5_000;
+const FIRST_RETRY_DELAY_MS = 1_000;
+const MAX_RETRY_DELAY_MS = 30_000;
+
+/** Delay before the n-th activation retry in a row: 1 s·2^(n-1), at most 30 s. */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
+}
+
+export interface StdioPluginDeps {
+  channels: StdioChannels;
+  systemParts: SystemPartsRegistry;
+  monitor: Monitor;
+}
+
+/**
+ * One loaded version of a stdio plugin: its process, restarted with exponential backoff when
+ * it crashes or a call times out, and what the process declared. Everything a process
+ * declared (tools, hooks, enrichers, channel tools, channel prompt, widgets) leaves with it,
+ * so a dead plugin's tools are gone from the next planner request.
+ */
+export class StdioPlugin {
+  private process: PluginProcess | undefined;
+  private activating = false;
+  private unloading = false;
+  private declared: Built<Component>[] = [];
+  private channelTools: Built<Component>[] = [];
+  private widgets: unknown[] | undefined;
+  private provider: { name: string; configSchema?: unknown } | undefined;
+  private removePrompt: Disposer = () => {};
+  private readonly detachChannel: Disposer;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly status: ProcessStatus;
+  private readonly protocol: ProtocolValidators;
+
+  constructor(
+    private readonly request: RuntimeLoadRequest,
+    private readonly deps: StdioPluginDeps,
+  ) {
+    this.status = {
+      state: "starting",
+      command: commandLine(request.manifest.entry),
+      restarts: 0,
+      failures: 0,
+    };
+    this.protocol = compileProtocol(request.ajv);
+    const plugin = this;
+    this.detachChannel = deps.channels.attach(this.id, {
+      get name() {
+        return plugin.channelName;
+      },
+      send: (chatId, segments) => this.channelSend(chatId, segments),
+    });
+  }
+
+  get components(): Built<Component>[] {
+    return [...this.declared, ...this.channelTools];
+  }
+
+  /** The first activation; a failure fails the load (and is not retried). */
+  async start(): Promise<void> {
+    try {
+      await this.activate();
+    } catch (error) {
+      this.detachChannel();
+      this.removePrompt();
+      throw error;
+    }
+  }
+
+  async configChanged(config: Record<string, unknown>): Promise<void> {
+    await this.call("config_changed", { config });
+  }
+
+  /** Deactivation: `deactivate`, then up to 5 s for the process to exit, then it is killed. */
+  async unload(): Promise<void> {
+    this.unloading = true;
+    clearTimeout(this.retryTimer);
+    this.detachChannel();
+    this.removePrompt();
+    const process = this.process;
+    this.process = undefined;
+    this.setState("stopped");
+    await process?.shutdown(DEACTIVATE_GRACE_MS);
+  }
+
+  details(): RuntimeDetails {
+    return {
+      process: { ...this.status },
+      ...(this.widgets ? { widgets: this.widgets } : {}),
+      ...(this.provider ? { channel: this.provider } : {}),
+    };
+  }
+
+  private get id(): string {
+    return this.request.manifest.id;
+  }
+
+  private get channelName(): string {
+    return this.provider?.name ?? this.id;
+  }
+
+  private get logger() {
+    return this.request.logger;
+  }
+
+  /** Starts a process and activates it; on failure the process is ended and the error thrown. */
+  private async activate(): Promise<void> {
+    const { manifest } = this.request;
+    this.activating = true;
+    const process: PluginProcess = new PluginProcess({
+      command: this.status.command,
+      cwd: this.request.dir,
+      timeoutMs: manifest.timeout,
+      logger: this.logger,
+      push: (method, params) => {
+        if (this.process === process) this.onPush(method, params);
+      },
+      ended: (reason) => {
+        if (this.process === process && !this.activating && !this.unloading) this.lost(reason);
+      },
+    });
+    this.process = process;
+    this.status.pid = process.pid;
+    this.status.startedAt = Date.now();
+    try {
+      const answer = await process.call("activate", { pluginId: this.id, config: this.request.config() });
+      if (this.process !== process) throw new Error("the plugin was unloaded meanwhile");
+      if (!this.protocol.activate(answer)) {
+        throw new Error(`the activate answer is not valid: ${problemsOf(this.protocol.activate)}`);
+      }
+      this.declare(answer);
+    } catch (error) {
+      process.kill("was killed: its activation failed");
+      if (this.process === process) this.process = undefined;
+      throw new Error(`activation failed: ${errorText(error)}`);
+    } finally {
+      this.activating = false;
+    }
+    this.status.failures = 0;
+    this.status.nextRetryAt = undefined;
+    this.setState("running");
+    this.request.componentsChanged();
+  }
+
+  private declare(answer: ActivateAnswer): void {
+    const declared: Built<Component>[] = [
+      ...(answer.tools ?? []).map((tool) => this.tool(tool)),
+      ...(answer.hooks ?? []).flatMap((hook, index) => this.hook(hook, index)),
+      ...(answer.enrichers ?? []).map((enricher) => this.enricher(enricher)),
+    ];
+    assertUniqueNames(declared, this.id);
+    this.declared = declared;
+    const provider = answer.channel_provider;
+    this.provider = provider
+      ? {
+          name: provider.name || this.id,
+          ...(provider.config_schema === undefined ? {} : { configSchema: provider.config_schema }),
+        }
+      : undefined;
+  }
+
+  /** The process died (crash, stdout closed, a call timed out): everything it declared goes. */
+  private lost(reason: string): void {
+    this.process = undefined;
+    this.forgetDeclarations();
+    this.logger.error({ reason }, `plugin process ${reason}`);
+    this.failed(reason);
+    this.request.componentsChanged();
+  }
+
+  private forgetDeclarations(): void {
+    this.declared = [];
+    this.channelTools = [];
+    this.widgets = undefined;
+    this.removePrompt();
+    this.removePrompt = () => {};
+  }
+
+  /** Records a failure and schedules the next activation, unless retries are off or used up. */
+  private failed(reason: string): void {
+    const { autoRetry, maxRetries } = this.request.manifest;
+    this.status.failures++;
+    this.status.lastError = reason;
+    this.status.lastErrorAt = Date.now();
+    this.status.pid = undefined;
+    if (!autoRetry || (maxRetries > 0 && this.status.failures > maxRetries)) {
+      this.status.nextRetryAt = undefined;
+      this.logger.error(
+        autoRetry
+          ? `plugin process not restarted: ${maxRetries} activation retries failed`
+          : "plugin process not restarted: autoRetry is off",
+      );
+      this.setState("errored", reason);
+      return;
+    }
+    const delay = retryDelayMs(this.status.failures);
+    this.status.nextRetryAt = Date.now() + delay;
+    this.logger.info(
+      { delayMs: delay, attempt: this.status.failures },
+      `plugin process restarts in ${delay} ms`,
+    );
+    this.retryTimer = setTimeout(() => void this.retry(), delay);
+    this.retryTimer.unref();
+    this.setState("errored", reason);
+  }
+
+  private async retry(): Promise<void> {
+    if (this.unloading) return;
+    this.status.restarts++;
+    this.status.nextRetryAt = undefined;
+    this.setState("restarting");
+    try {
+      await this.activate();
+      this.logger.info({ restarts: this.status.restarts }, "plugin process restarted");
+    } catch (error) {
+      if (this.unloading) return;
+      this.forgetDeclarations();
+      this.logger.error(`plugin process restart failed: ${errorText(error)}`);
+      this.failed(errorText(error));
+      this.request.componentsChanged();
+    }
+  }
+
+  private setState(state: ProcessStatus["state"], reason?: string): void {
+    this.status.state = state;
+    this.deps.monitor.emit({
+      type: "plugin.process",
+      data: {
+        plugin: this.id,
+        state,
+        pid: this.status.pid ?? null,
+        restarts: this.status.restarts,
+        ...(reason ? { reason } : {}),
+      },
+    });
+    this.request.statusChanged();
+  }
+
+  private call(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+    const process = this.process;
+    if (!process) {
+      const why = this.status.lastError ? ` (${this.status.lastError})` : "";
+      return Promise.reject(new Error(`the plugin ${this.id} is not running${why}`));
+    }
+    return process.call(method, params, signal ? { signal } : {});
+  }
+
+  // ——— pushes ———
+
+  private onPush(method: string, params: JsonObject): void {
+    if (!isPushMethod(method)) {
+      this.logger.warn({ method }, `plugin pushed the unknown method "${method}"; skipped`);
+      return;
+    }
+    const validate = this.protocol.push[method];
+    if (!validate(params)) {
+      this.logger.warn({ method }, `plugin pushed an invalid ${method}; skipped: ${problemsOf(validate)}`);
+      return;
+    }
+    switch (method) {
+      case "channel_inbound":
+        this.deps.channels.receive(this.id, params as unknown as ChannelInbound);
+        return;
+      case "channel_tools":
+        this.declareChannelTools((params as unknown as ChannelToolsPush).tools);
+        return;
+      case "channel_prompt":
+        this.removePrompt();
+        this.removePrompt = this.deps.systemParts.add(
+          channelSessionPrefix(this.id),
+          (params as unknown as ChannelPromptPush).system_parts,
+        );
+        return;
+      case "web_ui":
+        this.widgets = (params as unknown as WebUiPush).widgets;
+        this.request.statusChanged();
+        return;
+    }
+  }
+
+  /** A new `channel_tools` declaration replaces the previous one. */
+  private declareChannelTools(tools: ToolDeclaration[]): void {
+    try {
+      const built = tools.map((tool) => this.tool(tool, channelSessionPrefix(this.id)));
+      assertUniqueNames([...this.declared, ...built], this.id);
+      this.channelTools = built;
+    } catch (error) {
+      this.logger.warn(`plugin's channel_tools rejected, the previous ones stay: ${errorText(error)}`);
+      return;
+    }
+    this.request.componentsChanged();
+  }
+
+  private async channelSend(chatId: string, segments: Segment[]): Promise<string | undefined> {
+    const answer = await this.call("channel_send", {
+      chatId,
+      text: renderSegments(segments),
+      segments: segments.map(({ type, data }) => ({ type, data })),
+    });
+    const messageId = answer.message_id ?? answer.messageId;
+    return typeof messageId === "string" || typeof messageId === "number" ? String(messageId) : undefined;
+  }
+
+  // ——— components ———
+
+  private tool(declaration: ToolDeclaration, sessionPrefix?: string): Built<ToolComponent> {
+    const { name, description, parameters, ...options } = declaration;
+    const built = buildTool(
+      { pluginId: this.id, name },
+      {
+        ...(options as ComponentOptions),
+        description: description ?? "",
+        parameters: (parameters ?? undefined) as ParametersDeclaration | undefined,
+      },
+      this.request.manifest.timeout,
+      this.request.ajv,
+      async (args, call) => {
+        // xbot sends the arguments as one JSON string; a missing result is an empty one (Go's omitempty).
+        const answer = await this.call(
+          "execute_tool",
+          { toolName: name, input: JSON.stringify(args) },
+          call.signal,
+        );
+        return answer.result ?? "";
+      },
+    );
+    if (sessionPrefix !== undefined) built.component.scope = { ...built.component.scope, sessionPrefix };
+    return built;
+  }
+
+  /** A hook of an event this host never fires (xbot knows more) is left out with a log line. */
+  private hook(declaration: HookDeclaration, index: number): Built<Component>[] {
+    const { event, matcher, name, ...options } = declaration;
+    try {
+      return [
+        buildHook(
+          { pluginId: this.id, name: name ?? `${event}_${index + 1}` },
+          {
+            ...(options as ComponentOptions),
+            event: event as HookEventName,
+            ...(matcher ? { matcher } : {}),
+          },
+          async (input, call) => {
+            const answer = await this.call("hook", this.hookParams(input, call));
+            // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
+            return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
+          },
+        ),
+      ];
+    } catch (error) {
+      this.logger.warn(`plugin hook left out: ${errorText(error)}`);
+      return [];
+    }
+  }
+
+  private hookParams(input: HookInput, call: CallContext): JsonObject {
+    return {
+      event: input.event,
+      toolName: input.tool_name ?? "",
+      toolInput: input.tool_input === undefined ? "" : JSON.stringify(input.tool_input),
+      ...chatParams(call.event, this.deps.channels),
+      replyId: input.reply_id ?? "",
+      ...(input.tool_output === undefined ? {} : { toolOutput: input.tool_output }),
+      ...(input.error === undefined ? {} : { error: input.error }),
+      ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
+      ...(input.status === undefined ? {} : { status: input.status }),
+      ...(input.reason === undefined ? {} : { reason: input.reason }),
+    };
+  }
+
+  private enricher(declaration: EnricherDeclaration): Built<Component> {
+    const { name, description, ...options } = declaration;
+    return buildEnricher(
+      { pluginId: this.id, name },
+      { ...(options as ComponentOptions), ...(description === undefined ? {} : { description }) },
+      async (call) => {
+        const answer = await this.call("enrich", {
+          enricherName: name,
+          ...chatParams(call.event, this.deps.channels),
+          replyId: call.replyId ?? "",
+        });
+        return answer.result as string | undefined;
+      },
+    );
+  }
+}
+
+/** `entry` split on whitespace; no shell is involved. */
+export function commandLine(entry: string): string[] {
+  return entry.trim().split(/\s+/u);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

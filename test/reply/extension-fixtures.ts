@@ -1,0 +1,109 @@
+/**
+ * Reply extension plugins written on the fly, and what the tests read back: the calls the
+ * extensions saw, the reply tool's declaration, the monitor timeline and the send actions.
+ */
+import type { BotHarness } from "../support/bot-harness.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import type { RecordedLlmRequest } from "../support/scripted-llm-server.ts";
+
+export const SELF = "10000";
+export const GROUP = "20000";
+export const OTHER_GROUP = "20001";
+export const ALICE = "30001";
+
+export const mention = (text: string) => [
+  { type: "at", data: { qq: SELF } },
+  { type: "text", data: { text: ` ${text}` } },
+];
+
+/** One call an extension saw: the payload as the host gave it, and which extension it was. */
+export interface SeenCall {
+  extension: string;
+  phase: "prepare" | "before_send";
+  reply_id: string;
+  call_id: string;
+  session_id: string;
+  reply_message_id: string;
+  chat: Record<string, unknown>;
+  parameters: Record<string, unknown>;
+  text: string;
+  messages: Array<{ segments: Array<Record<string, unknown>>; quote_previous: boolean }>;
+}
+
+const probe = globalThis as { replyProbe?: SeenCall[] };
+
+/** Every call the test extensions saw so far, in call order. */
+export function seenCalls(): SeenCall[] {
+  return probe.replyProbe ?? [];
+}
+
+export function clearSeenCalls(): void {
+  delete probe.replyProbe;
+}
+
+/**
+ * A class-style plugin whose methods are `@ReplyExtension`s. Each method records its payload
+ * (see `seenCalls`) and then runs `body`, which sees `payload` and `context`.
+ */
+export function extensionPlugin(...methods: Array<{ name: string; options: string; body?: string }>): string {
+  const members = methods.map(
+    ({ name, options, body = "return {};" }) => `
+  @ReplyExtension(${JSON.stringify(name)}, ${options})
+  async ${name}(payload: any, context: any) {
+    ((globalThis as any).replyProbe ??= []).push({ extension: \`\${this.id}.${name}\`, ...structuredClone(payload) });
+    ${body}
+  }`,
+  );
+  return `import { Plugin, ReplyExtension } from "tsumugi/sdk";\n\nexport default class TestPlugin extends Plugin {\n${members.join("\n")}\n}\n`;
+}
+
+export interface PluginOptionsSchema {
+  type: string;
+  description: string;
+  properties: Record<string, Record<string, unknown>>;
+  additionalProperties: boolean;
+}
+
+/** The `plugin_options` schema of a planner request's reply tool (undefined when absent). */
+export function pluginOptionsOf(request: RecordedLlmRequest): PluginOptionsSchema | undefined {
+  const reply = request.body.tools?.find((tool) => tool.function.name === "reply");
+  if (!reply) throw new Error("the request has no reply tool");
+  const { properties } = reply.function.parameters as { properties: Record<string, unknown> };
+  return properties.plugin_options as PluginOptionsSchema | undefined;
+}
+
+/** Send actions the bot made (messages it sent). */
+export function sendActions(qq: OneBotStandIn) {
+  return qq.actions.filter((action) => action.action.startsWith("send_"));
+}
+
+/** POSTs to the console API (no token in tests), e.g. `/api/plugins/alpha/disable`. */
+export async function postApi(bot: BotHarness, path: string): Promise<unknown> {
+  const response = await fetch(`${bot.baseUrl}${path}`, { method: "POST" });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+export interface TimelineEvent {
+  type: string;
+  replyId?: string;
+  data: Record<string, unknown>;
+}
+
+/** The monitor timeline of one reply, from the console API. */
+export async function timelineOf(bot: BotHarness, replyId: string): Promise<TimelineEvent[]> {
+  const response = await fetch(`${bot.baseUrl}/api/monitor/turns/${encodeURIComponent(replyId)}`);
+  if (!response.ok) throw new Error(`timeline of ${replyId}: HTTP ${response.status}`);
+  return ((await response.json()) as { events: TimelineEvent[] }).events;
+}
+
+/** Waits for the next "turn …" log line after `count` of them and returns it. */
+export async function turnEnded(bot: BotHarness, count = 1): Promise<Record<string, unknown>> {
+  const turns = () => bot.logs.filter((line) => String(line.msg).startsWith("turn "));
+  const deadline = Date.now() + 10_000;
+  while (turns().length < count) {
+    if (Date.now() > deadline) throw new Error(`fewer than ${count} turns ended in time`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return turns()[count - 1]!;
+}

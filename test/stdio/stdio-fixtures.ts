@@ -1,0 +1,121 @@
+/**
+ * Stdio plugins for the tests: the repository's example plugins copied into a sandbox
+ * folder, and a Node test plugin whose tools crash, hang or write garbage on demand.
+ */
+import { cpSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
+import { type PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+
+export { PluginSandbox, waitFor } from "../plugins/plugin-fixtures.ts";
+
+const REPOSITORY_PLUGINS = fileURLToPath(new URL("../../plugins/", import.meta.url));
+
+/** Copies `plugins/<name>` of the repository, unchanged, into the sandbox. */
+export function copyExample(sandbox: PluginSandbox, name: string): string {
+  const dir = join(sandbox.root, name);
+  cpSync(join(REPOSITORY_PLUGINS, name), dir, { recursive: true });
+  return dir;
+}
+
+/** A stdio plugin whose entry is `node plugin.cjs` with `source` as that file. */
+export function nodeStdioPlugin(
+  sandbox: PluginSandbox,
+  id: string,
+  source: string,
+  manifest: Record<string, unknown> = {},
+): PluginFolder {
+  return sandbox.add(id, { "plugin.cjs": source }, { runtime: "stdio", entry: "node plugin.cjs", ...manifest });
+}
+
+/** Every plugin's status as the console API reports it. */
+export async function pluginStatuses(bot: BotHarness): Promise<PluginStatus[]> {
+  const response = await fetch(`${bot.baseUrl}/api/plugins`);
+  return ((await response.json()) as { plugins: PluginStatus[] }).plugins;
+}
+
+export async function pluginStatus(bot: BotHarness, id: string): Promise<PluginStatus> {
+  const found = (await pluginStatuses(bot)).find((status) => status.id === id);
+  if (!found) throw new Error(`no plugin ${id}`);
+  return found;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Tools: `echo` (answers), `crash` (exits with code 3), `hang` (never answers), `noisy`
+ * (writes a line that is not JSON, a JSON array and a push of more than 1 MB before its
+ * answer). Activation is refused while the file `fail-next` holds a count above 0. It logs
+ * activations, crashes, deactivations and its exit, one time per line, into files.
+ * With `ignoreDeactivate` in its config it neither answers `deactivate` nor exits.
+ */
+export const SUPERVISED_PLUGIN = `
+const fs = require("node:fs");
+const readline = require("node:readline");
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+const note = (file) => fs.appendFileSync(file, Date.now() + "\\n");
+let config = {};
+process.on("exit", () => note("exits.log"));
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const request = JSON.parse(line);
+  const params = request.params || {};
+  switch (request.method) {
+    case "activate": {
+      config = params.config || {};
+      note("activations.log");
+      const failing = fs.existsSync("fail-next") ? Number(fs.readFileSync("fail-next", "utf8")) : 0;
+      if (failing > 0) {
+        fs.writeFileSync("fail-next", String(failing - 1));
+        return write({ error: "not ready yet" });
+      }
+      return write({
+        tools: [
+          { name: "echo", description: "Echo", parameters: [{ name: "text", type: "string", required: true }] },
+          { name: "crash", description: "Crash", parameters: [] },
+          { name: "hang", description: "Hang", parameters: [] },
+          { name: "noisy", description: "Noise before the answer", parameters: [] },
+        ],
+      });
+    }
+    case "execute_tool": {
+      const args = JSON.parse(params.input);
+      if (params.toolName === "echo") return write({ result: "echo: " + args.text });
+      if (params.toolName === "crash") {
+        note("crashes.log");
+        process.exit(3);
+      }
+      if (params.toolName === "hang") return;
+      if (params.toolName === "noisy") {
+        process.stdout.write("this is not json\\n");
+        process.stdout.write("[1, 2, 3]\\n");
+        write({ method: "web_ui", params: { widgets: [{ type: "text", text: "x".repeat(1100000) }] } });
+        return write({ result: "still here" });
+      }
+      return write({ error: "unknown tool " + params.toolName });
+    }
+    case "deactivate":
+      note("deactivations.log");
+      if (config.ignoreDeactivate) {
+        setInterval(() => {}, 1000);
+        return;
+      }
+      return write({ result: "ok" });
+    default:
+      return write({ error: "unknown method: " + request.method });
+  }
+});
+`;
+
+export const SUPERVISED_CONFIG_SCHEMA = {
+  type: "object",
+  properties: { ignoreDeactivate: { type: "boolean", default: false } },
+};

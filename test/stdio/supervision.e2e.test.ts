@@ -1,0 +1,142 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import {
+  nodeStdioPlugin,
+  PluginSandbox,
+  pluginStatus,
+  SUPERVISED_PLUGIN,
+  waitFor,
+} from "./stdio-fixtures.ts";
+
+const SELF = "10000";
+const GROUP = "20000";
+const ALICE = "30001";
+/** As the planner lists them: ordered by full name. */
+const PLUGIN_TOOLS = ["crash", "echo", "hang", "noisy"];
+
+const mention = (text: string) => [
+  { type: "at", data: { qq: SELF } },
+  { type: "text", data: { text: ` ${text}` } },
+];
+const times = (dir: string, file: string) =>
+  readFileSync(join(dir, file), "utf8").trim().split("\n").map(Number);
+
+describe("stdio plugin supervision (seed 002 error handling)", () => {
+  let sandbox: PluginSandbox;
+  let llm: ScriptedLlmServer;
+  let bot: BotHarness;
+  let qq: OneBotStandIn;
+
+  const start = async (manifest: Record<string, unknown> = {}) => {
+    sandbox = new PluginSandbox();
+    const folder = nodeStdioPlugin(sandbox, "sup", SUPERVISED_PLUGIN, manifest);
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+    return folder;
+  };
+  const ask = (text: string) =>
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
+  const turnEnded = (count: number) =>
+    waitFor(() => bot.logs.filter((line) => String(line.msg).startsWith("turn ")).length >= count, 8_000);
+  const toolResult = (index: number) =>
+    String(llm.requests[index]!.body.messages.find((message) => message.role === "tool")?.content);
+  const pluginTools = (index: number) => llm.requests[index]!.toolNames.filter((name) => PLUGIN_TOOLS.includes(name));
+
+  afterEach(async () => {
+    await qq?.close();
+    await bot?.dispose();
+    await llm?.close();
+    sandbox.remove();
+  });
+
+  it("marks a crashed plugin errored, drops its tools at once and restarts it with backoff", async () => {
+    const folder = await start();
+    folder.write("fail-next", "1"); // the first restart's activation is refused
+    const firstPid = (await pluginStatus(bot, "sup")).process!.pid!;
+    llm.enqueue(
+      { toolCalls: [{ name: "crash", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "插件坏了" } }] },
+    );
+    ask("崩一下");
+    await turnEnded(1);
+    expect(pluginTools(0)).toEqual(PLUGIN_TOOLS);
+    expect(toolResult(1)).toContain("工具 crash 出错");
+    expect(toolResult(1)).toContain("exited with code 3");
+    // The very next planner request, in the same turn, no longer offers the dead plugin's tools.
+    expect(pluginTools(1)).toEqual([]);
+    const errored = await pluginStatus(bot, "sup");
+    expect(errored.state).toBe("enabled");
+    expect(errored.process).toMatchObject({ state: "errored", failures: 1, restarts: 0 });
+    expect(errored.process!.lastError).toContain("exited with code 3");
+
+    await waitFor(() => times(folder.dir, "activations.log").length === 3, 6_000);
+    const [crashedAt] = times(folder.dir, "crashes.log");
+    const [, firstRetry, secondRetry] = times(folder.dir, "activations.log");
+    expect(firstRetry! - crashedAt!).toBeGreaterThanOrEqual(950);
+    expect(firstRetry! - crashedAt!).toBeLessThan(1_600);
+    expect(secondRetry! - firstRetry!).toBeGreaterThanOrEqual(1_950);
+    expect(secondRetry! - firstRetry!).toBeLessThan(2_600);
+    await waitFor(() => bot.logs.some((line) => line.msg === "plugin process restarted"), 2_000);
+    const back = await pluginStatus(bot, "sup");
+    expect(back.process).toMatchObject({ state: "running", failures: 0, restarts: 2 });
+    expect(back.process!.pid).not.toBe(firstPid);
+
+    llm.enqueue(
+      { toolCalls: [{ name: "echo", arguments: { text: "又活了" } }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "好了" },
+    );
+    ask("回声");
+    await qq.waitForSent(undefined, 8_000);
+    expect(pluginTools(2)).toEqual(PLUGIN_TOOLS);
+    expect(toolResult(3)).toBe("echo: 又活了");
+  });
+
+  it("fails a call past the manifest timeout and restarts the process", async () => {
+    await start({ timeout: 600 });
+    const firstPid = (await pluginStatus(bot, "sup")).process!.pid!;
+    llm.enqueue(
+      { toolCalls: [{ name: "hang", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "超时了" } }] },
+    );
+    const askedAt = Date.now();
+    ask("卡住");
+    await turnEnded(1);
+    expect(Date.now() - askedAt).toBeLessThan(3_000);
+    expect(toolResult(1)).toContain("工具 hang 出错：timed out after 600 ms");
+    expect(pluginTools(1)).toEqual([]);
+    await waitFor(() => bot.logs.some((line) => line.msg === "plugin process restarted"), 3_000);
+    const back = await pluginStatus(bot, "sup");
+    expect(back.process).toMatchObject({ state: "running", restarts: 1 });
+    expect(back.process!.pid).not.toBe(firstPid);
+    expect(back.process!.lastError).toContain("timed out");
+  });
+
+  it("skips lines that are not JSON objects and refuses a line over 1 MB without losing the plugin", async () => {
+    await start();
+    const pid = (await pluginStatus(bot, "sup")).process!.pid;
+    llm.enqueue(
+      { toolCalls: [{ name: "noisy", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "好" } }] },
+    );
+    ask("吵一下");
+    await turnEnded(1);
+    expect(toolResult(1)).toBe("still here");
+    expect(bot.logs.some((line) => line.msg === "plugin wrote a line that is not JSON; skipped")).toBe(true);
+    expect(bot.logs.some((line) => line.msg === "plugin wrote a line that is not a JSON object; skipped")).toBe(
+      true,
+    );
+    const refused = bot.logs.find((line) => String(line.msg).includes("more than the 1 MB limit"));
+    expect(refused?.plugin).toBe("sup");
+    expect(Number(refused?.bytes)).toBeGreaterThan(1_100_000);
+    const status = await pluginStatus(bot, "sup");
+    expect(status.process).toMatchObject({ state: "running", restarts: 0, pid });
+    expect(status.widgets).toBeUndefined();
+  });
+});
