@@ -4,6 +4,8 @@ import { benchCommands } from "./commands.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchLlama } from "./llama.ts";
 import { benchQuote } from "./quote.ts";
+import { benchReplyExtensions } from "./reply-extensions.ts";
+import { benchStdio } from "./stdio.ts";
 import { benchTurns } from "./turns.ts";
 
 const only = process.argv[2];
@@ -12,6 +14,8 @@ if (!only || only === "ingest") results.ingest = await benchIngest();
 if (!only || only === "turns") results.turns = await benchTurns();
 if (!only || only === "quote") results.quote = await benchQuote();
 if (!only || only === "commands") results.commands = await benchCommands();
+if (!only || only === "reply-extensions") results.replyExtensions = await benchReplyExtensions();
+if (!only || only === "stdio") results.stdio = await benchStdio();
 if (!only || only === "llama") results.llama = await benchLlama();
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 process.exit(0);

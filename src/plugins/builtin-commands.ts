@@ -91,7 +91,12 @@ function describePlugin(status: PluginStatus): string {
     .map((component) => `${component.kind}:${component.name}${component.enabled ? "" : "(停用)"}`)
     .join(", ");
   const error = status.error ? `\n  错误：${status.error}` : "";
-  return `${status.id}${status.version ? ` ${status.version}` : ""} [${state}]${components ? ` ${components}` : ""}${error}`;
+  // A stdio plugin's process that is not running (crashed, restarting, given up) says why.
+  const process =
+    status.process && status.process.state !== "running"
+      ? `\n  进程：${status.process.state}${status.process.lastError ? `（${status.process.lastError}）` : ""}`
+      : "";
+  return `${status.id}${status.version ? ` ${status.version}` : ""} [${state}]${components ? ` ${components}` : ""}${error}${process}`;
 }
 
 function answerApproval(

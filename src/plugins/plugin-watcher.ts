@@ -1,3 +1,4 @@
+import { relative } from "node:path";
 import { watch } from "chokidar";
 import type { Logger } from "../log/logger.ts";
 import type { Disposer } from "./components.ts";
@@ -5,7 +6,13 @@ import { pluginFolderOf } from "./plugin-discovery.ts";
 
 /** Edits arriving within this long of each other reload a plugin once. */
 const SETTLE_MS = 150;
-const IGNORED = /(^|[/\\])(node_modules|\.git)([/\\]|$)/;
+/**
+ * Not code: dependencies, Python caches and virtualenvs, and what a running plugin writes
+ * (a `data/` folder, logs, databases). A stdio plugin keeping its state there does not
+ * reload itself on every write.
+ */
+const IGNORED =
+  /(^|[/\\])(node_modules|\.git|__pycache__|\.venv|venv|data)([/\\]|$)|\.(pyc|log|db|db-wal|db-shm|db-journal|sqlite)$/;
 
 /**
  * Watches the plugin folders and reports which plugin folder changed (a file edited,
@@ -18,7 +25,13 @@ export function watchPluginFolders(
 ): Disposer {
   if (dirs.length === 0) return () => {};
   const timers = new Map<string, NodeJS.Timeout>();
-  const watcher = watch(dirs, { ignoreInitial: true, ignored: (path) => IGNORED.test(path), depth: 10 });
+  // Matched below the watched folders only: a plugins folder inside some "data" folder still reloads.
+  const ignored = (path: string) =>
+    dirs.some((dir) => {
+      const inside = relative(dir, path);
+      return !inside.startsWith("..") && IGNORED.test(inside);
+    });
+  const watcher = watch(dirs, { ignoreInitial: true, ignored, depth: 10 });
   watcher.on("all", (_event, path) => {
     const folder = pluginFolderOf(path, dirs);
     if (!folder) return;

@@ -79,10 +79,11 @@ export class ReplyExtensionChain {
   async prepare(): Promise<string[]> {
     const prompts: string[] = [];
     for (const step of this.selected) {
-      const result = await this.run(step, "prepare", "", [], (checked) => ({
-        extraPrompt: checked.extra_prompt ?? null,
+      const prompt = await this.run(step, "prepare", "", [], (checked) => ({
+        value: checked.extra_prompt,
+        shown: { extraPrompt: checked.extra_prompt ?? null },
       }));
-      if (result.extra_prompt) prompts.push(result.extra_prompt);
+      if (prompt) prompts.push(prompt);
     }
     return prompts;
   }
@@ -92,13 +93,12 @@ export class ReplyExtensionChain {
     let group = textGroup(chunks);
     const attachments = new ReplyAttachments();
     for (const step of this.selected) {
-      let admitted: ReplyMessage[] | undefined;
-      await this.run(step, "before_send", text, group, (checked) => {
-        if (checked.messages === undefined) return { kept: true };
-        admitted = attachments.admit(checked.messages);
-        return { messages: describeGroup(admitted) };
+      const previous = group;
+      group = await this.run(step, "before_send", text, previous, (checked) => {
+        if (checked.messages === undefined) return { value: previous, shown: { kept: true } };
+        const admitted = attachments.admit(checked.messages);
+        return { value: admitted, shown: { messages: describeGroup(admitted) } };
       });
-      group = admitted ?? group;
     }
     // Nothing is sent for a reply whose extension went away after it ran.
     for (const step of this.selected) {
@@ -111,21 +111,25 @@ export class ReplyExtensionChain {
     return toOutgoing(group);
   }
 
-  private async run(
+  /**
+   * One call of one extension. `accept` turns the checked result into what the chain goes on
+   * with and what the monitor shows; a throw from it fails the reply like the call's own.
+   */
+  private async run<T>(
     step: SelectedExtension,
     phase: ReplyExtensionPhase,
     text: string,
     messages: ReplyMessage[],
-    accept: (checked: ReplyExtensionResult) => Record<string, unknown>,
-  ): Promise<ReplyExtensionResult> {
+    accept: (checked: ReplyExtensionResult) => { value: T; shown: Record<string, unknown> },
+  ): Promise<T> {
     const started = Date.now();
     try {
       this.assertCurrent(step);
       const result = await this.invoke(step, phase, text, messages);
       this.assertCurrent(step);
-      const checked = this.check(phase, result);
-      this.emit(step, phase, "ok", started, accept(checked));
-      return checked;
+      const { value, shown } = accept(this.check(phase, result));
+      this.emit(step, phase, "ok", started, shown);
+      return value;
     } catch (error) {
       throw this.failed(step, phase, error, started);
     }

@@ -80,7 +80,10 @@ describe("reply extensions in the reply flow (seeds 000/001, DESIGN §5/§7)", (
     });
     sandbox.add("beta", {
       "index.ts": extensionPlugin(
-        styleExtension("tone", `{ allowed_session: ["group:${GROUP}"], parameters: { loud: { type: "boolean" } } }`),
+        styleExtension(
+          "tone",
+          `{ allowed_session: ["group:${GROUP}"], parameters: { loud: { type: "boolean" } } }`,
+        ),
         styleExtension("off", `{ enabled: false, parameters: {} }`),
       ),
     });
@@ -107,7 +110,9 @@ describe("reply extensions in the reply flow (seeds 000/001, DESIGN §5/§7)", (
     });
     expect(await keysSeenIn(() => ask("在吗", OTHER_GROUP))).toEqual(["alpha.style"]);
     // No extension applies in a private chat: the reply tool has no plugin_options at all.
-    expect(await optionsSeenIn(() => qq.pushPrivateMessage({ userId: ALICE, message: "在吗" }))).toBeUndefined();
+    expect(
+      await optionsSeenIn(() => qq.pushPrivateMessage({ userId: ALICE, message: "在吗" })),
+    ).toBeUndefined();
 
     await postApi(bot, "/api/plugins/alpha/disable");
     expect(await keysSeenIn(() => ask("在吗"))).toEqual(["beta.tone"]);
@@ -197,7 +202,9 @@ export default class Watcher extends Plugin {
     });
 
     // Both phases are on the monitor timeline under this reply.
-    const events = (await timelineOf(bot, prepare.reply_id)).filter((event) => event.type === "reply.extension");
+    const events = (await timelineOf(bot, prepare.reply_id)).filter(
+      (event) => event.type === "reply.extension",
+    );
     expect(events.map((event) => [event.data.extension, event.data.phase, event.data.status])).toEqual([
       ["alpha.style", "prepare", "ok"],
       ["alpha.style", "before_send", "ok"],
@@ -285,7 +292,9 @@ export default class Watcher extends Plugin {
     sandbox = new PluginSandbox();
     // Each appends its name to the last message; the first also attaches a picture, which a
     // later one hands back with only its hash.
-    const appendName = (extra = "") => `if (payload.phase === "prepare") return { extra_prompt: "要求：" + payload.parameters.tag };
+    const appendName = (
+      extra = "",
+    ) => `if (payload.phase === "prepare") return { extra_prompt: "要求：" + payload.parameters.tag };
     const messages = payload.messages;
     const last = messages[messages.length - 1];
     last.segments.push({ type: "text", data: "|" + payload.parameters.tag });
@@ -327,10 +336,7 @@ export default class Watcher extends Plugin {
       ),
     });
     await start();
-    await replyWith(
-      { plugin_options: { "beta.b": {}, "alpha.a": {}, "zeta.first": {} } },
-      "原文",
-    );
+    await replyWith({ plugin_options: { "beta.b": {}, "alpha.a": {}, "zeta.first": {} } }, "原文");
     const order = seenCalls().map((call) => `${call.phase}:${call.extension}`);
     expect(order).toEqual([
       "prepare:zeta.first",
@@ -343,11 +349,26 @@ export default class Watcher extends Plugin {
     const replyer = llm.lastRequestWithoutTool("reply")!.promptText;
     expect(replyer).toContain("要求：zeta.first\n要求：alpha.a\n要求：beta.b");
     // alpha.a saw zeta.first's group, with the picture's hash filled in by the host.
-    const alphaInput = seenCalls().find((call) => call.phase === "before_send" && call.extension === "alpha.a")!;
+    const alphaInput = seenCalls().find(
+      (call) => call.phase === "before_send" && call.extension === "alpha.a",
+    )!;
     expect(alphaInput.messages).toEqual([
-      { segments: [{ type: "text", data: "原文" }, { type: "text", data: "|zeta.first" }], quote_previous: false },
       {
-        segments: [{ type: "image", data: "", binary_data_base64: PIXEL, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+        segments: [
+          { type: "text", data: "原文" },
+          { type: "text", data: "|zeta.first" },
+        ],
+        quote_previous: false,
+      },
+      {
+        segments: [
+          {
+            type: "image",
+            data: "",
+            binary_data_base64: PIXEL,
+            hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+          },
+        ],
         quote_previous: false,
       },
     ]);
@@ -369,12 +390,19 @@ export default class Watcher extends Plugin {
     sandbox = new PluginSandbox();
     sandbox.add("alpha", {
       "index.ts": extensionPlugin(
-        styleExtension("style", `{ parameters: [{ name: "mode", type: "string", enum: ["cat", "robot"], required: true }] }`),
+        styleExtension(
+          "style",
+          `{ parameters: [{ name: "mode", type: "string", enum: ["cat", "robot"], required: true }] }`,
+        ),
       ),
     });
     await start();
     llm.enqueue(
-      { toolCalls: [{ name: "reply", arguments: { plugin_options: { "alpha.style": { mode: "dog", volume: 3 } } } }] },
+      {
+        toolCalls: [
+          { name: "reply", arguments: { plugin_options: { "alpha.style": { mode: "dog", volume: 3 } } } },
+        ],
+      },
       { toolCalls: [{ name: "reply", arguments: { plugin_options: { "nobody.voice": {} } } }] },
     );
     ask("学猫叫");
@@ -385,7 +413,9 @@ export default class Watcher extends Plugin {
     expect(String(told?.content)).toContain('plugin_options["alpha.style"]');
     expect(String(told?.content)).toContain('mode must be one of ["cat","robot"]');
     expect(String(told?.content)).toContain('unknown parameter "volume"');
-    expect(String(ended.reason)).toContain('plugin_options has unknown "nobody.voice"; available here: alpha.style');
+    expect(String(ended.reason)).toContain(
+      'plugin_options has unknown "nobody.voice"; available here: alpha.style',
+    );
     // Neither the replyer nor the extension ran, and nothing was sent.
     expect(llm.requests).toHaveLength(2);
     expect(seenCalls()).toEqual([]);
@@ -402,7 +432,11 @@ export default class Watcher extends Plugin {
         ),
       ),
     });
-    sandbox.add("future", { "index.ts": extensionPlugin(styleExtension("later", "{ parameters: {} }")) }, { sdk: ">=2.10.0" });
+    sandbox.add(
+      "future",
+      { "index.ts": extensionPlugin(styleExtension("later", "{ parameters: {} }")) },
+      { sdk: ">=2.10.0" },
+    );
     await start();
     await waitFor(() => bot.logs.filter((line) => String(line.msg).includes("failed to load")).length === 2);
     const problems = bot.logs.map((line) => String(line.msg)).filter((msg) => msg.includes("failed to load"));

@@ -6,7 +6,7 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
-import { type PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import type { PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 
 export { PluginSandbox, waitFor } from "../plugins/plugin-fixtures.ts";
@@ -27,7 +27,11 @@ export function nodeStdioPlugin(
   source: string,
   manifest: Record<string, unknown> = {},
 ): PluginFolder {
-  return sandbox.add(id, { "plugin.cjs": source }, { runtime: "stdio", entry: "node plugin.cjs", ...manifest });
+  return sandbox.add(
+    id,
+    { "plugin.cjs": source },
+    { runtime: "stdio", entry: "node plugin.cjs", ...manifest },
+  );
 }
 
 /** Every plugin's status as the console API reports it. */
@@ -54,15 +58,16 @@ export function isAlive(pid: number): boolean {
 /**
  * Tools: `echo` (answers), `crash` (exits with code 3), `hang` (never answers), `noisy`
  * (writes a line that is not JSON, a JSON array and a push of more than 1 MB before its
- * answer). Activation is refused while the file `fail-next` holds a count above 0. It logs
- * activations, crashes, deactivations and its exit, one time per line, into files.
+ * answer). Activation is refused while the file `data/fail-next` holds a count above 0. It
+ * logs activations, crashes, deactivations and its exit, one time per line, into `data/`.
  * With `ignoreDeactivate` in its config it neither answers `deactivate` nor exits.
  */
 export const SUPERVISED_PLUGIN = `
 const fs = require("node:fs");
 const readline = require("node:readline");
 const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
-const note = (file) => fs.appendFileSync(file, Date.now() + "\\n");
+fs.mkdirSync("data", { recursive: true });
+const note = (file) => fs.appendFileSync("data/" + file, Date.now() + "\\n");
 let config = {};
 process.on("exit", () => note("exits.log"));
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
@@ -72,9 +77,9 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     case "activate": {
       config = params.config || {};
       note("activations.log");
-      const failing = fs.existsSync("fail-next") ? Number(fs.readFileSync("fail-next", "utf8")) : 0;
+      const failing = fs.existsSync("data/fail-next") ? Number(fs.readFileSync("data/fail-next", "utf8")) : 0;
       if (failing > 0) {
-        fs.writeFileSync("fail-next", String(failing - 1));
+        fs.writeFileSync("data/fail-next", String(failing - 1));
         return write({ error: "not ready yet" });
       }
       return write({
@@ -119,3 +124,12 @@ export const SUPERVISED_CONFIG_SCHEMA = {
   type: "object",
   properties: { ignoreDeactivate: { type: "boolean", default: false } },
 };
+
+/** Polls an asynchronous condition (e.g. an HTTP status) until it holds. */
+export async function eventually(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

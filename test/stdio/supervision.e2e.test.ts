@@ -23,7 +23,10 @@ const mention = (text: string) => [
   { type: "text", data: { text: ` ${text}` } },
 ];
 const times = (dir: string, file: string) =>
-  readFileSync(join(dir, file), "utf8").trim().split("\n").map(Number);
+  readFileSync(join(dir, "data", file), "utf8")
+    .trim()
+    .split("\n")
+    .map(Number);
 
 describe("stdio plugin supervision (seed 002 error handling)", () => {
   let sandbox: PluginSandbox;
@@ -46,7 +49,8 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     waitFor(() => bot.logs.filter((line) => String(line.msg).startsWith("turn ")).length >= count, 8_000);
   const toolResult = (index: number) =>
     String(llm.requests[index]!.body.messages.find((message) => message.role === "tool")?.content);
-  const pluginTools = (index: number) => llm.requests[index]!.toolNames.filter((name) => PLUGIN_TOOLS.includes(name));
+  const pluginTools = (index: number) =>
+    llm.requests[index]!.toolNames.filter((name) => PLUGIN_TOOLS.includes(name));
 
   afterEach(async () => {
     await qq?.close();
@@ -57,7 +61,7 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
 
   it("marks a crashed plugin errored, drops its tools at once and restarts it with backoff", async () => {
     const folder = await start();
-    folder.write("fail-next", "1"); // the first restart's activation is refused
+    folder.write("data/fail-next", "1"); // the first restart's activation is refused
     const firstPid = (await pluginStatus(bot, "sup")).process!.pid!;
     llm.enqueue(
       { toolCalls: [{ name: "crash", arguments: {} }] },
@@ -67,7 +71,7 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     await turnEnded(1);
     expect(pluginTools(0)).toEqual(PLUGIN_TOOLS);
     expect(toolResult(1)).toContain("工具 crash 出错");
-    expect(toolResult(1)).toContain("exited with code 3");
+    expect(toolResult(1)).toContain("the plugin process closed its stdout");
     // The very next planner request, in the same turn, no longer offers the dead plugin's tools.
     expect(pluginTools(1)).toEqual([]);
     const errored = await pluginStatus(bot, "sup");
@@ -87,15 +91,22 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     expect(back.process).toMatchObject({ state: "running", failures: 0, restarts: 2 });
     expect(back.process!.pid).not.toBe(firstPid);
 
+    // Two calls in one answer: the plugin takes one at a time, each answer goes to its call.
     llm.enqueue(
-      { toolCalls: [{ name: "echo", arguments: { text: "又活了" } }] },
+      {
+        toolCalls: [
+          { name: "echo", arguments: { text: "又活了" } },
+          { name: "echo", arguments: { text: "第二个" } },
+        ],
+      },
       { toolCalls: [{ name: "reply", arguments: {} }] },
       { text: "好了" },
     );
     ask("回声");
     await qq.waitForSent(undefined, 8_000);
     expect(pluginTools(2)).toEqual(PLUGIN_TOOLS);
-    expect(toolResult(3)).toBe("echo: 又活了");
+    const results = llm.requests[3]!.body.messages.filter((message) => message.role === "tool");
+    expect(results.map((message) => message.content)).toEqual(["echo: 又活了", "echo: 第二个"]);
   });
 
   it("fails a call past the manifest timeout and restarts the process", async () => {
@@ -109,7 +120,7 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     ask("卡住");
     await turnEnded(1);
     expect(Date.now() - askedAt).toBeLessThan(3_000);
-    expect(toolResult(1)).toContain("工具 hang 出错：timed out after 600 ms");
+    expect(toolResult(1)).toContain("工具 hang 出错：execute_tool timed out after 600 ms");
     expect(pluginTools(1)).toEqual([]);
     await waitFor(() => bot.logs.some((line) => line.msg === "plugin process restarted"), 3_000);
     const back = await pluginStatus(bot, "sup");
@@ -129,9 +140,9 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     await turnEnded(1);
     expect(toolResult(1)).toBe("still here");
     expect(bot.logs.some((line) => line.msg === "plugin wrote a line that is not JSON; skipped")).toBe(true);
-    expect(bot.logs.some((line) => line.msg === "plugin wrote a line that is not a JSON object; skipped")).toBe(
-      true,
-    );
+    expect(
+      bot.logs.some((line) => line.msg === "plugin wrote a line that is not a JSON object; skipped"),
+    ).toBe(true);
     const refused = bot.logs.find((line) => String(line.msg).includes("more than the 1 MB limit"));
     expect(refused?.plugin).toBe("sup");
     expect(Number(refused?.bytes)).toBeGreaterThan(1_100_000);

@@ -18,7 +18,12 @@ export interface PluginProcessOptions {
   logger: Logger;
   /** A push from the plugin: a line with `method` and no `result`/`error`. */
   push(method: string, params: JsonObject): void;
-  /** The process is gone (exited, killed, never started); called once. */
+  /**
+   * No call can be answered any more (stdout closed, the process exited or was killed);
+   * called once, before the waiting calls fail.
+   */
+  closed(reason: string): void;
+  /** The process is gone; called once, after `closed`, with how it ended. */
   ended(reason: string): void;
 }
 
@@ -146,7 +151,8 @@ export class PluginProcess {
   async shutdown(graceMs: number): Promise<void> {
     const deadline = Date.now() + graceMs;
     if (!this.closed) {
-      const answered = this.call("deactivate", undefined, { timeoutMs: graceMs }).then(
+      // The grace below decides; the call's own limit only has to come later.
+      const answered = this.call("deactivate", undefined, { timeoutMs: graceMs + 1_000 }).then(
         () => true,
         (error: Error) => {
           this.options.logger.debug({ err: error.message }, "deactivate was not answered");
@@ -236,6 +242,7 @@ export class PluginProcess {
     if (this.closed) return;
     this.closed = reason;
     clearTimeout(this.timer);
+    this.options.closed(reason);
     const failed = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
     this.current = undefined;
     for (const pending of failed) {

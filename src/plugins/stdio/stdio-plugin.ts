@@ -2,12 +2,14 @@ import type { SystemPartsRegistry } from "../../agent/system-parts.ts";
 import { renderSegments } from "../../message/render.ts";
 import type { Segment } from "../../message/segment.ts";
 import type { Monitor } from "../../monitor/monitor.ts";
+import { buildReplyExtension } from "../../reply/extension-builder.ts";
 import type {
   ComponentOptions,
   HookEventName,
   HookInput,
   HookResult,
   ParametersDeclaration,
+  ReplyExtensionOptions,
 } from "../../sdk/types.ts";
 import { type Built, buildEnricher, buildHook, buildTool } from "../component-builders.ts";
 import type { CallContext, Component, Disposer, ToolComponent } from "../components.ts";
@@ -20,7 +22,7 @@ import {
 import type { StdioChannels } from "./channel-adapter.ts";
 import { channelSessionPrefix } from "./channel-session.ts";
 import { chatParams } from "./chat-params.ts";
-import { PluginProcess } from "./plugin-process.ts";
+import { type CallOptions, PluginProcess } from "./plugin-process.ts";
 import {
   type ActivateAnswer,
   type ChannelInbound,
@@ -29,10 +31,12 @@ import {
   compileProtocol,
   type EnricherDeclaration,
   type HookDeclaration,
+  isJsonObject,
   isPushMethod,
   type JsonObject,
   type ProtocolValidators,
   problemsOf,
+  type ReplyExtensionDeclaration,
   type ToolDeclaration,
   type WebUiPush,
 } from "./protocol.ts";
@@ -41,6 +45,8 @@ import {
 export const DEACTIVATE_GRACE_MS = 5_000;
 const FIRST_RETRY_DELAY_MS = 1_000;
 const MAX_RETRY_DELAY_MS = 30_000;
+/** How much later than the plugin call's own limit the tool executor gives up on it. */
+const EXECUTOR_MARGIN_MS = 250;
 
 /** Delay before the n-th activation retry in a row: 1 s·2^(n-1), at most 30 s. */
 export function retryDelayMs(attempt: number): number {
@@ -156,6 +162,9 @@ export class StdioPlugin {
       push: (method, params) => {
         if (this.process === process) this.onPush(method, params);
       },
+      closed: (reason) => {
+        if (this.process === process && !this.activating && !this.unloading) this.closed(reason);
+      },
       ended: (reason) => {
         if (this.process === process && !this.activating && !this.unloading) this.lost(reason);
       },
@@ -188,6 +197,7 @@ export class StdioPlugin {
       ...(answer.tools ?? []).map((tool) => this.tool(tool)),
       ...(answer.hooks ?? []).flatMap((hook, index) => this.hook(hook, index)),
       ...(answer.enrichers ?? []).map((enricher) => this.enricher(enricher)),
+      ...(answer.reply_extensions ?? []).map((extension) => this.replyExtension(extension)),
     ];
     assertUniqueNames(declared, this.id);
     this.declared = declared;
@@ -200,13 +210,24 @@ export class StdioPlugin {
       : undefined;
   }
 
-  /** The process died (crash, stdout closed, a call timed out): everything it declared goes. */
+  /**
+   * The process can no longer answer (crash, stdout closed, a call timed out): everything it
+   * declared goes now, before its waiting calls fail, so the turn's next planner request
+   * already lacks its tools.
+   */
+  private closed(reason: string): void {
+    this.forgetDeclarations();
+    this.status.lastError = reason;
+    this.status.lastErrorAt = Date.now();
+    this.setState("errored", reason);
+    this.request.componentsChanged();
+  }
+
+  /** The process is gone: the next activation is scheduled (a restart never overlaps the old process). */
   private lost(reason: string): void {
     this.process = undefined;
-    this.forgetDeclarations();
     this.logger.error({ reason }, `plugin process ${reason}`);
     this.failed(reason);
-    this.request.componentsChanged();
   }
 
   private forgetDeclarations(): void {
@@ -277,13 +298,13 @@ export class StdioPlugin {
     this.request.statusChanged();
   }
 
-  private call(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+  private call(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     const process = this.process;
     if (!process) {
       const why = this.status.lastError ? ` (${this.status.lastError})` : "";
       return Promise.reject(new Error(`the plugin ${this.id} is not running${why}`));
     }
-    return process.call(method, params, signal ? { signal } : {});
+    return process.call(method, params, options);
   }
 
   // ——— pushes ———
@@ -357,14 +378,19 @@ export class StdioPlugin {
       this.request.ajv,
       async (args, call) => {
         // xbot sends the arguments as one JSON string; a missing result is an empty one (Go's omitempty).
+        const input = JSON.stringify(args);
         const answer = await this.call(
           "execute_tool",
-          { toolName: name, input: JSON.stringify(args) },
-          call.signal,
+          { toolName: name, input },
+          { timeoutMs, signal: call.signal },
         );
         return answer.result ?? "";
       },
     );
+    // The process's own limit decides (the call fails and the process restarts); the
+    // executor's limit, a little later, only guards against a call that never settles.
+    const timeoutMs = built.component.timeoutMs;
+    built.component.timeoutMs = timeoutMs + EXECUTOR_MARGIN_MS;
     if (sessionPrefix !== undefined) built.component.scope = { ...built.component.scope, sessionPrefix };
     return built;
   }
@@ -409,6 +435,28 @@ export class StdioPlugin {
     };
   }
 
+  /** A reply extension (DESIGN §7): `reply_extension` requests carry `extensionName` beside the payload's fields. */
+  private replyExtension(declaration: ReplyExtensionDeclaration): Built<Component> {
+    const { name, ...options } = declaration;
+    const built = buildReplyExtension(
+      { pluginId: this.id, name },
+      // Like every call to the plugin, limited by the manifest's timeout unless it declares its own.
+      {
+        ...(options as unknown as ReplyExtensionOptions),
+        timeout_ms: (options.timeout_ms as number | undefined) ?? this.request.manifest.timeout,
+      },
+      this.request.ajv,
+      async (payload, call) => {
+        const params = { extensionName: name, ...payload };
+        const answer = await this.call("reply_extension", params, { timeoutMs, signal: call.signal });
+        return replyExtensionResult(answer);
+      },
+    );
+    const timeoutMs = built.component.timeoutMs;
+    built.component.timeoutMs = timeoutMs + EXECUTOR_MARGIN_MS;
+    return built;
+  }
+
   private enricher(declaration: EnricherDeclaration): Built<Component> {
     const { name, description, ...options } = declaration;
     return buildEnricher(
@@ -424,6 +472,19 @@ export class StdioPlugin {
       },
     );
   }
+}
+
+/**
+ * What a reply extension's handler returned: the answer's `result` object or, leniently, the
+ * answer's own `extra_prompt` / `messages`. The reply stage checks it like any handler's.
+ */
+function replyExtensionResult(answer: JsonObject): unknown {
+  if (isJsonObject(answer.result)) return answer.result;
+  const { extra_prompt, messages } = answer;
+  return {
+    ...(extra_prompt === undefined ? {} : { extra_prompt }),
+    ...(messages === undefined ? {} : { messages }),
+  };
 }
 
 /** `entry` split on whitespace; no shell is involved. */

@@ -1,0 +1,78 @@
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { isAlive, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
+
+const SELF = "10000";
+/** The Python and Node.js examples printed in seed 002, byte for byte (biome leaves them alone). */
+const SEED_EXAMPLES = fileURLToPath(new URL("./seed-examples/", import.meta.url));
+
+const mention = (text: string) => [
+  { type: "at", data: { qq: SELF } },
+  { type: "text", data: { text: ` ${text}` } },
+];
+
+describe("seed 002's printed examples, saved unchanged as plugin entries", () => {
+  let sandbox: PluginSandbox;
+  let llm: ScriptedLlmServer;
+  let bot: BotHarness;
+  let qq: OneBotStandIn;
+
+  afterEach(async () => {
+    await qq?.close();
+    await bot?.dispose();
+    await llm?.close();
+    sandbox.remove();
+  });
+
+  it("runs both: greet and timestamp are called by the model, and both deactivate at shutdown", async () => {
+    sandbox = new PluginSandbox();
+    const python = sandbox.add("seed-python", {}, { runtime: "stdio", entry: "python3 plugin.py" });
+    copyFileSync(join(SEED_EXAMPLES, "plugin.py"), join(python.dir, "plugin.py"));
+    const node = sandbox.add("seed-node", {}, { runtime: "stdio", entry: "node plugin.js" });
+    copyFileSync(join(SEED_EXAMPLES, "plugin.js"), join(node.dir, "plugin.js"));
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+
+    const pythonStatus = await pluginStatus(bot, "seed-python");
+    expect(pythonStatus.components.map((component) => `${component.kind}:${component.name}`)).toEqual([
+      "tool:greet",
+      "hook:PostToolUse_1",
+    ]);
+    expect((await pluginStatus(bot, "seed-node")).components.map((component) => component.name)).toEqual([
+      "timestamp",
+    ]);
+
+    llm.enqueue(
+      {
+        toolCalls: [
+          { name: "greet", arguments: { name: "Alice" } },
+          { name: "timestamp", arguments: {} },
+        ],
+      },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "你好 Alice" },
+    );
+    qq.pushGroupMessage({ groupId: "20000", userId: "30001", message: mention("打个招呼，顺便看看时间") });
+    expect((await qq.waitForSent(undefined, 8_000)).text).toBe("你好 Alice");
+    expect(llm.requests[0]!.toolNames).toEqual(expect.arrayContaining(["greet", "timestamp"]));
+    const results = llm.requests[1]!.body.messages.filter((message) => message.role === "tool");
+    // `input` is the JSON string of the arguments, exactly as xbot sends it.
+    expect(results[0]!.content).toBe('Hello, {"name":"Alice"}!');
+    expect(Date.parse(String(results[1]!.content))).toBeGreaterThan(Date.now() - 60_000);
+
+    const pids = [pythonStatus.process!.pid!, (await pluginStatus(bot, "seed-node")).process!.pid!];
+    const stoppingAt = Date.now();
+    await bot.stop();
+    // Each answered deactivate and exited when its stdin closed: no 5 s kill was needed.
+    expect(Date.now() - stoppingAt).toBeLessThan(3_000);
+    expect(pids.filter(isAlive)).toEqual([]);
+    expect(bot.logs.some((line) => String(line.msg).includes("did not exit"))).toBe(false);
+  });
+});
