@@ -32,6 +32,8 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs: 0 } },
+    // The framework alone: the built-in example plugins (stdio processes, voice) stay out.
+    plugins: { dirs: [] },
     llm: {
       providers: [{ id: "zero", type: "openai-compatible", baseUrl: llm }],
       models: { planner: ["zero/m"], replyer: ["zero/m"] },

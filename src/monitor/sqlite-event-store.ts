@@ -1,6 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../log/logger.ts";
 import { BatchWriter } from "../store/sqlite/batch-writer.ts";
+import type { WriteTick } from "../store/sqlite/write-tick.ts";
 import type {
   MonitorEventQuery,
   MonitorEventStore,
@@ -47,7 +48,7 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
   readonly #selectTurnEvents: Statement<[string]>;
   readonly #selectTurns: Statement<[{ search: string | null; before: number; limit: number }]>;
 
-  constructor(db: Database, limits: () => RetentionLimits, logger: Logger) {
+  constructor(db: Database, limits: () => RetentionLimits, logger: Logger, tick?: WriteTick) {
     const insert = db.prepare(
       "INSERT INTO monitor_events (time, type, reply_id, session_id, data) VALUES (?, ?, ?, ?, ?)",
     );
@@ -69,7 +70,7 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
       deleteUpToId.run(lastId - maxEvents);
       deleteOlderThan.run(Date.now() - maxAgeHours * HOUR_MS);
     });
-    this.#writer = new BatchWriter({ name: "monitor_events", writeBatch, logger });
+    this.#writer = new BatchWriter({ name: "monitor_events", writeBatch, logger, tick });
     this.#selectPage = db.prepare(
       `SELECT ${COLUMNS} FROM monitor_events WHERE id < ? ORDER BY id DESC LIMIT ?`,
     );

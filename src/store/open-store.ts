@@ -6,6 +6,7 @@ import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
 import { SqliteTurnStore } from "./sqlite/turn-store.ts";
 import { SqliteUsageStore } from "./sqlite/usage-store.ts";
+import { WriteTick } from "./sqlite/write-tick.ts";
 import type { Stores } from "./types.ts";
 
 const SQLITE_SCHEME = "sqlite:";
@@ -32,19 +33,22 @@ export function openStore(
   const file = location === IN_MEMORY ? IN_MEMORY : resolve(process.cwd(), location);
 
   const db = openSqliteDatabase(file, logger);
-  const messages = new SqliteMessageStore(db, logger);
-  const usage = new SqliteUsageStore(db, logger);
-  const monitorEvents = new SqliteMonitorEventStore(db, retention, logger);
+  const tick = new WriteTick(db, logger);
+  const messages = new SqliteMessageStore(db, logger, tick);
+  const usage = new SqliteUsageStore(db, logger, tick);
+  const turns = new SqliteTurnStore(db, logger, tick);
+  const monitorEvents = new SqliteMonitorEventStore(db, retention, logger, tick);
   logger.info({ file }, "storage opened");
   return {
     messages,
     history: messages,
-    turns: new SqliteTurnStore(db),
+    turns,
     usage,
     monitorEvents,
     close() {
       if (!db.open) return;
-      for (const store of [messages, usage, monitorEvents]) {
+      tick.run();
+      for (const store of [messages, usage, turns, monitorEvents]) {
         try {
           store.close();
         } catch (error) {

@@ -50,7 +50,7 @@ describe("turn and usage stores", () => {
   });
 
   it("round-trips turn records, with and without optional fields", () => {
-    const turns = new SqliteTurnStore(db);
+    const turns = new SqliteTurnStore(db, captureLog().logger);
     const full = turn({
       status: "silent",
       reason: "nobody asked me",
@@ -66,7 +66,7 @@ describe("turn and usage stores", () => {
   });
 
   it("replaces a turn recorded again under the same reply id", () => {
-    const turns = new SqliteTurnStore(db);
+    const turns = new SqliteTurnStore(db, captureLog().logger);
     turns.record(turn({ status: "failed", reason: "timeout" }));
     turns.record(turn({ status: "replied" }));
 
@@ -75,7 +75,7 @@ describe("turn and usage stores", () => {
   });
 
   it("lists a session's newest turns first, limited, without other sessions", () => {
-    const turns = new SqliteTurnStore(db);
+    const turns = new SqliteTurnStore(db, captureLog().logger);
     for (let index = 0; index < 5; index++) {
       turns.record(turn({ replyId: `a${index}`, createdAt: 1000 + index }));
       turns.record(

@@ -1,4 +1,5 @@
 import type { Logger } from "../../log/logger.ts";
+import type { TickWriter, WriteTick } from "./write-tick.ts";
 
 export interface BatchWriterOptions<T> {
   /** Names the queue in log lines and errors (`messages`, `llm_usage`). */
@@ -6,13 +7,15 @@ export interface BatchWriterOptions<T> {
   /** Commits one batch; expected to be a single transaction. */
   writeBatch: (items: readonly T[]) => void;
   logger: Logger;
+  /** Shares one transaction per event-loop turn with the database's other stores. */
+  tick?: WriteTick;
 }
 
 /**
  * Queues items and writes them all in one batch per event-loop turn, so a burst of pushes
  * costs one transaction instead of one per item and never blocks the caller.
  */
-export class BatchWriter<T> {
+export class BatchWriter<T> implements TickWriter {
   readonly #options: BatchWriterOptions<T>;
   #queue: T[] = [];
   #scheduled: NodeJS.Immediate | undefined;
@@ -25,7 +28,8 @@ export class BatchWriter<T> {
   push(item: T): void {
     if (this.#closed) throw new Error(`${this.#options.name} store is closed`);
     this.#queue.push(item);
-    this.#scheduled ??= setImmediate(() => this.#flushScheduled());
+    if (this.#options.tick) this.#options.tick.schedule(this);
+    else this.#scheduled ??= setImmediate(() => this.writeQueued());
   }
 
   /** Writes everything queued now. A failed batch is dropped and the error thrown. */
@@ -45,7 +49,8 @@ export class BatchWriter<T> {
     this.flush();
   }
 
-  #flushScheduled(): void {
+  /** The scheduled write: nobody awaits it, so a failure is logged, never thrown. */
+  writeQueued(): void {
     const count = this.#queue.length;
     try {
       this.flush();

@@ -13,6 +13,7 @@ import type {
   StoredMessage,
 } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
+import type { WriteTick } from "./write-tick.ts";
 
 interface MessageRow {
   id: number;
@@ -46,7 +47,7 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     [{ session: string | null; search: string | null; before: number; limit: number }]
   >;
 
-  constructor(db: Database, logger: Logger) {
+  constructor(db: Database, logger: Logger, tick?: WriteTick) {
     const insert = db.prepare(
       `INSERT INTO messages (platform, adapter_id, self_id, session_id, chat_type, group_id, user_id,
          sender_name, message_id, segments, time, from_self)
@@ -70,7 +71,7 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
         );
       }
     });
-    this.#writer = new BatchWriter({ name: "messages", writeBatch: insertAll, logger });
+    this.#writer = new BatchWriter({ name: "messages", writeBatch: insertAll, logger, tick });
     this.#selectRecent = db.prepare(
       `SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
     );

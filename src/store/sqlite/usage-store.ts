@@ -2,6 +2,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
 import type { UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
+import type { WriteTick } from "./write-tick.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -22,7 +23,7 @@ export class SqliteUsageStore implements UsageStore {
   readonly #writer: BatchWriter<UsageRecord>;
   readonly #selectSummary: Statement<[number]>;
 
-  constructor(db: Database, logger: Logger) {
+  constructor(db: Database, logger: Logger, tick?: WriteTick) {
     const insert = db.prepare(
       `INSERT INTO llm_usage (time, task, provider, model, prompt_tokens, completion_tokens, latency_ms,
          success, error, reply_id)
@@ -44,7 +45,7 @@ export class SqliteUsageStore implements UsageStore {
         );
       }
     });
-    this.#writer = new BatchWriter({ name: "llm_usage", writeBatch: insertAll, logger });
+    this.#writer = new BatchWriter({ name: "llm_usage", writeBatch: insertAll, logger, tick });
     // Integer division of both integer operands gives the UTC day number in SQLite and Postgres alike.
     this.#selectSummary = db.prepare(
       `SELECT time / ${DAY_MS} AS day_index, task, provider, model, COUNT(*) AS calls,
