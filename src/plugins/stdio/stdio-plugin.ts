@@ -74,7 +74,7 @@ export class StdioPlugin {
   private widgets: unknown[] | undefined;
   private provider: { name: string; configSchema?: unknown } | undefined;
   private removePrompt: Disposer = () => {};
-  private readonly detachChannel: Disposer;
+  private detachChannel: Disposer = () => {};
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly status: ProcessStatus;
   private readonly protocol: ProtocolValidators;
@@ -90,28 +90,30 @@ export class StdioPlugin {
       failures: 0,
     };
     this.protocol = compileProtocol(request.ajv);
-    const plugin = this;
-    this.detachChannel = deps.channels.attach(this.id, {
-      get name() {
-        return plugin.channelName;
-      },
-      send: (chatId, segments) => this.channelSend(chatId, segments),
-    });
   }
 
   get components(): Built<Component>[] {
     return [...this.declared, ...this.channelTools];
   }
 
-  /** The first activation; a failure fails the load (and is not retried). */
+  /**
+   * The first activation; a failure fails the load (and is not retried). Only an activated
+   * version takes over the channel, so a broken edit leaves the running version's replies alone.
+   */
   async start(): Promise<void> {
     try {
       await this.activate();
     } catch (error) {
-      this.detachChannel();
       this.removePrompt();
       throw error;
     }
+    const plugin = this;
+    this.detachChannel = this.deps.channels.attach(this.id, {
+      get name() {
+        return plugin.channelName;
+      },
+      send: (chatId, segments) => this.channelSend(chatId, segments),
+    });
   }
 
   async configChanged(config: Record<string, unknown>): Promise<void> {
