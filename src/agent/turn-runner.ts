@@ -148,6 +148,7 @@ function failureReason(error: unknown, signal: AbortSignal): string {
 class Turn {
   private readonly rounds: Array<{ toolCalls: string[]; text: string; model: string; latencyMs: number }> =
     [];
+  private history: { batch: Batch; lines: string[] } | undefined;
   private invalidArguments = 0;
   private malformedJson = 0;
   private sentMessageIds: string[] = [];
@@ -548,6 +549,24 @@ class Turn {
   }
 
   private promptInput(): TurnPromptInput {
+    return {
+      identity: this.settings.identity,
+      chat: this.chat(),
+      historyLines: this.historyLines(),
+      newLines: this.batch.messages.map((message) => this.newLine(message)),
+      quoteBlock: this.quoteBlock,
+      systemParts: this.systemParts,
+      enrichments: this.enrichments,
+      now: Date.now(),
+    };
+  }
+
+  /**
+   * The history shown with this turn's batch, read once per batch: the planner and the
+   * replyer see the same history, and the replyer does not re-read and re-render it.
+   */
+  private historyLines(): string[] {
+    if (this.history?.batch === this.batch) return this.history.lines;
     const { history } = this.settings;
     const stored = withoutNewest(
       this.deps.messages.recent({
@@ -556,20 +575,13 @@ class Turn {
       }),
       this.batch.messages,
     );
-    return {
-      identity: this.settings.identity,
-      chat: this.chat(),
-      historyLines: boundedHistory(
-        stored.map((message) => formatMessageLine(message, { selfName: this.settings.identity.name })),
-        history.maxMessages,
-        history.maxChars,
-      ),
-      newLines: this.batch.messages.map((message) => this.newLine(message)),
-      quoteBlock: this.quoteBlock,
-      systemParts: this.systemParts,
-      enrichments: this.enrichments,
-      now: Date.now(),
-    };
+    const lines = boundedHistory(
+      stored.map((message) => formatMessageLine(message, { selfName: this.settings.identity.name })),
+      history.maxMessages,
+      history.maxChars,
+    );
+    this.history = { batch: this.batch, lines };
+    return lines;
   }
 }
 

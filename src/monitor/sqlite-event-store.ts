@@ -54,6 +54,8 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
     );
     const deleteUpToId = db.prepare("DELETE FROM monitor_events WHERE id <= ?");
     const deleteOlderThan = db.prepare("DELETE FROM monitor_events WHERE time < ?");
+    let trimmedOnce = false;
+    let addedSinceTrim = 0;
     const writeBatch = db.transaction((events: readonly MonitorEvent[]) => {
       let lastId = 0;
       for (const event of events) {
@@ -66,7 +68,14 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
         );
         lastId = Number(result.lastInsertRowid);
       }
+      // Trimming is amortised: the table is cut back to its limits on the first batch and then
+      // whenever a twentieth of maxEvents has been added, so a busy bot deletes in a few large
+      // steps instead of a few rows per batch (it may hold up to 5% more than the cap).
       const { maxEvents, maxAgeHours } = limits();
+      addedSinceTrim += events.length;
+      if (trimmedOnce && addedSinceTrim < Math.max(1, Math.floor(maxEvents / 20))) return;
+      trimmedOnce = true;
+      addedSinceTrim = 0;
       deleteUpToId.run(lastId - maxEvents);
       deleteOlderThan.run(Date.now() - maxAgeHours * HOUR_MS);
     });
