@@ -1,3 +1,4 @@
+import type { UsageRecord } from "../store/types.ts";
 /**
  * Provider-neutral shapes of an LLM call. The rest of the bot speaks only these; the AI SDK
  * and the providers' wire formats stay inside `src/llm/`.
@@ -117,20 +118,8 @@ export interface LlamaCppProviderConfig {
 
 export type LlmProviderConfig = RemoteProviderConfig | LlamaCppProviderConfig;
 
-/** One record per HTTP attempt, successful or not. */
-export interface LlmUsageRecord {
-  /** Epoch milliseconds when the attempt started. */
-  time: number;
-  task: string;
-  provider: string;
-  model: string;
-  promptTokens: number;
-  completionTokens: number;
-  latencyMs: number;
-  success: boolean;
-  error?: string;
-  replyId?: string;
-}
+/** One record per HTTP attempt, successful or not: exactly what the usage store keeps. */
+export type LlmUsageRecord = UsageRecord;
 
 /** Why one attempt failed; `status` is the HTTP status when there was a response. */
 export interface LlmAttemptFailure {

@@ -2,9 +2,9 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Logger } from "../../log/logger.ts";
+import { requestHasToken } from "../../server/auth.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
 import { actionDisconnected } from "./action-error.ts";
-import { requestHasToken } from "./auth.ts";
 import { OneBotSocket, WS_MAX_PAYLOAD_BYTES } from "./onebot-socket.ts";
 import type { OneBotTransport, TransportSink } from "./transport.ts";
 
