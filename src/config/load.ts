@@ -76,7 +76,12 @@ function parseYamlFile(path: string): unknown {
     const reason = first.message.split(" at line ")[0] ?? first.message;
     throw new ConfigError([`${path}${where}: ${reason}`], path);
   }
-  return document.toJS();
+  try {
+    return document.toJS();
+  } catch (error) {
+    // e.g. an alias whose anchor does not exist (`name: *x`): still a problem of the file.
+    throw new ConfigError([`${path}: ${(error as Error).message}`], path);
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
+import { withoutLargeInlinePayloads } from "../message/stored-payloads.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 
@@ -43,7 +44,7 @@ export class Outbox {
       userId: origin.selfId,
       senderName: this.botName(),
       messageId,
-      segments,
+      segments: withoutLargeInlinePayloads(segments),
       time: Date.now(),
       fromSelf: true,
     };
@@ -53,7 +54,7 @@ export class Outbox {
       type: "message.sent",
       replyId,
       sessionId: origin.sessionId,
-      data: { messageId, segments },
+      data: { messageId, segments: sent.segments },
     });
     return sent;
   }

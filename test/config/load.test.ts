@@ -135,6 +135,12 @@ describe("choosing the file", () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${file} line 4, column 1: `));
   });
+
+  it("reports an alias without an anchor as a problem of the file, not a crash", () => {
+    const problems = problemsOf("bot:\n  name: *missing\n");
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(join(dir, "tsumugi.yaml"));
+  });
 });
 
 describe("environment variables", () => {
