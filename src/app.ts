@@ -57,7 +57,9 @@ const RECENT_CACHE = { perSession: 64, sessions: 500 };
 const WEB_DIST = fileURLToPath(new URL("../web/dist", import.meta.url));
 
 /** How long shutdown waits for turns in flight before closing anyway (DESIGN §2 allows 10 s in all). */
-const SHUTDOWN_GRACE_MS = 7_000;
+const SHUTDOWN_GRACE_MS = 3_000;
+/** How long failed turns get to wind down; then stdio plugins have their 5 s deactivation grace. */
+const SHUTDOWN_ABORT_MS = 1_000;
 
 /**
  * The composition root: builds every service from the config, wires them along the path of
@@ -260,8 +262,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       stopWatching();
       batcher.flushAll();
       digests.stop();
-      const drained = await queue.close(SHUTDOWN_GRACE_MS);
-      if (!drained) logger.warn("some turns were still running at shutdown and were abandoned");
+      if (!(await queue.close(SHUTDOWN_GRACE_MS))) {
+        logger.warn("turns still running at shutdown are failed now");
+        turnRunner.abortAll("shutting down");
+        await queue.close(SHUTDOWN_ABORT_MS);
+      }
       await plugins.stop();
       await local.models.close();
       for (const adapter of adapters.values()) await adapter.stop();

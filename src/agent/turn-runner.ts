@@ -87,13 +87,21 @@ interface ToolRun {
  * once a reply is sent the turn ends.
  */
 export class TurnRunner {
+  private readonly running = new Set<AbortController>();
+
   constructor(private readonly deps: TurnRunnerDeps) {}
+
+  /** Fails every running turn at once (shutdown): each ends cleanly with this reason. */
+  abortAll(reason: string): void {
+    for (const controller of this.running) controller.abort(new TurnFailure(reason));
+  }
 
   async run(initial: Batch, absorbPending: () => Batch | undefined): Promise<void> {
     const replyId = randomUUID();
     const createdAt = Date.now();
     const settings = this.deps.settings();
     const abort = new AbortController();
+    this.running.add(abort);
     const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
     const plugins = this.deps.plugins.forTurn(initial, replyId, abort.signal);
     const turn = new Turn(replyId, initial, absorbPending, settings, this.deps, abort.signal, plugins);
@@ -114,6 +122,7 @@ export class TurnRunner {
       outcome = { status: "failed", reason: failureReason(error, abort.signal) };
     } finally {
       clearTimeout(timer);
+      this.running.delete(abort);
     }
     await plugins.stop(outcome.status, outcome.reason);
     const record: TurnRecord = {

@@ -146,6 +146,20 @@ describe("the running bot", () => {
     expect(qq.sent).toHaveLength(0);
   });
 
+  it("fails a turn still waiting on the model at shutdown, sends nothing and stops in time", async () => {
+    const { llm, bot, qq } = await setup();
+    await qq.connectReverse(bot.wsUrl);
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }], delayMs: 30_000 });
+    qq.pushPrivateMessage({ userId: ALICE, message: plain("hi") });
+    await waitFor(() => llm.requests.length === 1);
+    const stopping = Date.now();
+    await bot.stop();
+    expect(Date.now() - stopping).toBeLessThan(9_500);
+    const failed = bot.logs.find((l) => l.msg === "turn failed");
+    expect(failed?.reason).toBe("shutting down");
+    expect(qq.sent).toHaveLength(0);
+  });
+
   it("keeps a 19-digit forward id exact from the wire to the database", async () => {
     const { bot, qq } = await setup();
     await qq.connectReverse(bot.wsUrl);
