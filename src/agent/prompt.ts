@@ -8,6 +8,8 @@ export interface PromptIdentity {
 }
 
 export interface PromptChat {
+  /** `onebot` (QQ), `console`, `stdio`, …: named in the prompt only for QQ. */
+  platform: string;
   isGroup: boolean;
   /** Group or private peer id. */
   peerId: string;
@@ -41,8 +43,23 @@ export function identityText(identity: PromptIdentity): string {
  * Parts that rarely change come first (identity, rules), then history oldest to newest, then
  * the new batch, and volatile details last, so consecutive turns share a long cached prefix.
  */
+/** Where the chat happens, as the prompt names it: `QQ 群 123`, `私聊`, … */
+export function placeText(chat: PromptChat): string {
+  const place = chat.isGroup ? `群 ${chat.peerId}` : "私聊";
+  return chat.platform === "onebot" && chat.isGroup ? `QQ ${place}` : place;
+}
+
+/** The closing line with the current local date and time (volatile, so it goes last). */
+export function nowText(now: number): string {
+  const date = new Date(now);
+  const day = [date.getFullYear(), date.getMonth() + 1, date.getDate()].map((n) =>
+    String(n).padStart(2, "0"),
+  );
+  return `当前时间 ${day.join("-")} ${formatClock(now)}。`;
+}
+
 function conversationText(input: TurnPromptInput, ending: string): string {
-  const place = input.chat.isGroup ? `QQ 群 ${input.chat.peerId}` : "私聊";
+  const place = placeText(input.chat);
   const history = input.historyLines.length > 0 ? input.historyLines.join("\n") : "（没有更早的消息）";
   return [
     `## 聊天记录（${place}）`,
@@ -52,7 +69,7 @@ function conversationText(input: TurnPromptInput, ending: string): string {
     ...(input.quoteBlock === undefined ? [] : [input.quoteBlock]),
     input.newLines.join("\n"),
     "",
-    `当前时间 ${new Date(input.now).toISOString().slice(0, 10)} ${formatClock(input.now)}。`,
+    nowText(input.now),
     ending,
   ].join("\n");
 }

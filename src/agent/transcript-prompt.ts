@@ -1,6 +1,6 @@
 import type { LlmMessage } from "../llm/types.ts";
-import { identityText, type PromptChat, type PromptIdentity } from "./prompt.ts";
-import { boundedHistory, formatClock } from "./transcript.ts";
+import { identityText, nowText, type PromptChat, type PromptIdentity, placeText } from "./prompt.ts";
+import { boundedHistory } from "./transcript.ts";
 
 /** A digest or summary turn: the model reads a stretch of chat and writes one message. */
 export interface TranscriptPromptInput {
@@ -61,13 +61,13 @@ export function boundedTranscript(lines: string[], maxChars: number): string[] {
 }
 
 function transcriptText(input: TranscriptPromptInput, ending: string): string {
-  const place = input.chat.isGroup ? `QQ 群 ${input.chat.peerId}` : "私聊";
+  const place = placeText(input.chat);
   const transcript = input.transcriptLines.length > 0 ? input.transcriptLines.join("\n") : "（没有消息）";
   return [
     `## 聊天记录（${place}，共 ${input.transcriptLines.length} 条）`,
     transcript,
     "",
-    `当前时间 ${new Date(input.now).toISOString().slice(0, 10)} ${formatClock(input.now)}。`,
+    nowText(input.now),
     ending,
   ].join("\n");
 }

@@ -554,7 +554,11 @@ class Turn {
 
   private chat(): TurnPromptInput["chat"] {
     const first = this.batch.requestedBy ?? this.batch.messages[0]!;
-    return { isGroup: first.chatType === "group", peerId: first.groupId ?? first.userId };
+    return {
+      platform: first.platform,
+      isGroup: first.chatType === "group",
+      peerId: first.groupId ?? first.userId,
+    };
   }
 
   private promptInput(): TurnPromptInput {
