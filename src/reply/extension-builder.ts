@@ -31,6 +31,7 @@ export function buildReplyExtension(
   try {
     parameters = refuseUnknown(normalizeParameters(options.parameters));
     check = ajv.compile(parameters);
+    checkDefaults(parameters, ajv);
   } catch (error) {
     throw new Error(`${where}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -53,6 +54,22 @@ export function buildReplyExtension(
 /** Seed 001: unknown parameters are refused by default, also under a full schema that says nothing. */
 function refuseUnknown(schema: JsonSchema): JsonSchema {
   return "additionalProperties" in schema ? schema : { ...schema, additionalProperties: false };
+}
+
+/**
+ * Seed 001: defaults are validated too. A default that breaks its own schema is refused here,
+ * or every reply relying on it would be refused and the model blamed for it.
+ */
+function checkDefaults(schema: JsonSchema, ajv: Ajv): void {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, property] of Object.entries(properties)) {
+    if (typeof property !== "object" || property === null || !("default" in property)) continue;
+    const check = ajv.compile(property);
+    if (!check(structuredClone(property.default))) {
+      const why = ajv.errorsText(check.errors, { dataVar: name, separator: "; " });
+      throw new Error(`the default of parameter "${name}" is invalid: ${why}`);
+    }
+  }
 }
 
 function problemText(error: ErrorObject): string {

@@ -62,6 +62,13 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
           options: "{ parameters: {} }",
           body: `throw new Error("prepare 坏了");`,
         },
+        { name: "prepare_nothing", options: "{ parameters: {} }", body: "return undefined;" },
+        { name: "prepare_number", options: "{ parameters: {} }", body: "return { extra_prompt: 42 };" },
+        {
+          name: "prepare_messages",
+          options: "{ parameters: {} }",
+          body: `return { messages: [{ segments: [{ type: "text", data: "抢先" }] }] };`,
+        },
       ),
     });
     sandbox.add("fickle", { "index.ts": extensionPlugin({ name: "ext", options: "{ parameters: {} }" }) });
@@ -133,14 +140,19 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
     await expectFailed(ended, extension, "before_send", reason);
   });
 
-  it("fails before generation when prepare throws: the replyer is never asked", async () => {
+  it.each([
+    ["faulty.prepare_throws", "prepare 坏了"],
+    ["faulty.prepare_nothing", "returned undefined, not an object"],
+    ["faulty.prepare_number", "/extra_prompt must be string"],
+    ["faulty.prepare_messages", 'the result has unknown field "messages"'],
+  ])("%s fails before generation (%s): the replyer is never asked", async (extension, reason) => {
     const before = llm.requests.length;
     llm.enqueue({
-      toolCalls: [{ name: "reply", arguments: { plugin_options: { "faulty.prepare_throws": {} } } }],
+      toolCalls: [{ name: "reply", arguments: { plugin_options: { [extension]: {} } } }],
     });
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("来段语音") });
     const ended = await turnEnded(bot, ++turns);
-    await expectFailed(ended, "faulty.prepare_throws", "prepare", "prepare 坏了");
+    await expectFailed(ended, extension, "prepare", reason);
     expect(llm.requests.length - before).toBe(1);
   });
 
