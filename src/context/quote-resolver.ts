@@ -41,7 +41,10 @@ export async function resolveQuote(
 ): Promise<ResolvedQuote | undefined> {
   const { settings } = deps;
   if (!settings.enabled) return undefined;
-  if (source.replyId === undefined && source.forwardIds.length === 0) return undefined;
+  // With resolveForward off the message's forward ids are ignored entirely: a forward-only
+  // message gets no block, its forwards stay the `[合并转发]` placeholder in the text.
+  const forwardIds = settings.resolveForward ? source.forwardIds : [];
+  if (source.replyId === undefined && forwardIds.length === 0) return undefined;
 
   const quote: ResolvedQuote = { text: "", nodes: [], truncated: false };
   let quotedForwardIds: string[] = [];
@@ -63,7 +66,7 @@ export async function resolveQuote(
   let forwardTruncated = false;
   if (settings.resolveForward) {
     const state: WalkState = { visited: new Set(), remaining: settings.maxNodes, truncated: false };
-    for (const forwardId of [...source.forwardIds, ...quotedForwardIds]) {
+    for (const forwardId of [...forwardIds, ...quotedForwardIds]) {
       quote.nodes.push(...(await expandForward(forwardId, 0, state, deps)));
     }
     forwardTruncated = state.truncated;

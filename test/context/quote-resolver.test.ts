@@ -49,8 +49,10 @@ class MemoryFetcher implements QuoteFetcher {
     return answer;
   }
 
-  async getForward(id: string): Promise<unknown> {
-    this.calls.push(`get_forward_msg ${id}`);
+  async getForward(id: string, timeoutMs: number): Promise<unknown> {
+    this.calls.push(
+      timeoutMs === DEFAULTS.timeoutMs ? `get_forward_msg ${id}` : `get_forward_msg ${id} ${timeoutMs}`,
+    );
     const answer = this.forwards[id];
     if (answer instanceof Error) throw answer;
     if (answer === undefined) throw failed("get_forward_msg");
@@ -143,6 +145,18 @@ describe("quote resolution (seed 003)", () => {
     const quote = await resolve({ replyId: "1", forwardIds: ["F0"] }, fetcher, { resolveForward: false });
     expect(render(quote)).toBe("[引用 a(1) 的消息：看这个[合并转发]\n]");
     expect(fetcher.calls).toEqual(["get_msg 1 10000"]);
+  });
+
+  it("gives a forward-only message no block at all when resolveForward is false", async () => {
+    const fetcher = new MemoryFetcher({}, chain(1));
+    expect(await resolve({ forwardIds: ["F0"] }, fetcher, { resolveForward: false })).toBeUndefined();
+    expect(fetcher.calls).toEqual([]);
+  });
+
+  it("passes quote.timeoutMs to every get_msg and get_forward_msg", async () => {
+    const fetcher = new MemoryFetcher({ "1": napcat(1, "a", [text("x"), forward("F1")]) }, chain(2));
+    await resolve({ replyId: "1", forwardIds: ["F0"] }, fetcher, { timeoutMs: 1234 });
+    expect(fetcher.calls).toEqual(["get_msg 1 1234", "get_forward_msg F0 1234", "get_forward_msg F1 1234"]);
   });
 });
 

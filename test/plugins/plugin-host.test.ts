@@ -91,6 +91,30 @@ describe("PluginHost (the console's control surface)", () => {
     expect(tools.all()).toEqual([]);
   });
 
+  it("refuses seed-004 declarations wrapped by the author or missing from dynamicImports", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("wrapped", {
+      "index.ts": `export const dynamicImports = { "./f.ts": ["f"] };
+export const functionDeclarations = [{ type: "function", function: { name: "f", description: "x", parameters: {} } }];`,
+    });
+    sandbox.add("unmapped", {
+      "index.ts": `export const dynamicImports = {};
+export const functionDeclarations = [{ name: "g", description: "y" }];`,
+    });
+    await startHost();
+    expect(host.get("wrapped")).toMatchObject({
+      state: "failed",
+      error: expect.stringContaining(
+        'functionDeclarations[0] is wrapped in {"type":"function","function":…}',
+      ),
+    });
+    expect(host.get("unmapped")).toMatchObject({
+      state: "failed",
+      error: expect.stringContaining('"g" but dynamicImports does not say which module has it'),
+    });
+    expect(tools.all()).toEqual([]);
+  });
+
   it("refuses tool names that clash with built-ins or another plugin", async () => {
     sandbox = new PluginSandbox();
     sandbox.add("one", {

@@ -20,9 +20,12 @@ describe("plugin tools in the planner loop (seed 004, DESIGN §5)", () => {
   let bot: BotHarness;
   let qq: OneBotStandIn;
 
-  const start = async () => {
+  const start = async (pluginConfig: Record<string, unknown> = {}, config: Record<string, unknown> = {}) => {
     llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
+    bot = await startBot({
+      llm,
+      config: { plugins: { dirs: [sandbox.root], config: pluginConfig }, ...config },
+    });
     qq = new OneBotStandIn({ selfId: SELF });
     await qq.connectReverse(bot.wsUrl);
   };
@@ -122,6 +125,77 @@ export async function query_user_coins(bot: any, event: any, config: any, args: 
     expect(llm.requests).toHaveLength(1);
   });
 
+  it("sends a seed-004 function's dict back to the planner after the function sent segments itself", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("tarot", {
+      "index.ts": `
+export const pluginDescription = "塔罗牌";
+export const dynamicImports = { "./draw.ts": ["call_tarot"] };
+export const functionDeclarations = [
+  { name: "call_tarot", description: "抽一张塔罗牌", parameters: { type: "object", properties: {} } },
+];`,
+      "draw.ts": `
+import { Image, Text } from "tsumugi/sdk";
+export async function call_tarot(bot: any, event: any, config: any) {
+  await bot.send(event, [Text(event.pure_text + "|" + event.user_id), Image("https://example.com/tower.png")]);
+  return { text: "塔（正位）", img: "https://example.com/tower.png" };
+}`,
+    });
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "call_tarot", arguments: {} }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "是高塔呢，小心变故" },
+    );
+    ask("抽一张塔罗牌");
+    const card = await qq.waitForSent(undefined, 8_000);
+    // `event` is the triggering message: its sender's id and its text without the leading @.
+    expect(card.text).toBe(`抽一张塔罗牌|${ALICE}`);
+    expect(card.message).toContainEqual({ type: "image", data: { file: "https://example.com/tower.png" } });
+    const reply = await qq.waitForSent((sent) => sent.messageId !== card.messageId, 8_000);
+    expect(reply.text).toBe("是高塔呢，小心变故");
+    const [result] = toolMessages(1);
+    expect(JSON.parse(String(result!.content))).toEqual({
+      text: "塔（正位）",
+      img: "https://example.com/tower.png",
+    });
+    expect(llm.requests).toHaveLength(3);
+  });
+
+  it("lets a seed-004 function call bot.refreshTools(): the next request already has the new tool", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add(
+      "installer",
+      {
+        "index.ts": `
+export const dynamicImports = { "./install.ts": ["install_tool"] };
+export const functionDeclarations = [{ name: "install_tool", description: "安装新工具" }];`,
+        "install.ts": `
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+export async function install_tool(bot: any, event: any, config: { root: string }) {
+  const dir = join(config.root, "fresh");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "plugin.json"), JSON.stringify({ id: "fresh", version: "1.0.0", runtime: "node", entry: "index.ts", sdk: "^1.0.0" }));
+  writeFileSync(join(dir, "index.ts"), 'export const dynamicImports = { "./x.ts": ["fresh_tool"] }; export const functionDeclarations = [{ name: "fresh_tool", description: "新工具" }];');
+  await bot.refreshTools();
+  return { installed: "fresh_tool" };
+}`,
+      },
+      { config: { type: "object", properties: { root: { type: "string" } }, required: ["root"] } },
+    );
+    await start({ installer: { root: sandbox.root } });
+    llm.enqueue(
+      { toolCalls: [{ name: "install_tool", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "装好了" } }] },
+    );
+    ask("装个新工具");
+    await turnEnded();
+    // The round right after the call: no watcher delay, refreshTools itself rescanned.
+    expect(llm.requests[1]!.toolNames).toContain("fresh_tool");
+    expect(llm.requests[0]!.toolNames).not.toContain("fresh_tool");
+  });
+
   it("tells the model about invalid arguments without running the tool", async () => {
     sandbox = new PluginSandbox();
     sandbox.add("weather", { "index.ts": weatherPlugin() });
@@ -185,6 +259,21 @@ export async function query_user_coins(bot: any, event: any, config: any, args: 
     const results = toolMessages(1);
     expect(results.map((message) => message.tool_call_id)).toEqual(["call_0_0", "call_0_1"]);
     expect(results.map((message) => JSON.parse(String(message.content)).key)).toEqual(["first", "second"]);
+  });
+
+  it("bounds the loop by agent.maxRounds when the planner keeps calling tools", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("weather", { "index.ts": weatherPlugin() });
+    await start({}, { agent: { maxRounds: 3 } });
+    const again = { toolCalls: [{ name: "get_weather", arguments: { city: "上海" } }] };
+    llm.enqueue(again, again, again, again);
+    ask("一直查");
+    const ended = await turnEnded();
+    expect(ended.msg).toBe("turn failed");
+    expect(String(ended.reason)).toBe("planner did not finish within 3 rounds");
+    expect(llm.requests).toHaveLength(3);
+    expect(probe.pluginProbe).toMatchObject({ calls: 3 });
+    expect(qq.sent).toEqual([]);
   });
 
   it("stops a tool at its timeout_ms and reports the timeout to the model", async () => {
