@@ -7,7 +7,10 @@ import { nodeStdioPlugin, PluginSandbox, pluginStatus } from "./stdio-fixtures.t
 const SELF = "10000";
 const GROUP = "20000";
 
-/** Answers PreToolUse with xbot's documented spelling `hookResult`, telling what it was asked. */
+/**
+ * Answers activate with the seed's `"result": "success"` beside its lists, and PreToolUse with
+ * xbot's documented spelling `hookResult`, telling what it was asked.
+ */
 const GUARD = `
 const readline = require("node:readline");
 const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
@@ -15,6 +18,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const { method, params = {} } = JSON.parse(line);
   if (method === "activate") {
     return write({
+      result: "success",
       tools: [{ name: "delete_file", description: "Delete a file", parameters: [{ name: "path", type: "string" }] }],
       hooks: [
         { event: "PreToolUse", matcher: "delete_*" },
@@ -28,6 +32,30 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   }
   if (method === "hook") return write({ result: "ok" }); // no hook_result: allow
   if (method === "execute_tool") return write({ result: "deleted " + params.input });
+  write({ result: "ok" });
+});
+`;
+
+/**
+ * A slow plugin: its enricher answers after 3.3 s and its PreToolUse hook denies after 5.3 s,
+ * beyond the 3 s / 5 s an in-process enricher / hook gets but well within a plugin call's 30 s.
+ */
+const SLOW = `
+const readline = require("node:readline");
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+const later = (ms, message) => setTimeout(() => write(message), ms);
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const { method, params = {} } = JSON.parse(line);
+  if (method === "activate") {
+    return write({
+      tools: [{ name: "launch", description: "Launch", parameters: [] }],
+      hooks: [{ event: "PreToolUse", matcher: "launch" }],
+      enrichers: [{ name: "slow_notes" }],
+    });
+  }
+  if (method === "enrich") return later(3300, { result: "慢慢想好的补充" });
+  if (method === "hook") return later(5300, { hook_result: { decision: "deny", message: "想了很久，不行" } });
+  if (method === "execute_tool") return write({ result: "launched" });
   write({ result: "ok" });
 });
 `;
@@ -81,4 +109,24 @@ describe("stdio hooks", () => {
     });
     expect(typeof asked.replyId).toBe("string");
   });
+
+  it("gives hook and enrich calls the manifest timeout (30 s by default), like every plugin call", async () => {
+    sandbox = new PluginSandbox();
+    nodeStdioPlugin(sandbox, "slow", SLOW);
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+    llm.enqueue(
+      { toolCalls: [{ name: "launch", arguments: {} }] },
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      { text: "发射被拦下了" },
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: "30001", message: [{ type: "at", data: { qq: SELF } }] });
+    await qq.waitForSent(undefined, 15_000);
+    expect(String(llm.requests[0]!.body.messages[0]!.content)).toContain("慢慢想好的补充");
+    const result = llm.requests[1]!.body.messages.find((message) => message.role === "tool")!.content;
+    expect(result).toBe("调用被拒绝：想了很久，不行");
+    expect((await pluginStatus(bot, "slow")).process).toMatchObject({ state: "running", restarts: 0 });
+  }, 20_000);
 });

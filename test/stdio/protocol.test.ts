@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
+import { readManifest } from "../../src/plugins/manifest.ts";
 import { inboundMessage, parseChannelSession } from "../../src/plugins/stdio/channel-session.ts";
 import { encodeLine, LineSplitter, MAX_LINE_BYTES } from "../../src/plugins/stdio/json-lines.ts";
 import { answerError, classifyLine } from "../../src/plugins/stdio/protocol.ts";
@@ -69,6 +74,29 @@ describe("process supervision rules", () => {
     expect([1, 2, 3, 4, 5, 6, 7, 20].map(retryDelayMs)).toEqual([
       1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000,
     ]);
+  });
+
+  it("gives every plugin call 30 s unless the manifest's timeout says otherwise, and retries without limit", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tsumugi-manifest-"));
+    try {
+      const manifest = {
+        id: "py",
+        version: "1.0.0",
+        runtime: "stdio",
+        entry: "python3 plugin.py",
+        sdk: "^1.0.0",
+      };
+      writeFileSync(join(dir, "plugin.json"), JSON.stringify(manifest));
+      const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
+      expect(await readManifest(dir, ajv)).toMatchObject({
+        ok: true,
+        manifest: { timeout: 30_000, autoRetry: true, maxRetries: 0 },
+      });
+      writeFileSync(join(dir, "plugin.json"), JSON.stringify({ ...manifest, timeout: 600 }));
+      expect(await readManifest(dir, ajv)).toMatchObject({ ok: true, manifest: { timeout: 600 } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("splits the entry on whitespace, without a shell", () => {

@@ -1,4 +1,5 @@
-import { copyFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,6 +11,15 @@ import { isAlive, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
 const SELF = "10000";
 /** The Python and Node.js examples printed in seed 002, byte for byte (biome leaves them alone). */
 const SEED_EXAMPLES = fileURLToPath(new URL("./seed-examples/", import.meta.url));
+
+/**
+ * SHA-256 of each example exactly as seed 002 prints it (the code block's lines, each ending
+ * in "\n", nothing added or changed): an edit, a reformat or CRLF line ends fail the test.
+ */
+const SEED_SHA256 = {
+  "plugin.py": "4d00ed741c54cbcf3fc6c3032dc6dad1ccce782e319ec5419240f24ed2ff32ea",
+  "plugin.js": "fcc76da2f7d9c1b59f1fc19d8247c7505efe076b97c4adbd37952b2124e937e7",
+};
 
 const mention = (text: string) => [
   { type: "at", data: { qq: SELF } },
@@ -26,7 +36,14 @@ describe("seed 002's printed examples, saved unchanged as plugin entries", () =>
     await qq?.close();
     await bot?.dispose();
     await llm?.close();
-    sandbox.remove();
+    sandbox?.remove();
+  });
+
+  it("holds the seed's text byte for byte", () => {
+    for (const [file, sha256] of Object.entries(SEED_SHA256)) {
+      const bytes = readFileSync(join(SEED_EXAMPLES, file));
+      expect(createHash("sha256").update(bytes).digest("hex"), file).toBe(sha256);
+    }
   });
 
   it("runs both: greet and timestamp are called by the model, and both deactivate at shutdown", async () => {

@@ -151,3 +151,74 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     expect(status.widgets).toBeUndefined();
   });
 });
+
+describe("stdio plugins that cannot start", () => {
+  let sandbox: PluginSandbox;
+  let bot: BotHarness;
+
+  afterEach(async () => {
+    await bot?.dispose();
+    sandbox.remove();
+  });
+
+  it("fails the load when activate answers an error or the command does not exist, and keeps the bot up", async () => {
+    sandbox = new PluginSandbox();
+    nodeStdioPlugin(
+      sandbox,
+      "refuses",
+      `process.stdin.once("data", () => process.stdout.write('{"error": "something went wrong"}\\n'));`,
+    );
+    sandbox.add("missing", {}, { runtime: "stdio", entry: "no-such-interpreter-xyz plugin.py" });
+    nodeStdioPlugin(sandbox, "fine", SUPERVISED_PLUGIN);
+    bot = await startBot({ config: { plugins: { dirs: [sandbox.root] } } });
+    expect(await pluginStatus(bot, "refuses")).toMatchObject({
+      state: "failed",
+      error: expect.stringContaining("activation failed: something went wrong"),
+    });
+    expect(await pluginStatus(bot, "missing")).toMatchObject({
+      state: "failed",
+      error: expect.stringContaining('command "no-such-interpreter-xyz" not found'),
+    });
+    expect((await pluginStatus(bot, "fine")).process).toMatchObject({ state: "running" });
+  });
+});
+
+describe("stdio plugin retry limits", () => {
+  let sandbox: PluginSandbox;
+  let bot: BotHarness;
+
+  afterEach(async () => {
+    await bot?.dispose();
+    sandbox.remove();
+  });
+
+  it("never restarts with autoRetry off, and gives up after maxRetries failed activations", async () => {
+    sandbox = new PluginSandbox();
+    const off = nodeStdioPlugin(sandbox, "off", SUPERVISED_PLUGIN, { autoRetry: false });
+    const limited = nodeStdioPlugin(sandbox, "limited", SUPERVISED_PLUGIN, { maxRetries: 1 });
+    bot = await startBot({ config: { plugins: { dirs: [sandbox.root] } } });
+    limited.write("data/fail-next", "9"); // every restart's activation is refused
+    process.kill((await pluginStatus(bot, "off")).process!.pid!, "SIGKILL");
+    process.kill((await pluginStatus(bot, "limited")).process!.pid!, "SIGKILL");
+
+    const gaveUp = await bot.waitForLog(
+      (line) => line.msg === "plugin process not restarted: 1 activation retries failed",
+      4_000,
+    );
+    expect(gaveUp.plugin).toBe("limited");
+    expect(times(limited.dir, "activations.log")).toHaveLength(2); // the first one and one retry
+    const limitedStatus = await pluginStatus(bot, "limited");
+    expect(limitedStatus.process).toMatchObject({ state: "errored", failures: 2, restarts: 1 });
+    expect(limitedStatus.process!.nextRetryAt).toBeUndefined();
+    expect(limitedStatus.components).toEqual([]);
+
+    const offLog = bot.logs.find((line) => line.msg === "plugin process not restarted: autoRetry is off");
+    expect(offLog?.plugin).toBe("off");
+    expect(times(off.dir, "activations.log")).toHaveLength(1);
+    const offStatus = await pluginStatus(bot, "off");
+    expect(offStatus.process).toMatchObject({ state: "errored", failures: 1, restarts: 0 });
+    expect(offStatus.process!.lastError).toContain("was killed by SIGKILL");
+    expect(offStatus.process!.nextRetryAt).toBeUndefined();
+    expect(offStatus.components).toEqual([]);
+  });
+});

@@ -230,7 +230,8 @@ export class PluginProcess {
 
   private stdoutClosed(): void {
     if (this.closed) return;
-    this.close("closed its stdout");
+    // A command that could not start ends its stdout too: its calls fail with the real cause.
+    this.close(this.endCause ?? "closed its stdout");
     // It can no longer answer: a process that lingers is ended.
     const timer = setTimeout(() => this.kill("was killed: it closed its stdout"), STDOUT_CLOSED_GRACE_MS);
     timer.unref();

@@ -45,7 +45,7 @@ import {
 export const DEACTIVATE_GRACE_MS = 5_000;
 const FIRST_RETRY_DELAY_MS = 1_000;
 const MAX_RETRY_DELAY_MS = 30_000;
-/** How much later than the plugin call's own limit the tool executor gives up on it. */
+/** How much longer than a plugin call's own limit the host's runner waits for it. */
 const EXECUTOR_MARGIN_MS = 250;
 
 /** Delay before the n-th activation retry in a row: 1 s·2^(n-1), at most 30 s. */
@@ -389,10 +389,7 @@ export class StdioPlugin {
         return answer.result ?? "";
       },
     );
-    // The process's own limit decides (the call fails and the process restarts); the
-    // executor's limit, a little later, only guards against a call that never settles.
-    const timeoutMs = built.component.timeoutMs;
-    built.component.timeoutMs = timeoutMs + EXECUTOR_MARGIN_MS;
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
     if (sessionPrefix !== undefined) built.component.scope = { ...built.component.scope, sessionPrefix };
     return built;
   }
@@ -401,21 +398,25 @@ export class StdioPlugin {
   private hook(declaration: HookDeclaration, index: number): Built<Component>[] {
     const { event, matcher, name, ...options } = declaration;
     try {
-      return [
-        buildHook(
-          { pluginId: this.id, name: name ?? `${event}_${index + 1}` },
-          {
-            ...(options as ComponentOptions),
-            event: event as HookEventName,
-            ...(matcher ? { matcher } : {}),
-          },
-          async (input, call) => {
-            const answer = await this.call("hook", this.hookParams(input, call));
-            // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
-            return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
-          },
-        ),
-      ];
+      const built = buildHook(
+        { pluginId: this.id, name: name ?? `${event}_${index + 1}` },
+        {
+          ...(options as ComponentOptions),
+          timeout_ms: this.callLimit(options),
+          event: event as HookEventName,
+          ...(matcher ? { matcher } : {}),
+        },
+        async (input, call) => {
+          const answer = await this.call("hook", this.hookParams(input, call), {
+            timeoutMs,
+            signal: call.signal,
+          });
+          // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
+          return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
+        },
+      );
+      const timeoutMs = leaveTheLimitToTheCall(built.component);
+      return [built];
     } catch (error) {
       this.logger.warn(`plugin hook left out: ${errorText(error)}`);
       return [];
@@ -442,11 +443,7 @@ export class StdioPlugin {
     const { name, ...options } = declaration;
     const built = buildReplyExtension(
       { pluginId: this.id, name },
-      // Like every call to the plugin, limited by the manifest's timeout unless it declares its own.
-      {
-        ...(options as unknown as ReplyExtensionOptions),
-        timeout_ms: (options.timeout_ms as number | undefined) ?? this.request.manifest.timeout,
-      },
+      { ...(options as unknown as ReplyExtensionOptions), timeout_ms: this.callLimit(options) },
       this.request.ajv,
       async (payload, call) => {
         const params = { extensionName: name, ...payload };
@@ -454,26 +451,51 @@ export class StdioPlugin {
         return replyExtensionResult(answer);
       },
     );
-    const timeoutMs = built.component.timeoutMs;
-    built.component.timeoutMs = timeoutMs + EXECUTOR_MARGIN_MS;
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
     return built;
   }
 
   private enricher(declaration: EnricherDeclaration): Built<Component> {
     const { name, description, ...options } = declaration;
-    return buildEnricher(
+    const built = buildEnricher(
       { pluginId: this.id, name },
-      { ...(options as ComponentOptions), ...(description === undefined ? {} : { description }) },
+      {
+        ...(options as ComponentOptions),
+        timeout_ms: this.callLimit(options),
+        ...(description === undefined ? {} : { description }),
+      },
       async (call) => {
-        const answer = await this.call("enrich", {
+        const params = {
           enricherName: name,
           ...chatParams(call.event, this.deps.channels),
           replyId: call.replyId ?? "",
-        });
+        };
+        const answer = await this.call("enrich", params, { timeoutMs, signal: call.signal });
         return answer.result as string | undefined;
       },
     );
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
+    return built;
   }
+
+  /**
+   * A component's call limit: its declared `timeout_ms`, else the manifest's `timeout`, the
+   * limit of every call to the plugin (not an in-process hook's 5 s or enricher's 3 s).
+   */
+  private callLimit(options: JsonObject): number {
+    return (options.timeout_ms as number | undefined) ?? this.request.manifest.timeout;
+  }
+}
+
+/**
+ * The plugin call's own limit decides (the call fails and the process restarts); the host's
+ * runner gets a little longer, only to guard against a call that never settles. Returns the
+ * call's limit.
+ */
+function leaveTheLimitToTheCall(component: { timeoutMs: number }): number {
+  const limit = component.timeoutMs;
+  component.timeoutMs = limit + EXECUTOR_MARGIN_MS;
+  return limit;
 }
 
 /**
