@@ -1,7 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../log/logger.ts";
 import { BatchWriter } from "../store/sqlite/batch-writer.ts";
-import type { WriteTick } from "../store/sqlite/write-tick.ts";
 import type {
   MonitorEventQuery,
   MonitorEventStore,
@@ -32,6 +31,8 @@ interface TurnRow {
 }
 
 const HOUR_MS = 3_600_000;
+/** How long monitor events gather before they are committed together. */
+const WRITE_DELAY_MS = 100;
 const COLUMNS = "id, time, type, reply_id, session_id, data";
 /** Larger than any row id, for "no upper bound" in paging queries. */
 const NO_ID_LIMIT = Number.MAX_SAFE_INTEGER;
@@ -48,7 +49,7 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
   readonly #selectTurnEvents: Statement<[string]>;
   readonly #selectTurns: Statement<[{ search: string | null; before: number; limit: number }]>;
 
-  constructor(db: Database, limits: () => RetentionLimits, logger: Logger, tick?: WriteTick) {
+  constructor(db: Database, limits: () => RetentionLimits, logger: Logger) {
     const insert = db.prepare(
       "INSERT INTO monitor_events (time, type, reply_id, session_id, data) VALUES (?, ?, ?, ?, ?)",
     );
@@ -79,7 +80,9 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
       deleteUpToId.run(lastId - maxEvents);
       deleteOlderThan.run(Date.now() - maxAgeHours * HOUR_MS);
     });
-    this.#writer = new BatchWriter({ name: "monitor_events", writeBatch, logger, tick });
+    // Events carry whole prompts; gathering them for a moment keeps their commits off the path
+    // of every turn (reads flush first, so the console always sees everything).
+    this.#writer = new BatchWriter({ name: "monitor_events", writeBatch, logger, delayMs: WRITE_DELAY_MS });
     this.#selectPage = db.prepare(
       `SELECT ${COLUMNS} FROM monitor_events WHERE id < ? ORDER BY id DESC LIMIT ?`,
     );

@@ -37,7 +37,7 @@ export function openStore(
   const messages = new SqliteMessageStore(db, logger, tick);
   const usage = new SqliteUsageStore(db, logger, tick);
   const turns = new SqliteTurnStore(db, logger, tick);
-  const monitorEvents = new SqliteMonitorEventStore(db, retention, logger, tick);
+  const monitorEvents = new SqliteMonitorEventStore(db, retention, logger);
   logger.info({ file }, "storage opened");
   return {
     messages,

@@ -9,6 +9,11 @@ export interface BatchWriterOptions<T> {
   logger: Logger;
   /** Shares one transaction per event-loop turn with the database's other stores. */
   tick?: WriteTick;
+  /**
+   * Instead, gathers writes for this long and commits them in a transaction of their own:
+   * for bulky, non-critical records (monitor events) that need not be on disk at once.
+   */
+  delayMs?: number;
 }
 
 /**
@@ -18,7 +23,7 @@ export interface BatchWriterOptions<T> {
 export class BatchWriter<T> implements TickWriter {
   readonly #options: BatchWriterOptions<T>;
   #queue: T[] = [];
-  #scheduled: NodeJS.Immediate | undefined;
+  #scheduled: NodeJS.Immediate | NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: BatchWriterOptions<T>) {
@@ -29,17 +34,25 @@ export class BatchWriter<T> implements TickWriter {
     if (this.#closed) throw new Error(`${this.#options.name} store is closed`);
     this.#queue.push(item);
     if (this.#options.tick) this.#options.tick.schedule(this);
-    else this.#scheduled ??= setImmediate(() => this.writeQueued());
+    else if (this.#options.delayMs !== undefined) {
+      this.#scheduled ??= setTimeout(() => this.writeQueued(), this.#options.delayMs);
+    } else this.#scheduled ??= setImmediate(() => this.writeQueued());
   }
 
   /** Writes everything queued now. A failed batch is dropped and the error thrown. */
   flush(): void {
-    if (this.#scheduled) clearImmediate(this.#scheduled);
-    this.#scheduled = undefined;
+    this.#cancelScheduled();
     if (this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
     this.#options.writeBatch(batch);
+  }
+
+  #cancelScheduled(): void {
+    if (this.#scheduled === undefined) return;
+    if (this.#options.delayMs !== undefined) clearTimeout(this.#scheduled as NodeJS.Timeout);
+    else clearImmediate(this.#scheduled as NodeJS.Immediate);
+    this.#scheduled = undefined;
   }
 
   /** Writes what is queued and refuses further pushes. */
