@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { type Scene, startScene } from "../support/scene.ts";
 import { nodeStdioPlugin, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
 
 const SELF = "10000";
@@ -62,24 +60,18 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 
 describe("stdio hooks", () => {
   let sandbox: PluginSandbox;
-  let llm: ScriptedLlmServer;
-  let bot: BotHarness;
-  let qq: OneBotStandIn;
+  let scene: Scene | undefined;
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
     sandbox.remove();
   });
 
   it("denies a tool call with hookResult and sends xbot's hook fields", async () => {
     sandbox = new PluginSandbox();
     nodeStdioPlugin(sandbox, "guard", GUARD);
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } }, selfId: SELF });
+    const { llm, bot, qq } = scene;
     // SessionEnd is an xbot event this host never fires: left out, the rest registered.
     expect((await pluginStatus(bot, "guard")).components.map((component) => component.name)).toEqual([
       "delete_file",
@@ -113,10 +105,8 @@ describe("stdio hooks", () => {
   it("gives hook and enrich calls the manifest timeout (30 s by default), like every plugin call", async () => {
     sandbox = new PluginSandbox();
     nodeStdioPlugin(sandbox, "slow", SLOW);
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } }, selfId: SELF });
+    const { llm, bot, qq } = scene;
     llm.enqueue(
       { toolCalls: [{ name: "launch", arguments: {} }] },
       { toolCalls: [{ name: "reply", arguments: {} }] },

@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { type Scene, startScene } from "../support/scene.ts";
 import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
 
 const SELF = "10000";
@@ -41,24 +39,18 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 
 describe("reply extensions served by a stdio plugin (DESIGN §7 over JSON lines)", () => {
   let sandbox: PluginSandbox;
-  let llm: ScriptedLlmServer;
-  let bot: BotHarness;
-  let qq: OneBotStandIn;
+  let scene: Scene | undefined;
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
     sandbox.remove();
   });
 
   it("offers the extension in plugin_options and runs prepare and before_send in the plugin", async () => {
     sandbox = new PluginSandbox();
     const folder = nodeStdioPlugin(sandbox, "meow", CAT);
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } }, selfId: SELF });
+    const { llm, qq } = scene;
     llm.enqueue(
       { toolCalls: [{ name: "reply", arguments: { plugin_options: { "meow.cat": { mode: "kitten" } } } }] },
       { text: "好的喵" },
