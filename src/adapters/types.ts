@@ -22,6 +22,14 @@ export interface ActionOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Whether an adapter's error says the message certainly never left (no connection at that
+ * moment), so sending it again once the account is back cannot make a duplicate.
+ */
+export function wasNotSent(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { notSent?: unknown }).notSent === true;
+}
+
 /** What the rest of the bot needs from a chat platform connection. */
 export interface ChatAdapter {
   readonly id: string;

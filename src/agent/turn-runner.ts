@@ -494,7 +494,7 @@ class Turn {
           ? message.segments
           : [{ type: "reply" as const, data: { id: quote } }, ...message.segments];
       try {
-        const sent = await this.deps.outbox.send(origin, segments, this.replyId);
+        const sent = await this.deps.outbox.send(origin, segments, this.replyId, this.signal);
         this.sentMessageIds.push(sent.messageId);
         previous = sent.messageId;
       } catch (error) {

@@ -1,4 +1,4 @@
-import type { ChatAdapter } from "../adapters/types.ts";
+import { type ChatAdapter, wasNotSent } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
@@ -11,6 +11,24 @@ export type SessionOrigin = Pick<
   ChatMessage,
   "platform" | "adapterId" | "selfId" | "sessionId" | "chatType" | "groupId" | "userId"
 >;
+
+/** How long a reply waits for its account to reconnect before it fails. */
+const RECONNECT_WAIT_MS = 15_000;
+const RECONNECT_POLL_MS = 100;
+
+/** Resolves once the account is connected again, at the deadline, or when aborted. */
+async function untilConnected(
+  adapter: ChatAdapter,
+  selfId: string,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const connected = () =>
+    adapter.accounts().some((account) => account.selfId === selfId && account.connected);
+  while (!connected() && Date.now() < deadline && !signal?.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, RECONNECT_POLL_MS));
+  }
+}
 
 /**
  * Sends the bot's messages through the session's adapter and stores each one once the
@@ -25,15 +43,37 @@ export class Outbox {
     private readonly logger: Logger,
   ) {}
 
-  /** Sends one message; resolves with the stored copy (carrying the platform's message id). */
-  async send(origin: SessionOrigin, segments: Segment[], replyId?: string): Promise<ChatMessage> {
+  /**
+   * Sends one message; resolves with the stored copy (carrying the platform's message id).
+   * When the account has no connection at that moment (NapCat restarting, a dropped socket),
+   * the message waits up to `RECONNECT_WAIT_MS` for it to come back instead of being lost.
+   * A message that may already have left is never sent twice.
+   */
+  async send(
+    origin: SessionOrigin,
+    segments: Segment[],
+    replyId?: string,
+    signal?: AbortSignal,
+  ): Promise<ChatMessage> {
     const adapter = this.adapterById(origin.adapterId);
     if (!adapter) throw new Error(`adapter ${origin.adapterId} is not running`);
     const peerId = origin.chatType === "group" ? origin.groupId! : origin.userId;
-    const { messageId } = await adapter.send(
-      { selfId: origin.selfId, chatType: origin.chatType, peerId, sessionId: origin.sessionId },
-      segments,
-    );
+    const target = { selfId: origin.selfId, chatType: origin.chatType, peerId, sessionId: origin.sessionId };
+    const deadline = Date.now() + RECONNECT_WAIT_MS;
+    let messageId: string;
+    for (;;) {
+      try {
+        ({ messageId } = await adapter.send(target, segments));
+        break;
+      } catch (error) {
+        if (!wasNotSent(error) || Date.now() >= deadline || signal?.aborted) throw error;
+        this.logger.warn(
+          { sessionId: origin.sessionId, selfId: origin.selfId, replyId },
+          "no connection to send on; waiting for the account to reconnect",
+        );
+        await untilConnected(adapter, origin.selfId, deadline, signal);
+      }
+    }
     const sent: ChatMessage = {
       platform: origin.platform,
       adapterId: origin.adapterId,

@@ -160,6 +160,26 @@ describe("the running bot", () => {
     expect(qq.sent).toHaveLength(0);
   });
 
+  it("holds a reply while NapCat restarts and sends it once it is back, exactly once", async () => {
+    const { llm, bot, qq } = await setup();
+    await qq.connectReverse(bot.wsUrl);
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "我回来了", delayMs: 300 });
+    qq.pushPrivateMessage({ userId: ALICE, message: plain("在吗") });
+    await waitFor(() => llm.requests.length === 2);
+    // The connection drops while the reply is being written and comes back 1 s later.
+    const restarted = qq.restart(1_000);
+    await bot.waitForLog(
+      (l) => l.msg === "no connection to send on; waiting for the account to reconnect",
+      5_000,
+    );
+    await restarted;
+    const sent = await qq.waitForSent(undefined, 8_000);
+    expect(sent.text).toBe("我回来了");
+    await bot.waitForLog((l) => l.msg === "turn replied", 5_000);
+    await sleep(200);
+    expect(qq.sent).toHaveLength(1);
+  });
+
   it("keeps a 19-digit forward id exact from the wire to the database", async () => {
     const { bot, qq } = await setup();
     await qq.connectReverse(bot.wsUrl);

@@ -9,6 +9,8 @@ export interface OneBotActionErrorFields {
   message: string;
   retcode?: number;
   wording?: string;
+  /** True when the request certainly never left (no connection): sending again cannot duplicate it. */
+  notSent?: boolean;
 }
 
 /** Why a OneBot action did not produce data. */
@@ -17,6 +19,7 @@ export class OneBotActionError extends Error {
   readonly action: string;
   readonly retcode: number | undefined;
   readonly wording: string | undefined;
+  readonly notSent: boolean;
 
   constructor(fields: OneBotActionErrorFields) {
     super(fields.message);
@@ -25,6 +28,7 @@ export class OneBotActionError extends Error {
     this.action = fields.action;
     this.retcode = fields.retcode;
     this.wording = fields.wording;
+    this.notSent = fields.notSent === true;
   }
 }
 
@@ -36,8 +40,14 @@ export function actionTimedOut(action: string, timeoutMs: number): OneBotActionE
   });
 }
 
-export function actionDisconnected(action: string, why: string): OneBotActionError {
-  return new OneBotActionError({ kind: "disconnected", action, message: `${action} not completed: ${why}` });
+/** `notSent`: the request never left, as opposed to a connection lost while awaiting the answer. */
+export function actionDisconnected(action: string, why: string, notSent = false): OneBotActionError {
+  return new OneBotActionError({
+    kind: "disconnected",
+    action,
+    message: `${action} not completed: ${why}`,
+    notSent,
+  });
 }
 
 /** An answer frame without `status`/`retcode` is not an action answer at all. */

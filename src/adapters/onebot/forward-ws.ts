@@ -61,7 +61,7 @@ export class ForwardWsTransport implements OneBotTransport {
     timeoutMs: number,
   ): Promise<unknown> {
     if (!this.#socket?.isOpen || this.#selfId !== selfId) {
-      throw actionDisconnected(action, `no open connection for self id ${selfId}`);
+      throw actionDisconnected(action, `no open connection for self id ${selfId}`, true);
     }
     return this.#socket.call(action, params, timeoutMs);
   }

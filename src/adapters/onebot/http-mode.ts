@@ -68,7 +68,7 @@ export class HttpTransport implements OneBotTransport {
     timeoutMs: number,
   ): Promise<unknown> {
     if (!this.#running || this.#selfId !== selfId) {
-      throw actionDisconnected(action, `no OneBot HTTP API known for self id ${selfId}`);
+      throw actionDisconnected(action, `no OneBot HTTP API known for self id ${selfId}`, true);
     }
     return this.#request(action, params, timeoutMs);
   }

@@ -63,7 +63,7 @@ export class OneBotSocket {
   }
 
   call(action: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
-    if (!this.isOpen) return Promise.reject(actionDisconnected(action, "the connection is not open"));
+    if (!this.isOpen) return Promise.reject(actionDisconnected(action, "the connection is not open", true));
     return this.#caller.call(action, params, timeoutMs);
   }
 

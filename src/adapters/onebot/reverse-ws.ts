@@ -65,7 +65,7 @@ export class ReverseWsTransport implements OneBotTransport {
     timeoutMs: number,
   ): Promise<unknown> {
     const socket = this.#actionSocket(selfId);
-    if (!socket) throw actionDisconnected(action, `no open API connection for self id ${selfId}`);
+    if (!socket) throw actionDisconnected(action, `no open API connection for self id ${selfId}`, true);
     return socket.call(action, params, timeoutMs);
   }
 

@@ -32,7 +32,7 @@ export class WsActionCaller {
       }, timeoutMs);
       this.#pending.set(echo, { action, resolve, reject, timer });
       this.#write(JSON.stringify({ action, params, echo }), (error) =>
-        this.#fail(echo, actionDisconnected(action, `write failed: ${error.message}`)),
+        this.#fail(echo, actionDisconnected(action, `write failed: ${error.message}`, true)),
       );
     });
   }
