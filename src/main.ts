@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import pretty from "pino-pretty";
 import { startApp } from "./app.ts";
 import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, parseCliArgs } from "./config/load.ts";
 import { createLogger } from "./log/logger.ts";
@@ -23,7 +24,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: loaded.config.log.level });
+  // People at a terminal get readable lines; pipes and services keep one JSON object a line.
+  const readable = process.stdout.isTTY && process.env.TSUMUGI_LOG_FORMAT !== "json";
+  const logger = createLogger({
+    level: loaded.config.log.level,
+    ...(readable ? { destination: pretty({ translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" }) } : {}),
+  });
   // Running on defaults, the console's first-run setup writes ./tsumugi.yaml, read from then on.
   const configFile = loaded.file ?? resolve(process.cwd(), DEFAULT_CONFIG_FILE);
   const app = await startApp({ config: loaded.config, configFile, logger });
