@@ -15,6 +15,7 @@ import { SummaryCommand } from "./chat/summary-command.ts";
 import type { TriggerSettings } from "./chat/triggers.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
+import { type ZonedClock, zonedClock } from "./context/clock-text.ts";
 import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
 import { QuoteContext } from "./context/quote-context.ts";
 import { LlmClient } from "./llm/llm-client.ts";
@@ -117,13 +118,19 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  // One clock per time zone value, rebuilt only when chat.timezone changes.
+  let clock = { zone: config.chat.timezone, value: zonedClock(config.chat.timezone) };
+  const clockFor = (zone: string) => {
+    if (clock.zone !== zone) clock = { zone, value: zonedClock(zone) };
+    return clock.value;
+  };
   const turnRunner = new TurnRunner({
     llm: { generate: (request) => llm.generate(request) },
     messages,
     turns: stores.turns,
     outbox,
     quotes,
-    settings: () => agentSettings(config),
+    settings: () => agentSettings(config, clockFor(config.chat.timezone)),
     plugins: plugins.turns,
     replyExtensions: new ReplyExtensionRunner({
       registry: plugins.registries.replyExtensions,
@@ -294,8 +301,9 @@ function oneBotSettings(entry: AdapterConfig): OneBotAdapterConfig {
   };
 }
 
-function agentSettings(config: TsumugiConfig): AgentSettings {
+function agentSettings(config: TsumugiConfig, clock: ZonedClock): AgentSettings {
   return {
+    clock,
     identity: { name: config.bot.name, aliases: config.bot.aliases, persona: config.bot.persona },
     maxRounds: config.agent.maxRounds,
     turnTimeoutMs: config.agent.turnTimeoutMs,

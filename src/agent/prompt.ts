@@ -1,5 +1,5 @@
+import type { ZonedClock } from "../context/clock-text.ts";
 import type { LlmMessage } from "../llm/types.ts";
-import { formatClock } from "./transcript.ts";
 
 export interface PromptIdentity {
   name: string;
@@ -32,6 +32,8 @@ export interface TurnPromptInput {
    */
   enrichments?: string[];
   now: number;
+  /** Times in the prompt are written in `chat.timezone`. */
+  clock: ZonedClock;
 }
 
 export function identityText(identity: PromptIdentity): string {
@@ -50,12 +52,8 @@ export function placeText(chat: PromptChat): string {
 }
 
 /** The closing line with the current local date and time (volatile, so it goes last). */
-export function nowText(now: number): string {
-  const date = new Date(now);
-  const day = [date.getFullYear(), date.getMonth() + 1, date.getDate()].map((n) =>
-    String(n).padStart(2, "0"),
-  );
-  return `当前时间 ${day.join("-")} ${formatClock(now)}。`;
+export function nowText(now: number, clock: ZonedClock): string {
+  return `当前时间 ${clock.date(now)} ${clock.time(now)}。`;
 }
 
 function conversationText(input: TurnPromptInput, ending: string): string {
@@ -69,7 +67,7 @@ function conversationText(input: TurnPromptInput, ending: string): string {
     ...(input.quoteBlock === undefined ? [] : [input.quoteBlock]),
     input.newLines.join("\n"),
     "",
-    nowText(input.now),
+    nowText(input.now, input.clock),
     ending,
   ].join("\n");
 }

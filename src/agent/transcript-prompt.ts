@@ -1,3 +1,4 @@
+import type { ZonedClock } from "../context/clock-text.ts";
 import type { LlmMessage } from "../llm/types.ts";
 import { identityText, nowText, type PromptChat, type PromptIdentity, placeText } from "./prompt.ts";
 import { boundedHistory } from "./transcript.ts";
@@ -9,6 +10,7 @@ export interface TranscriptPromptInput {
   /** The chat to read, oldest first, already formatted and bounded. */
   transcriptLines: string[];
   now: number;
+  clock: ZonedClock;
 }
 
 /** A digest answered with this (alone) sends nothing. */
@@ -67,7 +69,7 @@ function transcriptText(input: TranscriptPromptInput, ending: string): string {
     `## 聊天记录（${place}，共 ${input.transcriptLines.length} 条）`,
     transcript,
     "",
-    nowText(input.now),
+    nowText(input.now, input.clock),
     ending,
   ].join("\n");
 }

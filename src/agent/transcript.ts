@@ -1,17 +1,12 @@
+import type { ClockText } from "../context/clock-text.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
 
-export function formatClock(timeMs: number): string {
-  const date = new Date(timeMs);
-  return [date.getHours(), date.getMinutes(), date.getSeconds()]
-    .map((n) => String(n).padStart(2, "0"))
-    .join(":");
-}
-
 /** One message as a line of the transcript the model reads: `[10:00:05] 张三(10001): text`. */
 export function formatMessageLine(
   message: ChatMessage,
+  clock: ClockText,
   options: { withId?: boolean; segments?: Segment[]; selfName?: string } = {},
 ): string {
   const who = message.fromSelf ? `${message.senderName}(你)` : `${message.senderName}(${message.userId})`;
@@ -19,7 +14,7 @@ export function formatMessageLine(
   const selfName = options.selfName;
   const nameOf = (userId: string) => (userId === message.selfId ? selfName : undefined);
   const text = renderSegments(options.segments ?? message.segments, { nameOf });
-  return `${id}[${formatClock(message.time)}] ${who}: ${text}`;
+  return `${id}[${clock(message.time)}] ${who}: ${text}`;
 }
 
 /**

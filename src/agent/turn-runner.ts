@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Batch, mergeBatches } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolCall, LlmToolResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
@@ -45,6 +46,8 @@ export interface AgentSettings {
   textChunkLimit: number;
   digest: TranscriptTurnSettings;
   summary: TranscriptTurnSettings;
+  /** `chat.timezone`'s clock, for every time the models read. */
+  clock: ZonedClock;
 }
 
 export interface TurnRunnerDeps {
@@ -287,12 +290,15 @@ class Turn {
       return { status: "replied", reason: "summary: nothing to summarise" };
     }
     const selfName = this.settings.identity.name;
-    const lines = this.batch.messages.map((message) => formatMessageLine(message, { selfName }));
+    const lines = this.batch.messages.map((message) =>
+      formatMessageLine(message, this.settings.clock.time, { selfName }),
+    );
     const input: TranscriptPromptInput = {
       identity: this.settings.identity,
       chat: this.chat(),
       transcriptLines: boundedTranscript(lines, maxTranscriptChars),
       now: Date.now(),
+      clock: this.settings.clock,
     };
     const requester = this.batch.requestedBy;
     const result = await this.deps.llm.generate({
@@ -459,7 +465,9 @@ class Turn {
       task: "replyer",
       messages: replyerMessages({
         ...this.promptInput(),
-        targetLine: formatMessageLine(target, { selfName: this.settings.identity.name }),
+        targetLine: formatMessageLine(target, this.settings.clock.time, {
+          selfName: this.settings.identity.name,
+        }),
         intent,
         extraPrompts,
       }),
@@ -541,7 +549,11 @@ class Turn {
       identity.name,
       ...identity.aliases,
     ]);
-    return formatMessageLine(message, { withId: true, segments, selfName: identity.name });
+    return formatMessageLine(message, this.settings.clock.time, {
+      withId: true,
+      segments,
+      selfName: identity.name,
+    });
   }
 
   /** Resolves what the batch's newest quoting message quotes, for realtime turns only. */
@@ -571,6 +583,7 @@ class Turn {
       systemParts: this.systemParts,
       enrichments: this.enrichments,
       now: Date.now(),
+      clock: this.settings.clock,
     };
   }
 
@@ -589,7 +602,9 @@ class Turn {
       this.batch.messages,
     );
     const lines = boundedHistory(
-      stored.map((message) => formatMessageLine(message, { selfName: this.settings.identity.name })),
+      stored.map((message) =>
+        formatMessageLine(message, this.settings.clock.time, { selfName: this.settings.identity.name }),
+      ),
       history.maxMessages,
       history.maxChars,
     );

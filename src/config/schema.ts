@@ -331,7 +331,7 @@ const chatSchema = group("How the bot reads and answers chats.", {
   timezone: formattedString("time-zone", {
     default: "",
     description:
-      'IANA time zone of the times in quote blocks, e.g. "Asia/Shanghai"; empty means the system\'s.',
+      'IANA time zone of every time the models read (history, quote blocks, the current time), e.g. "Asia/Shanghai"; empty means the system\'s.',
   }),
   textChunkLimit: count("Longest text message sent; longer replies are split", 4_500),
 });

@@ -180,6 +180,16 @@ describe("the running bot", () => {
     expect(qq.sent).toHaveLength(1);
   });
 
+  it("writes the times the model reads in chat.timezone", async () => {
+    const { llm, bot, qq } = await setup({ chat: { timezone: "Asia/Shanghai" } });
+    await qq.connectReverse(bot.wsUrl);
+    llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看时间" } }] });
+    // 2025-11-29 17:06:40 UTC is 01:06:40 the next day in Shanghai.
+    qq.pushPrivateMessage({ userId: ALICE, message: plain("几点了"), time: 1764436000 });
+    await bot.waitForLog((l) => l.msg === "turn silent", 5_000);
+    expect(llm.requests[0]!.promptText).toContain("[01:06:40] user30001(30001): 几点了");
+  });
+
   it("keeps a 19-digit forward id exact from the wire to the database", async () => {
     const { bot, qq } = await setup();
     await qq.connectReverse(bot.wsUrl);
