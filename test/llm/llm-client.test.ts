@@ -243,6 +243,19 @@ describe("LlmClient against an OpenAI-compatible server", () => {
     });
   });
 
+  it("treats a junk answer (200 with a body that is not a completion) as a failed attempt and moves on", async () => {
+    const { client, usage } = harness({ planner: ["main/deepseek-chat", "backup/other"] });
+    llm.enqueue({ status: 200, body: "<html>gateway error</html>" }, { text: "from the backup" });
+
+    const result = await client.generate(plannerRequest());
+
+    expect(result).toMatchObject({ text: "from the backup", provider: "backup" });
+    expect(usage.map((record) => [record.success, record.provider])).toEqual([
+      [false, "main"],
+      [true, "backup"],
+    ]);
+  });
+
   it("waits as long as a 429's retry-after asks, then retries", async () => {
     const { client, delays } = harness({ planner: ["main/deepseek-chat"] });
     llm.enqueue({ status: 429, headers: { "retry-after": "2" } }, { text: "ok" });
