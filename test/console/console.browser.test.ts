@@ -10,6 +10,24 @@ import { singerPlugin, toneWav, WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weath
 
 const TOKEN = "browser-token";
 
+/** A stdio plugin (seed 002) that declares two web_ui widgets once activated. */
+const BOARD_PLUGIN = `
+const readline = require("node:readline");
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const { method } = JSON.parse(line);
+  if (method === "activate") {
+    write({ result: { tools: [] } });
+    write({ method: "web_ui", params: { widgets: [
+      { type: "text", text: "留言板已开启" },
+      { type: "link", label: "打开留言板", url: "http://127.0.0.1:9/board" },
+    ] } });
+    return;
+  }
+  write({ result: "ok" });
+});
+`;
+
 describe("the console in a real browser", () => {
   let browser: Browser;
   let llm: ScriptedLlmServer;
@@ -19,6 +37,7 @@ describe("the console in a real browser", () => {
 
   beforeAll(async () => {
     sandbox.add("weather", { "index.ts": WEATHER_PLUGIN }, WEATHER_MANIFEST);
+    sandbox.add("board", { "plugin.cjs": BOARD_PLUGIN }, { runtime: "stdio", entry: "node plugin.cjs" });
     const singer = sandbox.add("singer", {});
     writeFileSync(join(singer.dir, "tone.wav"), toneWav());
     singer.write("index.ts", singerPlugin(join(singer.dir, "tone.wav")));
@@ -194,6 +213,17 @@ describe("the console in a real browser", () => {
       units: "f",
       max_cities: 5,
     });
+  });
+
+  it("shows a stdio plugin's process state, restarts and the widgets it declared", async () => {
+    await openLoggedIn("/plugins");
+    const card = page.locator("[data-plugin='board']");
+    await card.locator(".process[data-process-state='running']").waitFor();
+    expect(await card.locator(".process").textContent()).toContain("重启次数 0");
+    expect(await card.locator(".process").textContent()).toContain("node plugin.cjs");
+    await card.locator(".widget", { hasText: "留言板已开启" }).waitFor();
+    const link = card.getByRole("link", { name: "打开留言板" });
+    expect(await link.getAttribute("href")).toBe("http://127.0.0.1:9/board");
   });
 
   it("plays a voice reply in the page", async () => {

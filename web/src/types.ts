@@ -147,4 +147,20 @@ export interface PluginStatus {
   components: PluginComponentStatus[];
   config?: Record<string, unknown>;
   configSchema?: JsonSchema;
+  /** Stdio plugins: their process (src/plugins/runtime.ts ProcessStatus). */
+  process?: PluginProcessStatus;
+  /** Stdio plugins: the widgets of their latest `web_ui` push (seed 002), shapes chosen by the plugin. */
+  widgets?: unknown[];
+}
+
+export interface PluginProcessStatus {
+  state: "starting" | "running" | "errored" | "restarting" | "stopped";
+  pid?: number;
+  command: string[];
+  restarts: number;
+  failures: number;
+  nextRetryAt?: number;
+  lastError?: string;
+  lastErrorAt?: number;
+  startedAt?: number;
 }

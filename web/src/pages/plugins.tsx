@@ -3,7 +3,7 @@ import { ApiError, api } from "../api.ts";
 import { followStream } from "../event-stream.ts";
 import { formatTime, type TextKey, t } from "../i18n.ts";
 import { SchemaForm } from "../schema-form.tsx";
-import type { PluginStatus } from "../types.ts";
+import type { PluginProcessStatus, PluginStatus } from "../types.ts";
 
 const STATE_LABELS: Record<PluginStatus["state"], TextKey> = {
   enabled: "stateEnabled",
@@ -137,8 +137,8 @@ function PluginCard({
           </ul>
         </>
       )}
-      {/* Runtime-specific state (stdio process and restart count, web_ui widgets) renders here
-          from the fields its runtime adds to the plugin's status. */}
+      {plugin.process && <ProcessState process={plugin.process} />}
+      {plugin.widgets && plugin.widgets.length > 0 && <Widgets widgets={plugin.widgets} />}
       {plugin.configSchema?.properties && Object.keys(plugin.configSchema.properties).length > 0 && (
         <details class="plugin-config">
           <summary>{t("pluginConfig")}</summary>
@@ -157,4 +157,67 @@ function PluginCard({
       )}
     </article>
   );
+}
+
+/** A stdio plugin's process: state, pid, restarts and its last error. */
+function ProcessState({ process }: { process: PluginProcessStatus }) {
+  return (
+    <div class="process small" data-process-state={process.state}>
+      <span class="badge">{t(`processState_${process.state}` as TextKey)}</span>{" "}
+      <span class="mono">{process.command.join(" ")}</span>
+      {process.pid !== undefined && <span class="muted"> · pid {process.pid}</span>}
+      <span class="muted">
+        {" "}
+        · {t("processRestarts")} {process.restarts}
+      </span>
+      {process.nextRetryAt !== undefined && (
+        <span class="muted">
+          {" "}
+          · {t("processNextRetry")} {formatTime(process.nextRetryAt)}
+        </span>
+      )}
+      {process.lastError && (
+        <div class="error">
+          {t("pluginLastError")}
+          {process.lastErrorAt ? ` (${formatTime(process.lastErrorAt)})` : ""}:{" "}
+          <span class="mono">{process.lastError}</span>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The widgets a stdio plugin declared with `web_ui`. Seed 002 leaves their shape to the
+ * plugin: `{type: "text", text}` and `{type: "link", label, url}` (http/https only) are drawn,
+ * anything else is shown as its JSON so nothing a plugin says is hidden.
+ */
+function Widgets({ widgets }: { widgets: unknown[] }) {
+  return (
+    <div class="widgets">
+      <h3>{t("pluginWidgets")}</h3>
+      <ul>
+        {widgets.map((widget, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: widgets have no ids and are replaced as a whole
+          <li key={index} class="widget">
+            <Widget widget={widget} />
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function Widget({ widget }: { widget: unknown }) {
+  const fields = typeof widget === "object" && widget !== null ? (widget as Record<string, unknown>) : {};
+  if (fields.type === "text" && typeof fields.text === "string") return <span>{fields.text}</span>;
+  if (fields.type === "link" && typeof fields.url === "string" && /^https?:\/\//i.test(fields.url)) {
+    const label = typeof fields.label === "string" && fields.label ? fields.label : fields.url;
+    return (
+      <a href={fields.url} target="_blank" rel="noopener noreferrer">
+        {label}
+      </a>
+    );
+  }
+  return <pre class="mono small">{JSON.stringify(widget, null, 2)}</pre>;
 }
