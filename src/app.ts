@@ -240,7 +240,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messages,
     history: stores.history,
     usage: stores.usage,
-    testModel: createModelTester((record) => stores.usage.record(record), logger),
+    testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
     plugins: plugins.host,
     localModels: local.service,
     logger,

@@ -65,4 +65,16 @@ describe("chatting with a local model, no API key (tiny generated GGUF)", () => 
     expect(turn).toMatchObject({ msg: "turn replied", status: "replied" });
     expect(bot.logs.filter((line) => line.msg === "local model loaded")).toHaveLength(1);
   });
+
+  it("answers the console's model test button with the local model", async () => {
+    const response = await fetch(`${bot.baseUrl}/api/models/test`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ref: "local/tiny" }),
+    });
+    const result = (await response.json()) as { ok: boolean; text?: string; error?: string };
+    expect(result.error).toBeUndefined();
+    expect(result.ok).toBe(true);
+    expect(result.text).toMatch(/^[\x20-\x7e]+$/);
+  });
 });

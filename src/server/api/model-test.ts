@@ -1,5 +1,5 @@
 import type { TsumugiConfig } from "../../config/schema.ts";
-import { LlmClient } from "../../llm/llm-client.ts";
+import { LlmClient, type LocalLanguageModels } from "../../llm/llm-client.ts";
 import { LlmError, type LlmUsageRecord } from "../../llm/types.ts";
 import type { Logger } from "../../log/logger.ts";
 
@@ -25,13 +25,15 @@ const TEST_PROMPT = "Reply with the single word OK.";
  * user learns at once whether the URL, key and model name work. The call is recorded as usage
  * under the task `test`, like any other spend.
  */
-export function createModelTester(usage: (record: LlmUsageRecord) => void, logger: Logger): ModelTester {
+export function createModelTester(
+  usage: (record: LlmUsageRecord) => void,
+  localModels: LocalLanguageModels,
+  logger: Logger,
+): ModelTester {
   return async (provider, model) => {
-    if (provider.type === "llama-cpp") {
-      return { ok: false, latencyMs: 0, error: "llama-cpp providers cannot be tested from the console yet" };
-    }
     const client = new LlmClient({
-      providers: [{ ...provider, maxRetries: 0 }],
+      providers: [provider.type === "llama-cpp" ? provider : { ...provider, maxRetries: 0 }],
+      localModels,
       models: { [TEST_TASK]: [`${provider.id}/${model}`] },
       usage,
       logger,
