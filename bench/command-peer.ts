@@ -4,7 +4,7 @@
  * send_group_msg action. First one at a time (latency), then with `inFlight` outstanding
  * (throughput). argv JSON: { url, selfId, warmup, sequential, concurrent, inFlight }.
  */
-import { WebSocket } from "ws";
+import { dialReverse, groupMessageFrame, sentText } from "./onebot-wire.ts";
 
 interface Job {
   url: string;
@@ -21,25 +21,12 @@ const waiting = new Map<string, () => void>();
 let messageId = 5_000_000;
 let sent = 0;
 
-const socket = new WebSocket(job.url, { headers: { "X-Self-ID": job.selfId, "X-Client-Role": "Universal" } });
-socket.on("message", (data) => {
-  const request = JSON.parse(String(data)) as {
-    action: string;
-    params: Record<string, unknown>;
-    echo: unknown;
-  };
-  if (request.action === "send_group_msg") {
-    socket.send(
-      JSON.stringify({ status: "ok", retcode: 0, data: { message_id: ++messageId }, echo: request.echo }),
-    );
-    const segments = request.params.message as Array<{ type: string; data: { text?: string } }>;
-    const text = segments.map((segment) => segment.data.text ?? "").join("");
-    waiting.get(text)?.();
-    waiting.delete(text);
-    return;
-  }
-  const answer = request.action === "get_login_info" ? { user_id: Number(job.selfId), nickname: "紬" } : {};
-  socket.send(JSON.stringify({ status: "ok", retcode: 0, data: answer, echo: request.echo }));
+const socket = dialReverse(job.url, job.selfId, (request) => {
+  if (request.action !== "send_group_msg") return undefined;
+  const text = sentText(request);
+  waiting.get(text)?.();
+  waiting.delete(text);
+  return { message_id: ++messageId };
 });
 socket.on("open", () => void run());
 socket.on("error", (error) => {
@@ -53,21 +40,14 @@ function ping(): Promise<number> {
   const answered = new Promise<number>((resolve) =>
     waiting.set(`pong ${n}`, () => resolve(performance.now() - started)),
   );
-  const user = 800_000 + (n % 97);
   socket.send(
-    JSON.stringify({
-      time: Math.floor(Date.now() / 1000),
-      self_id: Number(job.selfId),
-      post_type: "message",
-      message_type: "group",
-      sub_type: "normal",
-      message_id: ++messageId,
-      group_id: GROUP,
-      user_id: user,
-      message: [{ type: "text", data: { text: `ping ${n}` } }],
-      raw_message: `ping ${n}`,
-      font: 0,
-      sender: { user_id: user, nickname: `user${user}`, card: "", role: "member" },
+    groupMessageFrame({
+      selfId: job.selfId,
+      messageId: ++messageId,
+      groupId: GROUP,
+      userId: 800_000 + (n % 97),
+      segments: [{ type: "text", data: { text: `ping ${n}` } }],
+      raw: `ping ${n}`,
     }),
   );
   return answered;

@@ -5,7 +5,7 @@
  * once connected, floods when a line arrives on stdin (so the bench times only the flood),
  * and prints `{"sentMs": …}` when every frame has been written to the socket.
  */
-import { WebSocket } from "ws";
+import { dialReverse, groupMessageFrame } from "./onebot-wire.ts";
 
 interface Job {
   url: string;
@@ -19,33 +19,18 @@ interface Job {
 const job = JSON.parse(process.argv[2] ?? "{}") as Job;
 
 function frame(index: number): string {
-  const group = 100_000 + (index % job.groups);
-  const user = 200_000 + (index % 997);
-  return JSON.stringify({
-    time: Math.floor(Date.now() / 1000),
-    self_id: Number(job.selfId),
-    post_type: "message",
-    message_type: "group",
-    sub_type: "normal",
-    message_id: job.offset + index,
-    group_id: group,
-    user_id: user,
-    message: [{ type: "text", data: { text: `第 ${index} 条消息：今天的天气不错，大家吃了吗？` } }],
-    raw_message: `第 ${index} 条消息：今天的天气不错，大家吃了吗？`,
-    font: 0,
-    sender: { user_id: user, nickname: `user${user}`, card: "", role: "member" },
+  const text = `第 ${index} 条消息：今天的天气不错，大家吃了吗？`;
+  return groupMessageFrame({
+    selfId: job.selfId,
+    messageId: job.offset + index,
+    groupId: 100_000 + (index % job.groups),
+    userId: 200_000 + (index % 997),
+    segments: [{ type: "text", data: { text } }],
+    raw: text,
   });
 }
 
-const socket = new WebSocket(job.url, {
-  headers: { "X-Self-ID": job.selfId, "X-Client-Role": "Universal" },
-});
-socket.on("message", (data) => {
-  const request = JSON.parse(String(data)) as { echo?: unknown };
-  socket.send(
-    JSON.stringify({ status: "ok", retcode: 0, data: { user_id: Number(job.selfId) }, echo: request.echo }),
-  );
-});
+const socket = dialReverse(job.url, job.selfId);
 socket.on("open", () => {
   process.stdout.write(`${JSON.stringify({ open: true })}\n`);
   process.stdin.once("data", () => void flood());

@@ -8,7 +8,8 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { WebSocket } from "ws";
+import type { WebSocket } from "ws";
+import { dialReverse, groupMessageFrame } from "./onebot-wire.ts";
 
 interface Job {
   selfId: string;
@@ -55,23 +56,12 @@ let messageId = 1_000_000;
 const waiting = new Map<string, () => void>();
 
 function connect(url: string): void {
-  const socket = new WebSocket(url, { headers: { "X-Self-ID": job.selfId, "X-Client-Role": "Universal" } });
-  socket.on("message", (data) => {
-    const request = JSON.parse(String(data)) as {
-      action: string;
-      params: Record<string, unknown>;
-      echo: unknown;
-    };
-    const reply = (payload: unknown) =>
-      socket.send(JSON.stringify({ status: "ok", retcode: 0, data: payload, echo: request.echo }));
-    if (request.action === "send_group_msg") {
-      reply({ message_id: ++messageId });
-      const group = String(request.params.group_id);
-      waiting.get(group)?.();
-      waiting.delete(group);
-      return;
-    }
-    reply(request.action === "get_login_info" ? { user_id: Number(job.selfId), nickname: "紬" } : {});
+  const socket = dialReverse(url, job.selfId, (request) => {
+    if (request.action !== "send_group_msg") return undefined;
+    const group = String(request.params.group_id);
+    waiting.get(group)?.();
+    waiting.delete(group);
+    return { message_id: ++messageId };
   });
   socket.on("open", () => void run(socket));
 }
@@ -81,24 +71,17 @@ function mention(socket: WebSocket, group: number): Promise<number> {
   const answered = new Promise<number>((resolve) => {
     waiting.set(String(group), () => resolve(performance.now() - started));
   });
-  const user = 300_000 + group;
   socket.send(
-    JSON.stringify({
-      time: Math.floor(Date.now() / 1000),
-      self_id: Number(job.selfId),
-      post_type: "message",
-      message_type: "group",
-      sub_type: "normal",
-      message_id: ++messageId,
-      group_id: group,
-      user_id: user,
-      message: [
+    groupMessageFrame({
+      selfId: job.selfId,
+      messageId: ++messageId,
+      groupId: group,
+      userId: 300_000 + group,
+      segments: [
         { type: "at", data: { qq: job.selfId } },
         { type: "text", data: { text: " 在吗？问你个事" } },
       ],
-      raw_message: `[CQ:at,qq=${job.selfId}] 在吗？问你个事`,
-      font: 0,
-      sender: { user_id: user, nickname: `user${user}`, card: "", role: "member" },
+      raw: `[CQ:at,qq=${job.selfId}] 在吗？问你个事`,
     }),
   );
   return answered;

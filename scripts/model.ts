@@ -11,6 +11,7 @@ import { createLogger } from "../src/log/logger.ts";
 import { DEFAULT_LOCAL_MODEL } from "../src/models/catalog.ts";
 import { dataDirectory } from "../src/models/data-directory.ts";
 import { createLocalModelStack } from "../src/models/local-model-stack.ts";
+import { formatBytes, formatDuration } from "../src/models/progress-text.ts";
 import type { TransferProgress } from "../src/models/transfer-meter.ts";
 
 const USAGE = "usage: npm run model -- runtime | pull [name] | list | remove <name> [--config FILE]";
@@ -98,23 +99,6 @@ class ProgressBar {
   done(): void {
     if (process.stdout.isTTY) process.stdout.write("\n");
   }
-}
-
-function formatBytes(bytes: number): string {
-  const units = ["B", "KB", "MB", "GB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
-}
-
-function formatDuration(seconds: number): string {
-  const whole = Math.ceil(seconds);
-  const minutes = Math.floor(whole / 60);
-  return `${minutes}:${String(whole % 60).padStart(2, "0")}`;
 }
 
 function withoutConfigOption(argv: string[]): string[] {

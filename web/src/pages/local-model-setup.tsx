@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { formatBytes, formatDuration } from "../../../src/models/progress-text.ts";
 import { ApiError, api } from "../api.ts";
 import { t } from "../i18n.ts";
 
@@ -107,7 +108,7 @@ export function LocalModelSetup({ onSaved }: { onSaved: (file: string) => void }
                     received: formatBytes(progress.receivedBytes),
                     total: formatBytes(progress.totalBytes),
                     speed: formatBytes(progress.bytesPerSecond),
-                    eta: progress.etaSeconds === undefined ? "…" : formatSeconds(progress.etaSeconds),
+                    eta: progress.etaSeconds === undefined ? "…" : formatDuration(progress.etaSeconds),
                   })}
                 </span>
               </div>
@@ -136,20 +137,4 @@ export function LocalModelSetup({ onSaved }: { onSaved: (file: string) => void }
       )}
     </section>
   );
-}
-
-function formatBytes(bytes: number): string {
-  const units = ["B", "KB", "MB", "GB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
-}
-
-function formatSeconds(seconds: number): string {
-  const whole = Math.ceil(seconds);
-  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
