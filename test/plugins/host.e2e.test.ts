@@ -51,9 +51,12 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
     await waitFor(() => turns() > before, 8_000);
     return llm.requests.at(-1)!.toolNames.filter((name) => !["reply", "no_reply", "wait"].includes(name));
   };
+  /** Sends a command and returns the first answer sent after it (earlier answers never match). */
   const command = async (userId: string, text: string, expected: (reply: string) => boolean) => {
+    const earlier = new Set(qq.sent);
     qq.pushGroupMessage({ groupId: GROUP, userId, message: plain(text) });
-    return String((await qq.waitForSent((sent) => expected(String(sent.text)), 5_000)).text);
+    const answer = await qq.waitForSent((sent) => !earlier.has(sent) && expected(String(sent.text)), 15_000);
+    return String(answer.text);
   };
 
   afterEach(async () => {
