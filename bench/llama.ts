@@ -153,6 +153,8 @@ async function turnLatency(dataDir: string, modelPath: string): Promise<Record<s
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs: 0 } },
+    // One user asks again and again, as fast as it can: the per-minute turn limits would refuse it.
+    limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     plugins: { dirs: [] },
     llm: {
       providers: [

@@ -162,6 +162,8 @@ async function replyLatency(windowMs: number): Promise<number> {
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs, maxWindowMs: 10_000 } },
+    // One user asks again and again, as fast as it can: the per-minute turn limits would refuse it.
+    limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     llm: {
       providers: [{ id: "zero", type: "openai-compatible", baseUrl: llm.baseUrl }],
       models: { planner: ["zero/m"], replyer: ["zero/m"] },

@@ -32,6 +32,8 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs: 0 } },
+    // One user asks again and again, as fast as it can: the per-minute turn limits would refuse it.
+    limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     // The framework alone: the built-in example plugins (stdio processes, voice) stay out.
     plugins: { dirs: [] },
     llm: {

@@ -12,7 +12,9 @@ import { KeyedQueue } from "./chat/keyed-queue.ts";
 import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
 import { SummaryCommand } from "./chat/summary-command.ts";
+import { DailyTokenTally } from "./chat/token-budget.ts";
 import type { TriggerSettings } from "./chat/triggers.ts";
+import { TurnLimits } from "./chat/turn-limits.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
 import { type ZonedClock, zonedClock } from "./context/clock-text.ts";
@@ -71,6 +73,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let config = options.config;
   const stores = openStore(config.storage.url, logger, () => config.monitor);
   const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
+  // One clock per time zone value, rebuilt only when chat.timezone changes.
+  let clock = { zone: config.chat.timezone, value: zonedClock(config.chat.timezone) };
+  const clockFor = (zone: string) => {
+    if (clock.zone !== zone) clock = { zone, value: zonedClock(zone) };
+    return clock.value;
+  };
+  // Today's tokens per chat (limits.dailyTokens, limits.groupDailyTokens), counted as calls are recorded.
+  const tokensToday = new DailyTokenTally(stores.usage, () => clockFor(config.chat.timezone), systemClock);
 
   // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
   const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
@@ -79,7 +89,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       providers: current.llm.providers,
       localModels: local.models,
       models: current.llm.models,
-      usage: (record) => stores.usage.record(record),
+      usage: (record) => {
+        stores.usage.record(record);
+        tokensToday.add(record);
+      },
       logger,
     });
   let llm = createLlm(config);
@@ -118,12 +131,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
-  // One clock per time zone value, rebuilt only when chat.timezone changes.
-  let clock = { zone: config.chat.timezone, value: zonedClock(config.chat.timezone) };
-  const clockFor = (zone: string) => {
-    if (clock.zone !== zone) clock = { zone, value: zonedClock(zone) };
-    return clock.value;
-  };
   const turnRunner = new TurnRunner({
     llm: { generate: (request) => llm.generate(request) },
     messages,
@@ -143,7 +150,21 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const queue = new KeyedQueue((sessionId, error) =>
     logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
   );
-  const sessions = new SessionRunner(queue, (batch, absorb) => turnRunner.run(batch, absorb));
+  const limits = new TurnLimits({
+    settings: () => config.limits,
+    tokens: tokensToday,
+    clock: systemClock,
+    sendNotice: async (origin, text, replyId) => {
+      await outbox.send(origin, [{ type: "text", data: { text } }], replyId);
+    },
+    monitor,
+    logger,
+  });
+  // Limits are checked as a turn is about to start, so batches merged while a session was busy count once.
+  const sessions = new SessionRunner(queue, async (batch, absorb) => {
+    const admitted = await limits.admit(batch);
+    if (admitted) await turnRunner.run(admitted, absorb);
+  });
   const flushed = (batch: Batch, reason: string) =>
     monitor.emit({
       type: "batch.flushed",
@@ -175,6 +196,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     summaries,
     plugins.commands,
     () => triggerSettings(config),
+    () => config.access,
     monitor,
     logger,
   );
@@ -184,6 +206,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       host: config.server.host,
       port: config.server.port,
       token: config.server.token,
+      allowedHosts: config.server.allowedHosts,
       staticDir: WEB_DIST,
       logger,
     },

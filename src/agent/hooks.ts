@@ -2,7 +2,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { ComponentRegistry } from "../plugins/component-registry.ts";
 import type { CallContext, HookComponent, SessionRef } from "../plugins/components.ts";
-import type { HookDecision, HookInput } from "../sdk/types.ts";
+import type { HookDecision, HookEventName, HookInput } from "../sdk/types.ts";
 import { errorMessage } from "./tool-executor.ts";
 
 export class HookRegistry extends ComponentRegistry<HookComponent> {}
@@ -11,19 +11,39 @@ export class HookRegistry extends ComponentRegistry<HookComponent> {}
 const STRENGTH: Record<HookDecision, number> = { allow: 0, defer: 1, ask: 2, deny: 3 };
 const DECISIONS = new Set(Object.keys(STRENGTH));
 
+/**
+ * Events whose hooks are guards: their answer decides whether something happens (a tool
+ * call, a turn). A guard that cannot answer — it throws, answers nonsense, times out, or its
+ * plugin is not running — denies, so a broken guard never lets through what it guards. The
+ * other events only observe; a failing hook there is skipped.
+ */
+const GUARD_EVENTS: ReadonlySet<HookEventName> = new Set(["PreToolUse", "UserPromptSubmit"]);
+
+export function isGuardEvent(event: HookEventName): boolean {
+  return GUARD_EVENTS.has(event);
+}
+
 export interface HookVerdict {
-  /** "defer" when no hook had an opinion (or none matched). */
+  /** "defer" when no hook had an opinion (or none matched): the default decides. */
   decision: HookDecision;
-  /** The deciding hook's message, when it gave one. */
+  /** The deciding hook's message, when it gave one; for a failed guard, why it failed. */
   message?: string;
   /** Full name of the deciding hook. */
   by?: string;
 }
 
+/** One hook's answer; `failure` when it gave none (a guard's failure counts as deny). */
+interface HookAnswer {
+  decision: HookDecision;
+  message?: string;
+  failure?: string;
+}
+
 /**
  * Runs the hooks of one event that apply to the session (and, for tool events, match the
- * tool) concurrently and combines their decisions. A hook that returns nothing allows; one
- * that throws, answers nonsense or runs past its timeout is skipped with a log line.
+ * tool) concurrently and combines their decisions. A hook that returns nothing allows. One
+ * that throws, answers nonsense or runs past its timeout denies if it is a guard
+ * (`isGuardEvent`) and is skipped otherwise, with a log line either way.
  */
 export class HookRunner {
   constructor(
@@ -44,7 +64,11 @@ export class HookRunner {
     for (const [index, answer] of answers.entries()) {
       if (!answer || STRENGTH[answer.decision] <= strongest) continue;
       strongest = STRENGTH[answer.decision];
-      verdict = { ...answer, by: hooks[index]!.fullName };
+      verdict = {
+        decision: answer.decision,
+        ...(answer.message === undefined ? {} : { message: answer.message }),
+        by: hooks[index]!.fullName,
+      };
     }
     this.monitor.emit({
       type: "hook.decision",
@@ -59,17 +83,19 @@ export class HookRunner {
         hooks: hooks.map((hook, index) => ({
           hook: hook.fullName,
           decision: answers[index]?.decision ?? null,
+          ...(answers[index]?.failure === undefined ? {} : { failure: answers[index].failure }),
         })),
       },
     });
     return verdict;
   }
 
+  /** The hook's answer; undefined when an observing hook failed (it is skipped). */
   private async ask(
     hook: HookComponent,
     input: HookInput,
     call: CallContext,
-  ): Promise<{ decision: HookDecision; message?: string } | undefined> {
+  ): Promise<HookAnswer | undefined> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out after ${hook.timeoutMs} ms`)), hook.timeoutMs);
@@ -78,16 +104,32 @@ export class HookRunner {
       const result = await Promise.race([hook.invoke(input, call), timeout]);
       if (result === undefined || result === null) return { decision: "allow" };
       if (typeof result !== "object" || !DECISIONS.has(result.decision)) {
-        throw new Error(`answered ${JSON.stringify(result)}, not { decision: allow | deny | ask | defer }`);
+        throw new Error(
+          `answered ${clip(String(JSON.stringify(result)))}, not { decision: allow | deny | ask | defer }`,
+        );
       }
       return typeof result.message === "string"
         ? { decision: result.decision, message: result.message }
         : { decision: result.decision };
     } catch (error) {
-      this.logger.warn({ hook: hook.fullName, event: input.event }, `hook skipped: ${errorMessage(error)}`);
-      return undefined;
+      const failure = errorMessage(error);
+      const fields = { hook: hook.fullName, event: input.event, tool: input.tool_name };
+      if (!isGuardEvent(input.event)) {
+        this.logger.warn(fields, `hook skipped: ${failure}`);
+        return undefined;
+      }
+      this.logger.warn(fields, `guard hook failed, denying: ${failure}`);
+      return {
+        decision: "deny",
+        message: `检查钩子 ${hook.fullName} 没能作出判断（${failure}），为安全起见不放行`,
+        failure,
+      };
     } finally {
       clearTimeout(timer);
     }
   }
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

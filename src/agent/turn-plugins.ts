@@ -25,6 +25,9 @@ export interface TurnPluginsDeps {
   logger: Logger;
 }
 
+/** How a turn may start: with the enrichers' sections, or refused by a UserPromptSubmit guard (the reason). */
+export type TurnStart = { enrichments: string[] } | { refusal: string };
+
 /** What plugins contribute to agent turns: tools, enrichers and the hooks around them. */
 export class TurnPlugins {
   /** Sessions that had a turn since start-up (SessionStart fires once for each). */
@@ -81,19 +84,33 @@ export class TurnPluginScope {
     return this.deps.systemParts.forSession(this.session.sessionId);
   }
 
-  /** SessionStart (first turn of the session) and UserPromptSubmit, then the enrichers' sections. */
-  async start(): Promise<string[]> {
+  /**
+   * SessionStart (first turn of the session) and UserPromptSubmit, then the enrichers'
+   * sections; or, when a UserPromptSubmit guard refused the prompt, why the turn ends here.
+   */
+  async start(): Promise<TurnStart> {
     const call = this.call;
-    if (!call) return [];
+    if (!call) return { enrichments: [] };
     if (this.firstTurn) await this.hook({ event: "SessionStart" }, call);
-    await this.hook({ event: "UserPromptSubmit", prompt: promptText(this.batch) }, call);
+    const verdict = await this.hook({ event: "UserPromptSubmit", prompt: promptText(this.batch) }, call);
+    // A prompt has no approval step: a guard asking for one does not let it through either.
+    if (verdict.decision === "deny" || verdict.decision === "ask") {
+      const what =
+        verdict.decision === "deny" ? "denied" : "asked for an approval, which a prompt cannot get (denied)";
+      return {
+        refusal: `UserPromptSubmit hook ${verdict.by} ${what}${verdict.message ? `: ${verdict.message}` : ""}`,
+      };
+    }
     const enrichers = this.deps.enrichers.visibleIn(this.session);
-    return enrichers.length > 0 ? collectEnrichments(enrichers, call, this.deps.logger) : [];
+    return {
+      enrichments: enrichers.length > 0 ? await collectEnrichments(enrichers, call, this.deps.logger) : [],
+    };
   }
 
   /**
-   * PreToolUse: undefined lets the call run; otherwise the text the model is told instead.
-   * "ask" waits for an admin (`/approve <id>`) up to the approval timeout.
+   * PreToolUse: undefined lets the call run (every hook allowed or deferred, or none
+   * matched); otherwise the text the model is told instead. "ask" waits for an admin
+   * (`/approve <id>`) up to the approval timeout.
    */
   async admit(call: LlmToolCall, input: Record<string, unknown>): Promise<string | undefined> {
     const context = this.call;

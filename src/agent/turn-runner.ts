@@ -191,9 +191,12 @@ class Turn {
   }
 
   async plan(): Promise<TurnOutcome> {
+    // A prompt a UserPromptSubmit guard refused ends the turn before anything else is asked.
+    const start = await this.plugins.start();
+    if ("refusal" in start) return { status: "silent", reason: start.refusal };
+    this.enrichments = start.enrichments;
     await this.resolveQuote();
     this.systemParts = this.plugins.systemParts();
-    this.enrichments = await this.plugins.start();
     let conversation: LlmMessage[] = plannerMessages(this.promptInput());
     let replans = 0;
     for (let round = 1; round <= this.settings.maxRounds; round++) {
@@ -207,6 +210,7 @@ class Turn {
         toolChoice: "auto",
         signal: this.signal,
         replyId: this.replyId,
+        sessionId: this.batch.sessionId,
       });
       this.rounds.push({
         toolCalls: result.toolCalls.map((call) => call.name),
@@ -309,6 +313,7 @@ class Turn {
           : summaryMessages(input, requester ? `${requester.senderName}(${requester.userId})` : "有人"),
       signal: this.signal,
       replyId: this.replyId,
+      sessionId: this.batch.sessionId,
     });
     this.rounds.push({
       toolCalls: [],
@@ -473,6 +478,7 @@ class Turn {
       }),
       signal: this.signal,
       replyId: this.replyId,
+      sessionId: this.batch.sessionId,
     });
     const chunks = splitText(written.text, this.settings.textChunkLimit);
     if (chunks.length === 0) throw new TurnFailure("replyer returned no text");

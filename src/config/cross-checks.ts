@@ -19,7 +19,37 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
     ...(isLoopbackHost(config.server.host) || config.server.token !== ""
       ? []
       : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
+    ...findUnauthenticatedAdapters(config),
   ];
+}
+
+/**
+ * Reverse-ws and http adapters listen on server.port, so beyond loopback each needs its own
+ * credential: an access token for the WebSocket handshake, the HMAC secret for event POSTs
+ * (what OneBot v11 implementations sign them with). Forward-ws only dials out.
+ */
+function findUnauthenticatedAdapters(config: TsumugiConfig): string[] {
+  if (isLoopbackHost(config.server.host)) return [];
+  const why = "required when server.host is not a loopback address";
+  return config.adapters.flatMap((adapter, index) => {
+    if (adapter.mode === "reverse-ws" && adapter.accessToken === "") {
+      return [
+        problemAt(
+          ["adapters", index, "accessToken"],
+          `${why} (anyone who can reach the port could connect as the QQ account)`,
+        ),
+      ];
+    }
+    if (adapter.mode === "http" && adapter.secret === "") {
+      return [
+        problemAt(
+          ["adapters", index, "secret"],
+          `${why} (anyone who can reach the port could post events as the QQ account)`,
+        ),
+      ];
+    }
+    return [];
+  });
 }
 
 function findDuplicateIds(ids: string[], pathOf: (index: number) => KeyPath): string[] {

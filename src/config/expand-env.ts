@@ -25,3 +25,13 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv): unknown {
   }
   return value;
 }
+
+/** The references `text` would expand, as written (`${VAR}`, `${VAR:-default}`); `$${…}` is none. */
+export function envReferences(text: string): string[] {
+  return [...text.matchAll(REFERENCE)].filter(([, escaped]) => !escaped).map(([whole]) => whole);
+}
+
+/** `text` is one reference with no default, or an empty one (`${VAR}`, `${VAR:-}`): it shows only a name. */
+export function isBareReference(text: string): boolean {
+  return /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-)?\}$/.test(text);
+}

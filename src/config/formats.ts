@@ -1,3 +1,6 @@
+import { ACCESS_RULE_PROBLEM, parseAccessRule } from "./access-rule.ts";
+import { ADMIN_ENTRY_PROBLEM, parseAdminEntry } from "./admin-entry.ts";
+
 /**
  * The string `format`s the config schema uses. They are registered with ajv by the validator;
  * each carries the reason shown when a value does not match, so problems read like
@@ -50,6 +53,14 @@ export const configFormats = {
   "time-zone": {
     validate: (value) => value === "" || isTimeZone(value),
     problem: 'must be an IANA time zone such as "Asia/Shanghai"',
+  },
+  "admin-id": {
+    validate: (value) => parseAdminEntry(value) !== undefined,
+    problem: ADMIN_ENTRY_PROBLEM,
+  },
+  "access-rule": {
+    validate: (value) => parseAccessRule(value) !== undefined,
+    problem: ACCESS_RULE_PROBLEM,
   },
   "sqlite-url": {
     validate: (value) => /^sqlite:.+$/.test(value),

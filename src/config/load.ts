@@ -67,7 +67,14 @@ function parseYamlFile(path: string): unknown {
       `${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     ]);
   }
-  const document = parseDocument(text);
+  let document: ReturnType<typeof parseDocument>;
+  try {
+    document = parseDocument(text);
+  } catch (error) {
+    // The parser recurses per level: a few thousand `[` overflow its stack.
+    const reason = error instanceof RangeError ? "nested too deeply" : (error as Error).message;
+    throw new ConfigError([`${path}: ${reason}`], path);
+  }
   // Later errors are usually knock-on effects of the first, so only that one is reported.
   const [first] = document.errors;
   if (first) {
@@ -76,12 +83,25 @@ function parseYamlFile(path: string): unknown {
     const reason = first.message.split(" at line ")[0] ?? first.message;
     throw new ConfigError([`${path}${where}: ${reason}`], path);
   }
+  let value: unknown;
   try {
-    return document.toJS();
+    value = document.toJS();
   } catch (error) {
     // e.g. an alias whose anchor does not exist (`name: *x`): still a problem of the file.
     throw new ConfigError([`${path}: ${(error as Error).message}`], path);
   }
+  if (containsCycle(value)) throw new ConfigError([`${path}: an alias is used inside its own anchor`], path);
+  return value;
+}
+
+/** `a: &a [*a]` builds a cycle, which every later step (defaults, env expansion, checks) would walk forever. */
+function containsCycle(value: unknown, ancestors = new Set<object>()): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (ancestors.has(value)) return true;
+  ancestors.add(value);
+  const found = Object.values(value).some((child) => containsCycle(child, ancestors));
+  ancestors.delete(value);
+  return found;
 }
 
 /**

@@ -68,7 +68,13 @@ const serverSchema = group("The one HTTP server: console, API, /healthz and the 
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 6180, description: "Port; 0 picks a free one." }),
   token: Type.String({
     default: "",
+    writeOnly: true,
     description: "Bearer token for the console and /api/; empty means no token (loopback only).",
+  }),
+  allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description:
+      'With no token: host names besides loopback ones that requests may be addressed to, "host" (any port) or "host:port", e.g. behind a reverse proxy.',
   }),
 });
 
@@ -93,10 +99,17 @@ const botSchema = group("Who the bot is.", {
     default: "你是群里的一名普通成员，说话简短自然。",
     description: "Persona prompt, placed first in every prompt.",
   }),
-  admins: Type.Array(Type.String({ minLength: 1 }), {
-    default: [],
-    description: 'Platform user ids allowed to run admin commands, e.g. ["10001"].',
-  }),
+  admins: Type.Array(
+    formattedString("admin-id", {
+      description:
+        'A QQ user ("10001" = "onebot:10001", any OneBot adapter), "onebot.<adapterId>:10001" (that adapter only) or "stdio.<pluginId>:<userId>" (a user of that stdio channel plugin).',
+    }),
+    {
+      default: [],
+      description:
+        'Users allowed to run admin commands, e.g. ["10001"]: a bare id is a QQ (OneBot) user; a stdio channel\'s users are admins only when named with the plugin, as "stdio.<pluginId>:<userId>".',
+    },
+  ),
 });
 
 const adapterCommon = {
@@ -107,7 +120,9 @@ const adapterCommon = {
   }),
   accessToken: Type.String({
     default: "",
-    description: "OneBot access token (Authorization: Bearer …); empty means none.",
+    writeOnly: true,
+    description:
+      "OneBot access token (Authorization: Bearer …); empty means none. Required for reverse-ws when server.host is not loopback.",
   }),
   actionTimeoutMs: milliseconds("How long to wait for the answer to an API call", 30_000),
 };
@@ -153,7 +168,9 @@ const httpAdapterSchema = Type.Object(
     }),
     secret: Type.String({
       default: "",
-      description: "HMAC secret checked against the X-Signature header of event POSTs; empty means none.",
+      writeOnly: true,
+      description:
+        "HMAC secret checked against the X-Signature header of event POSTs; empty means none. Required when server.host is not loopback.",
     }),
   },
   { additionalProperties: false },
@@ -175,9 +192,10 @@ const providerCommon = {
 
 const remoteProviderCommon = {
   ...providerCommon,
-  apiKey: Type.String({ default: "", description: "API key; empty means none." }),
+  apiKey: Type.String({ default: "", writeOnly: true, description: "API key; empty means none." }),
   maxRetries: count("Retries after a failed request", 2, 0),
-  headers: Type.Record(Type.String(), Type.String(), {
+  // Header values are secrets: Authorization, x-api-key and the like carry keys.
+  headers: Type.Record(Type.String(), Type.String({ writeOnly: true }), {
     default: {},
     description: "Extra HTTP headers sent with every request.",
   }),
@@ -336,6 +354,62 @@ const chatSchema = group("How the bot reads and answers chats.", {
   textChunkLimit: count("Longest text message sent; longer replies are split", 4_500),
 });
 
+const accessSchema = group(
+  "Who the bot answers. A message from elsewhere is still stored as history but never starts a turn, command, summary or digest. The console playground is always answered.",
+  {
+    privateChats: Type.Boolean({ default: true, description: "Whether private chats are answered at all." }),
+    allow: Type.Array(
+      formattedString("access-rule", {
+        description:
+          '"group:<id>" or "user:<id>" (QQ; prefixed "onebot.<adapterId>:" for one adapter, "stdio:" for any stdio channel, "stdio.<pluginId>:" for one), or a whole source: "onebot", "onebot.<adapterId>", "stdio", "stdio.<pluginId>".',
+      }),
+      {
+        default: [],
+        description:
+          "Sources answered: a message is answered when its group, its sender or where it comes from (platform, OneBot adapter, stdio channel plugin) is listed. Empty means everyone.",
+      },
+    ),
+    deny: Type.Array(
+      formattedString("access-rule", { description: "A source, in the forms of access.allow." }),
+      {
+        default: [],
+        description:
+          "Sources never answered, in the forms of access.allow; a match here wins over access.allow.",
+      },
+    ),
+  },
+);
+
+const limitsSchema = group(
+  "Rate limits and daily token budgets. Over a limit the bot starts no turn and the timeline shows why.",
+  {
+    userTurnsPerMinute: count(
+      "Most turns one user may start in any 60 seconds, in all chats; 0 means no limit",
+      6,
+      0,
+    ),
+    groupTurnsPerMinute: count(
+      "Most turns one group chat may start in any 60 seconds; 0 means no limit",
+      20,
+      0,
+    ),
+    dailyTokens: count(
+      "Most tokens (prompt plus completion) all LLM calls may use per day, after which no turn starts; the day is chat.timezone's; 0 means no limit",
+      0,
+      0,
+    ),
+    groupDailyTokens: count(
+      "Most tokens the turns of one group chat may use per day; 0 means no limit",
+      0,
+      0,
+    ),
+    notify: Type.Boolean({
+      default: true,
+      description: "Say once per chat that a limit was reached (until it clears); off: stay silent.",
+    }),
+  },
+);
+
 const pluginsSchema = group("Plugins.", {
   dirs: Type.Array(Type.String({ minLength: 1 }), {
     default: ["./plugins"],
@@ -378,6 +452,8 @@ export const configJsonSchema = Type.Object(
     llm: llmSchema,
     agent: agentSchema,
     chat: chatSchema,
+    access: accessSchema,
+    limits: limitsSchema,
     plugins: pluginsSchema,
     monitor: monitorSchema,
     log: logSchema,

@@ -205,6 +205,7 @@ export class LlmClient {
         latencyMs,
         success: true,
         replyId: request.replyId,
+        sessionId: request.sessionId,
       });
       if (response.warnings?.length) {
         this.options.logger.debug(
@@ -219,7 +220,7 @@ export class LlmClient {
       const error = aborted
         ? { message: "aborted", retryable: false, rejectsTemperature: false }
         : classifyError(caught, timedOut, target.config.timeoutMs);
-      if (target.config.type !== "llama-cpp") error.message = redact(error.message, target.config.apiKey);
+      if (target.config.type !== "llama-cpp") error.message = redact(error.message, target.config);
       const failure = {
         provider: target.provider,
         model: target.model,
@@ -283,6 +284,7 @@ export class LlmClient {
       success: false,
       error: failure.message,
       replyId: request.replyId,
+      sessionId: request.sessionId,
     });
     this.options.logger.warn(
       {
@@ -318,7 +320,18 @@ function describeRef(ref: string): ModelRef {
   }
 }
 
-/** Providers sometimes echo (part of) the key in a 401 message; it never reaches logs or records. */
-function redact(message: string, apiKey: string): string {
-  return apiKey.length >= 8 ? message.split(apiKey).join("***") : message;
+/**
+ * Providers sometimes echo the key, or a header such as `x-api-key`, in a 401 message; it
+ * never reaches logs, records or the timeline. Header values are redacted word by word, so
+ * the key of `Authorization: Bearer <key>` is caught when echoed alone.
+ */
+function redact(message: string, config: { apiKey: string; headers: Record<string, string> }): string {
+  const secrets = [
+    config.apiKey,
+    ...Object.values(config.headers).flatMap((value) => [value, ...value.split(/\s+/)]),
+  ];
+  return secrets
+    .filter((secret) => secret.length >= 8)
+    .sort((a, b) => b.length - a.length)
+    .reduce((text, secret) => text.split(secret).join("***"), message);
 }

@@ -47,6 +47,8 @@ export interface LlmRequest {
   signal?: AbortSignal;
   /** Carried into usage records and log lines so a reply's cost can be traced. */
   replyId?: string;
+  /** The chat the call is for, carried into usage records (daily token budgets sum them per chat). */
+  sessionId?: string;
 }
 
 export interface LlmToolCall {

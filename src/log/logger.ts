@@ -1,4 +1,6 @@
 import pino, { type Logger } from "pino";
+import { configJsonSchema } from "../config/schema.ts";
+import { secretPatterns } from "../config/secret-paths.ts";
 
 export type { Logger };
 
@@ -18,6 +20,8 @@ const REDACTED_PATHS = [
   "*.authorization",
   "headers.authorization",
   "*.headers.authorization",
+  // The config's secret fields (schema `writeOnly`), in a config logged whole or under a key.
+  ...secretPatterns(configJsonSchema).flatMap((path) => [path, `*.${path}`]),
 ];
 
 const BASE64_BLOB = /base64:\/\/[A-Za-z0-9+/=]{16,}/g;

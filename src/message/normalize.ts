@@ -4,7 +4,7 @@
  * segments we do not model are carried untouched.
  */
 
-import { decodeCq } from "./cq-codec.ts";
+import { decodeCq, MAX_NODE_DEPTH } from "./cq-codec.ts";
 import {
   isKnownSegment,
   isKnownSegmentType,
@@ -13,15 +13,13 @@ import {
   type Segment,
 } from "./segment.ts";
 
-/** Real forwards nest a few levels; deeper node content is carried untouched, not recursed into. */
-const MAX_NODE_DEPTH = 32;
-
 export function normalizeSegments(raw: unknown): Segment[] {
   return normalizeList(raw, 0);
 }
 
+/** `depth`: node levels around `raw`; deeper node content is carried untouched, not recursed into. */
 function normalizeList(raw: unknown, depth: number): Segment[] {
-  if (typeof raw === "string") return decodeCq(raw);
+  if (typeof raw === "string") return decodeCq(raw, depth);
   // Some implementations put a lone segment object where a list belongs.
   const entries: unknown[] = Array.isArray(raw) ? raw : [raw];
   const segments: Segment[] = [];

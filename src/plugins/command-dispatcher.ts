@@ -1,6 +1,7 @@
 import { stripLeadingMention } from "../chat/triggers.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { isAdmin } from "./admins.ts";
 import type { CallContextFactory } from "./call-context.ts";
 import { ComponentRegistry } from "./component-registry.ts";
 import type { CommandComponent, CommandMatch } from "./components.ts";
@@ -10,7 +11,7 @@ export class CommandRegistry extends ComponentRegistry<CommandComponent> {}
 export interface CommandDispatcherDeps {
   commands: CommandRegistry;
   contexts: CallContextFactory;
-  /** `bot.admins`: user ids allowed to run admin-only commands. */
+  /** `bot.admins`: who may run admin-only commands (see admins.ts). */
   admins: () => string[];
   /** The bot's name and aliases: "@紬 /help" is a command too. */
   names: () => string[];
@@ -41,14 +42,18 @@ export class CommandDispatcher {
   }
 
   private async run(command: CommandComponent, match: CommandMatch, message: ChatMessage): Promise<void> {
-    const isAdmin = this.deps.admins().includes(message.userId);
+    const admin = isAdmin(message, this.deps.admins());
     const call = this.deps.contexts.forMessage(message, { signal: new AbortController().signal });
     let answer: Awaited<ReturnType<CommandComponent["invoke"]>>;
-    if (command.adminOnly && !isAdmin) {
+    if (command.adminOnly && !admin) {
+      this.deps.logger.info(
+        { command: command.fullName, platform: message.platform, userId: message.userId },
+        "admin command refused: the sender is not in bot.admins",
+      );
       answer = "只有管理员可以使用这个命令。";
     } else {
       try {
-        answer = await command.invoke(match, { ...call, isAdmin });
+        answer = await command.invoke(match, { ...call, isAdmin: admin });
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         this.deps.logger.warn(

@@ -24,10 +24,13 @@ export interface PluginManifest {
   autoRetry: boolean;
   /** stdio: activation attempts in a row before giving up; 0 = unlimited (default). */
   maxRetries: number;
+  /** stdio: names of the bot's environment variables passed to the process beside the basic ones. */
+  env: string[];
 }
 
 export const PLUGIN_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const DEFAULT_TIMEOUT_MS = 30_000;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const manifestSchema = {
   type: "object",
@@ -44,6 +47,13 @@ const manifestSchema = {
     config: { type: "object", default: { type: "object", properties: {} } },
     autoRetry: { type: "boolean", default: true },
     maxRetries: { type: "integer", minimum: 0, default: 0 },
+    env: {
+      type: "array",
+      items: { type: "string", pattern: ENV_NAME.source },
+      default: [],
+      description:
+        'stdio: environment variables of the bot passed on to the plugin process, by name (e.g. ["WEATHER_API_KEY"]). The process gets only these, the basic ones (PATH, HOME, USER, LANG, LC_*, TZ, temp folders; SYSTEMROOT, COMSPEC, PATHEXT on Windows) and PYTHONIOENCODING/PYTHONUNBUFFERED; any other variable, such as the bot\'s API keys, is not passed.',
+    },
   },
 };
 

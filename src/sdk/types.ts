@@ -71,6 +71,18 @@ export type HookEventName =
   | "SessionStart"
   | "PreReplyGenerate";
 
+/**
+ * A hook's answer. Several hooks of one event combine by strength, deny > ask > defer > allow:
+ * - `allow`: go ahead (also what returning nothing means);
+ * - `deny`: PreToolUse: the call does not run and the model is told `message`;
+ *   UserPromptSubmit: the turn ends silently, with no model call and no reply;
+ * - `ask`: PreToolUse: an admin approves (`/approve <id>`) or not, within 60 s;
+ *   UserPromptSubmit has no approval step, so there it counts as deny;
+ * - `defer`: this hook has no opinion; the other hooks, else the default, decide. The default
+ *   lets the call or turn go ahead, as when no hook matched, so when every hook defers it runs.
+ * Only PreToolUse and UserPromptSubmit hooks decide anything (they are guards); the other
+ * events only observe.
+ */
 export type HookDecision = "allow" | "deny" | "ask" | "defer";
 
 export interface HookOptions extends ComponentOptions {
@@ -80,13 +92,17 @@ export interface HookOptions extends ComponentOptions {
    * separates alternatives: "weather", "search_*|fetch_*". Default: every tool.
    */
   matcher?: string;
-  /** A hook running longer is skipped (counts as "defer"). Default 5000. */
+  /**
+   * Default 5000. A guard (PreToolUse, UserPromptSubmit) that runs longer, throws, answers
+   * something that is not a HookResult, or whose plugin is not running, denies: what it guards
+   * never happens unchecked. A hook of another event is skipped instead.
+   */
   timeout_ms?: number;
 }
 
 export interface HookResult {
   decision: HookDecision;
-  /** deny: what the model is told; ask: shown to the admin asked to approve. */
+  /** deny: what the model is told (and the timeline shows); ask: shown to the admin asked to approve. */
   message?: string;
 }
 
@@ -282,6 +298,7 @@ export interface CommandContext<Config = Record<string, unknown>> extends Handle
   rest: string;
   /** Pattern commands: the match. */
   match?: RegExpMatchArray;
+  /** The sender is in `bot.admins`; a stdio channel's user only when named `stdio.<pluginId>:<userId>`. */
   is_admin: boolean;
 }
 

@@ -7,22 +7,28 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** The token a client presents: `Authorization: Bearer <t>` (or `Token <t>`) or `?access_token=<t>`. */
-export function presentedToken(request: IncomingMessage): string | undefined {
+/** The token in `Authorization: Bearer <t>` (or `Token <t>`), the only place the API reads it. */
+export function bearerToken(request: IncomingMessage): string | undefined {
   const header = request.headers.authorization;
-  const match = header ? /^(?:Bearer|Token)\s+(.+)$/i.exec(header.trim()) : null;
-  if (match) return match[1];
-  const query = new URL(request.url ?? "/", "http://localhost").searchParams.get("access_token");
-  return query ?? undefined;
+  return (header ? /^(?:Bearer|Token)\s+(.+)$/i.exec(header.trim()) : null)?.[1];
 }
 
-/** True when the request carries `expected`. */
-export function requestHasToken(request: IncomingMessage, expected: string): boolean {
-  const token = presentedToken(request);
+/** True when the request's Authorization header carries `expected`. */
+export function hasBearerToken(request: IncomingMessage, expected: string): boolean {
+  const token = bearerToken(request);
   return token !== undefined && secretsEqual(token, expected);
 }
 
-/** True when no token is configured, or the request carries the configured one. */
-export function isAuthorized(request: IncomingMessage, token: string): boolean {
-  return !token || requestHasToken(request, token);
+/**
+ * True when the request carries `expected` the way OneBot v11 implementations send their
+ * access token: in the Authorization header or as `?access_token=` (the reverse-WS handshake
+ * of several implementations can only do the latter). Not for the console API, whose token
+ * must not end up in URLs, logs and browser history.
+ */
+export function hasOneBotAccessToken(request: IncomingMessage, expected: string): boolean {
+  const token =
+    bearerToken(request) ??
+    new URL(request.url ?? "/", "http://localhost").searchParams.get("access_token") ??
+    undefined;
+  return token !== undefined && secretsEqual(token, expected);
 }

@@ -3,15 +3,18 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "../log/logger.ts";
-import { isAuthorized } from "./auth.ts";
+import { AccessPolicy } from "./access-policy.ts";
+import { namesApiPath } from "./api-path.ts";
 import type { HttpRoutes, RawPostHandler, UpgradeHandler } from "./routes.ts";
 import { serveStaticSite } from "./static-site.ts";
 
 export interface HttpServerOptions {
   host: string;
   port: number;
-  /** Bearer token required for `/api/*`; empty means no token. */
+  /** Bearer token required for `/api/*`; empty means no token (loopback only). */
   token: string;
+  /** More host names the server answers to without a token (server.allowedHosts). */
+  allowedHosts: readonly string[];
   /** Largest request body accepted anywhere, in bytes. */
   bodyLimit?: number;
   /** The built console (web/dist), served for every other GET outside `/api/`. */
@@ -24,19 +27,29 @@ export interface HealthReport {
   adapters: Array<{ id: string; selfId: string | null; connected: boolean; online?: boolean }>;
 }
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Served without the API's credentials. Every route without it is guarded. */
+    public?: boolean;
+  }
+}
+
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /**
- * The bot's one HTTP server: `/healthz`, `/api/*` behind the bearer token, the console's
- * files, and paths that other modules claim at run time (OneBot reverse WS upgrades, HTTP
- * POST events). Run-time paths sit in front of Fastify because Fastify's router cannot remove
- * routes once started.
+ * The bot's one HTTP server: `/healthz`, the console's files, every other route behind the
+ * access policy (deny by default), and paths that other modules claim at run time (OneBot
+ * reverse WS upgrades, HTTP POST events) with their own credentials. Run-time paths sit in
+ * front of Fastify because Fastify's router cannot remove routes once started; they match
+ * the raw path exactly, so no other spelling reaches them.
  */
 export class HttpServer implements HttpRoutes {
   readonly app: FastifyInstance;
   private readonly upgradeHandlers = new Map<string, UpgradeHandler>();
   private readonly postHandlers = new Map<string, RawPostHandler>();
   private readonly bodyLimit: number;
+  /** `METHOD /url` of every Fastify route, logged once listening. */
+  private readonly routes: string[] = [];
   private server: Server | undefined;
 
   constructor(
@@ -56,13 +69,19 @@ export class HttpServer implements HttpRoutes {
         return server;
       },
     });
-    this.app.get("/healthz", async () => health());
-    this.app.addHook("onRequest", async (request, reply) => {
-      if (!request.url.startsWith("/api/")) return;
-      if (!isAuthorized(request.raw, options.token)) {
-        await reply.code(401).send({ error: "unauthorized", message: "missing or wrong bearer token" });
-      }
+    this.app.addHook("onRoute", (route) => {
+      for (const method of [route.method].flat()) this.routes.push(`${method} ${route.url}`);
     });
+    const access = new AccessPolicy(options, () => this.port());
+    // Decided on the route the router matched, not on how the client spelled the path. An
+    // unmatched request is the console's (files, the app's own routes) unless its path
+    // reads as /api in any spelling; the not-found handler then answers 404.
+    this.app.addHook("onRequest", async (request, reply) => {
+      const guarded = request.is404 ? namesApiPath(request.url) : !request.routeOptions.config.public;
+      const refusal = access.checkHost(request.raw) ?? (guarded ? access.checkApi(request.raw) : undefined);
+      if (refusal) await reply.code(refusal.status).send({ error: refusal.error, message: refusal.message });
+    });
+    this.app.get("/healthz", { config: { public: true } }, async () => health());
     if (options.staticDir) serveStaticSite(this.app, options.staticDir);
   }
 
@@ -76,6 +95,7 @@ export class HttpServer implements HttpRoutes {
 
   async listen(): Promise<AddressInfo> {
     await this.app.listen({ host: this.options.host, port: this.options.port });
+    this.options.logger.debug({ routes: this.routes }, "http routes");
     return this.server!.address() as AddressInfo;
   }
 
@@ -83,6 +103,11 @@ export class HttpServer implements HttpRoutes {
   async close(): Promise<void> {
     this.server?.closeAllConnections();
     await this.app.close();
+  }
+
+  private port(): number {
+    const address = this.server?.address();
+    return typeof address === "object" && address ? address.port : this.options.port;
   }
 
   private handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {

@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import type { FastifyInstance } from "fastify";
+import { namesApiPath } from "./api-path.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -18,14 +19,15 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Tsumugi</title>
 
 /**
  * Serves the built console from `root` (web/dist): files by path, and `index.html` for every
- * other GET outside `/api/`, so the single-page app's own routes survive a reload. Vite puts
+ * other GET whose path does not read as `/api` in any spelling, so the single-page app's own
+ * routes survive a reload. Everything else unmatched (other methods, unknown API paths) is 404. Vite puts
  * content-hashed files under `assets/`, which may be cached for good.
  */
 export function serveStaticSite(app: FastifyInstance, root: string): void {
   app.setNotFoundHandler(async (request, reply) => {
     const path = decodePath(request.url);
     if (path === undefined) return reply.code(400).send({ error: "bad_request", message: "malformed path" });
-    if ((request.method !== "GET" && request.method !== "HEAD") || path.startsWith("/api/")) {
+    if ((request.method !== "GET" && request.method !== "HEAD") || namesApiPath(request.url)) {
       return reply.code(404).send({ error: "not_found", message: `no route for ${request.method} ${path}` });
     }
     const file = fileWithin(root, path);

@@ -104,6 +104,8 @@ export interface UsageRecord {
   success: boolean;
   error?: string;
   replyId?: string;
+  /** The chat the call was made for; absent for calls outside any chat (console model tests). */
+  sessionId?: string;
 }
 
 export interface UsageQuery {
@@ -125,11 +127,19 @@ export interface UsageSummaryRow {
   averageLatencyMs: number;
 }
 
+/** Tokens (prompt plus completion) spent for one chat, or outside any chat when `sessionId` is null. */
+export interface SessionTokens {
+  sessionId: string | null;
+  tokens: number;
+}
+
 /** LLM call accounting. Like messages, records are queued and committed in batches. */
 export interface UsageStore {
   record(usage: UsageRecord): void;
   /** Rows ordered by day, task, provider, model. */
   summarize(query: UsageQuery): UsageSummaryRow[];
+  /** Tokens of the calls made at or after `sinceMs`, one row per chat. */
+  tokensBySession(query: UsageQuery): SessionTokens[];
   /** Commits everything queued. */
   flush(): void;
   close(): void;

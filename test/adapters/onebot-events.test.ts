@@ -59,15 +59,46 @@ describe("OneBot events", () => {
     );
   });
 
-  it("drops an oversize frame with one warning and keeps the connection", async () => {
+  it("takes a 12 MB frame and refuses one above 16 MiB with close code 1009 and one warning", async () => {
     harness = await startOneBotHarness({ mode: "reverse-ws" });
+    const [socket] = harness.standin.sockets();
+    // The text travels twice (`message` and `raw_message`): a 12 MB frame.
+    harness.standin.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: "x".repeat(6_000_000) });
+    await harness.nextMessage(undefined, 10_000);
+
     harness.standin.pushRaw(`{"post_type":"message","pad":"${"x".repeat(17 * 1024 * 1024)}"}`);
-    harness.standin.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: "after the big one" });
+    expect(await socket!.closed).toMatchObject({ code: 1009 });
+    const warnings = harness.logs.filter((line) => line.level === LOG_LEVEL.warn);
+    expect(warnings.map((line) => line.msg)).toEqual([
+      "onebot frame larger than the limit refused, connection closed (1009)",
+    ]);
+  });
+
+  it("refuses absurdly nested or long messages with one warning naming the event, and keeps going", async () => {
+    harness = await startOneBotHarness({ mode: "reverse-ws" });
+    const head = '{"post_type":"message","message_type":"group","group_id":20000,"user_id":30000';
+    const deep = `${'[{"type":"node","data":{"content":'.repeat(100_000)}[]${"}}]".repeat(100_000)}`;
+    harness.standin.pushRaw(`${head},"message_id":1,"message":${deep}}`);
+    harness.standin.pushRaw(`${head},"message_id":2,"message":"${"[CQ:face,id=1]".repeat(20_000)}"}`);
+    const many = JSON.stringify(
+      Array.from({ length: 20_000 }, () => ({ type: "text", data: { text: "a" } })),
+    );
+    harness.standin.pushRaw(`${head},"message_id":3,"message":${many}}`);
+    harness.standin.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: "ordinary" });
 
     await harness.nextMessage();
-    const warnings = harness.logs.filter((line) => line.level === LOG_LEVEL.warn);
-    expect(warnings.map((line) => line.msg)).toEqual(["onebot frame too large, ignored"]);
-    expect(harness.standin.sockets()).toHaveLength(1);
+    expect(harness.messages.map((m) => m.segments)).toEqual([[{ type: "text", data: { text: "ordinary" } }]]);
+    const refusals = harness.logs.filter((line) => line.msg === "onebot message event refused");
+    expect(refusals).toMatchObject([
+      {
+        level: LOG_LEVEL.warn,
+        messageId: "1",
+        groupId: GROUP,
+        problem: "message nested deeper than 128 levels",
+      },
+      { level: LOG_LEVEL.warn, messageId: "2", userId: ALICE, problem: "message more than 10000 segments" },
+      { level: LOG_LEVEL.warn, messageId: "3", problem: "message more than 10000 segments" },
+    ]);
   });
 
   it("keeps a 19-digit forward id sent as a raw JSON number exact, and negative message ids", async () => {

@@ -85,6 +85,18 @@ describe("OneBot forward WebSocket", () => {
     expect(logLine?.delayMs).toBeLessThanOrEqual(80);
   });
 
+  it("refuses a frame above 16 MiB with close code 1009, then dials again", async () => {
+    harness = await startOneBotHarness({ mode: "forward-ws", reconnect: { minDelayMs: 20, maxDelayMs: 40 } });
+    const [socket] = harness.standin.sockets();
+    harness.standin.pushRaw(`{"post_type":"message","pad":"${"x".repeat(17 * 1024 * 1024)}"}`);
+
+    expect(await socket!.closed).toMatchObject({ code: 1009 });
+    await until(() => harness!.connections.filter((s) => s.connected)[1], 3_000, "reconnection");
+    expect(harness.logs.map((line) => line.msg)).toContain(
+      "onebot frame larger than the limit refused, connection closed (1009)",
+    );
+  });
+
   it("stops reconnecting once stopped", async () => {
     harness = await startOneBotHarness({ mode: "forward-ws", reconnect: { minDelayMs: 20, maxDelayMs: 40 } });
     await harness.adapter.stop();

@@ -37,7 +37,7 @@ describe("loadConfig without a file", () => {
   it("runs on a complete set of defaults", () => {
     const { config, file } = loadConfig({ env: {}, cwd: dir });
     expect(file).toBeUndefined();
-    expect(config.server).toEqual({ host: "127.0.0.1", port: 6180, token: "" });
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 6180, token: "", allowedHosts: [] });
     expect(config.storage.url).toBe("sqlite:./data/tsumugi.db");
     expect(config.bot).toEqual({
       name: "紬",
@@ -156,11 +156,16 @@ describe("environment variables", () => {
       ].join("\n"),
     );
     const first = loadConfig({ env: {}, cwd: dir }).config;
-    expect(first.server).toEqual({ host: "127.0.0.1", port: 7000, token: "" });
+    expect(first.server).toEqual({ host: "127.0.0.1", port: 7000, token: "", allowedHosts: [] });
     expect(first.bot.name).toBe("x");
     expect(first.bot.persona).toBe("");
     const second = loadConfig({ env: { PORT: "7100", TSUMUGI_TOKEN: "s3cret", BOT_NAME: "Mugi" }, cwd: dir });
-    expect(second.config.server).toEqual({ host: "127.0.0.1", port: 7100, token: "s3cret" });
+    expect(second.config.server).toEqual({
+      host: "127.0.0.1",
+      port: 7100,
+      token: "s3cret",
+      allowedHosts: [],
+    });
     expect(second.config.bot.name).toBe("Mugi");
   });
 });
@@ -332,8 +337,11 @@ describe("problems", () => {
   it("requires a token when the server listens beyond loopback", () => {
     expect(problemsOf("server: { host: 0.0.0.0 }\n")).toEqual([
       "server.token: required when server.host is not a loopback address",
+      "adapters[0].accessToken: required when server.host is not a loopback address (anyone who can reach the port could connect as the QQ account)",
     ]);
-    writeConfig("server: { host: 0.0.0.0, token: '${TSUMUGI_TOKEN}' }\n");
+    writeConfig(
+      "server: { host: 0.0.0.0, token: '${TSUMUGI_TOKEN}' }\nadapters: [{ accessToken: onebot-token }]\n",
+    );
     expect(loadConfig({ env: { TSUMUGI_TOKEN: "t" }, cwd: dir }).config.server.host).toBe("0.0.0.0");
     for (const host of ["localhost", "127.0.0.2", "::1", "[::1]"]) {
       writeConfig(`server: { host: "${host}" }\n`);

@@ -17,7 +17,8 @@ export interface ApiClient {
 
 export function apiClient(baseUrl: string, token?: string): ApiClient {
   const request = async <T>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> => {
-    const headers: Record<string, string> = {};
+    // The console's marker header: without a token, the server changes state only with it.
+    const headers: Record<string, string> = { "x-tsumugi-console": "1" };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     const response = await fetch(`${baseUrl}${path}`, {

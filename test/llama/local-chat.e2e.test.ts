@@ -69,7 +69,7 @@ describe("chatting with a local model, no API key (tiny generated GGUF)", () => 
   it("answers the console's model test button with the local model", async () => {
     const response = await fetch(`${bot.baseUrl}/api/models/test`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "x-tsumugi-console": "1" },
       body: JSON.stringify({ ref: "local/tiny" }),
     });
     const result = (await response.json()) as { ok: boolean; text?: string; error?: string };

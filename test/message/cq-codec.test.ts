@@ -93,4 +93,21 @@ describe("decodeCq", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("decodes node content 32 levels deep and keeps deeper content as CQ text", () => {
+    let segments: Segment[] = [{ type: "face", data: { id: "1" } }];
+    for (let level = 0; level < 40; level++) segments = [{ type: "node", data: { content: segments } }];
+    let levels = 0;
+    let [node] = decodeCq(encodeCq(segments));
+    while (node?.type === "node" && Array.isArray(node.data.content)) {
+      levels++;
+      [node] = node.data.content as Segment[];
+    }
+    expect(levels).toBe(32);
+    expect(node).toMatchObject({
+      type: "node",
+      unknown: true,
+      data: { content: expect.stringMatching(/^\[CQ:node,/) },
+    });
+  });
 });

@@ -79,7 +79,11 @@ export function sendActions(qq: OneBotStandIn) {
 
 /** POSTs to the console API (no token in tests), e.g. `/api/plugins/alpha/disable`. */
 export async function postApi(bot: BotHarness, path: string): Promise<unknown> {
-  const response = await fetch(`${bot.baseUrl}${path}`, { method: "POST" });
+  // The console's marker header: without a token the API changes state only with it.
+  const response = await fetch(`${bot.baseUrl}${path}`, {
+    method: "POST",
+    headers: { "x-tsumugi-console": "1" },
+  });
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
   return response.json();
 }

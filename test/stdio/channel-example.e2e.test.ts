@@ -106,7 +106,7 @@ describe("the Node channel example (channel_inbound, channel_send, channel_tools
     // The console changes the config: the plugin gets config_changed and opens the channel.
     const changed = await fetch(`${bot.baseUrl}/api/plugins/example-node/config`, {
       method: "PUT",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "x-tsumugi-console": "1" },
       body: JSON.stringify({ config: { listen: "127.0.0.1:0" } }),
     });
     expect(changed.status).toBe(200);

@@ -152,4 +152,21 @@ describe("turn and usage stores", () => {
     ]);
     expect(() => usageStore.record(usage())).toThrow("llm_usage store is closed");
   });
+
+  it("sums the tokens of each chat since a time, for daily budgets", () => {
+    const usageStore = new SqliteUsageStore(db, captureLog().logger);
+    const other = "onebot:10000:group:20001";
+    usageStore.record(usage({ time: Date.UTC(2025, 4, 1, 9), sessionId: SESSION })); // before sinceMs
+    usageStore.record(usage({ sessionId: SESSION }));
+    usageStore.record(usage({ sessionId: SESSION, promptTokens: 5, completionTokens: 5 }));
+    usageStore.record(usage({ sessionId: other, success: false, promptTokens: 0, completionTokens: 0 }));
+    usageStore.record(usage({ promptTokens: 20, completionTokens: 2 })); // a console model test
+
+    const rows = usageStore.tokensBySession({ sinceMs: Date.UTC(2025, 4, 1, 10) });
+    expect(rows.sort((a, b) => String(a.sessionId).localeCompare(String(b.sessionId)))).toEqual([
+      { sessionId: null, tokens: 22 },
+      { sessionId: SESSION, tokens: 1060 },
+      { sessionId: other, tokens: 0 },
+    ]);
+  });
 });

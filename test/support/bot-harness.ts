@@ -59,6 +59,8 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs: 30, maxWindowMs: 300 } },
+    // Tests ask far faster than people do; test/security/limits.test.ts turns the limits on.
+    limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     log: { level: "debug" },
   };
   if (options.llm) {

@@ -41,8 +41,12 @@ export function onUnauthorized(listener: () => void): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
-export function authHeaders(): Record<string, string> {
-  return token ? { authorization: `Bearer ${token}` } : {};
+/**
+ * Headers of every API call: the token, and the console's marker, which lets a request change
+ * state on a server without a token (a cross-site page cannot send it).
+ */
+export function apiHeaders(): Record<string, string> {
+  return { "x-tsumugi-console": "1", ...(token ? { authorization: `Bearer ${token}` } : {}) };
 }
 
 export function reportUnauthorized(): void {
@@ -52,7 +56,7 @@ export function reportUnauthorized(): void {
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: { ...authHeaders(), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: { ...apiHeaders(), ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();

@@ -1,4 +1,4 @@
-import { authHeaders, reportUnauthorized } from "./api.ts";
+import { apiHeaders, reportUnauthorized } from "./api.ts";
 
 export type StreamHandler = (event: string, data: unknown) => void;
 
@@ -13,7 +13,7 @@ export function followStream(path: string, handler: StreamHandler): () => void {
   const run = async () => {
     while (!controller.signal.aborted) {
       try {
-        const response = await fetch(path, { headers: authHeaders(), signal: controller.signal });
+        const response = await fetch(path, { headers: apiHeaders(), signal: controller.signal });
         if (response.status === 401) {
           reportUnauthorized();
           return;

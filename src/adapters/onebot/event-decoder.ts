@@ -1,5 +1,6 @@
 import { type ChatType, formatSessionId } from "../../chat/session-id.ts";
 import type { ChatMessage } from "../../message/inbound.ts";
+import { messageLimitProblem } from "../../message/message-limits.ts";
 import { normalizeSegments } from "../../message/normalize.ts";
 import { idToString, isRecord, nonEmptyString } from "./wire-values.ts";
 
@@ -10,7 +11,10 @@ export interface DecodeContext {
   now: () => number;
 }
 
-export type DecodedMessage = { ok: true; message: ChatMessage } | { ok: false; problem: string };
+/** `refused`: the event is hostile or broken beyond use (worth a warning), not merely of a kind we skip. */
+export type DecodedMessage =
+  | { ok: true; message: ChatMessage }
+  | { ok: false; problem: string; refused?: true };
 
 /** Turns a OneBot `message` event (group or private) into a ChatMessage. */
 export function decodeMessageEvent(event: Record<string, unknown>, context: DecodeContext): DecodedMessage {
@@ -21,6 +25,10 @@ export function decodeMessageEvent(event: Record<string, unknown>, context: Deco
   const messageId = idToString(event.message_id);
   if (!userId || !messageId) return { ok: false, problem: "missing user_id or message_id" };
   if (chatType === "group" && !groupId) return { ok: false, problem: "group message without group_id" };
+  // `message` is an array of segments or a CQ string depending on the implementation's setting.
+  const rawMessage = event.message ?? event.raw_message;
+  const tooLarge = messageLimitProblem(rawMessage);
+  if (tooLarge) return { ok: false, problem: `message ${tooLarge}`, refused: true };
   const peerId = chatType === "group" ? groupId! : userId;
   const sender = isRecord(event.sender) ? event.sender : {};
   const { adapterId, selfId } = context;
@@ -33,8 +41,7 @@ export function decodeMessageEvent(event: Record<string, unknown>, context: Deco
     userId,
     senderName: nonEmptyString(sender.card) ?? nonEmptyString(sender.nickname) ?? userId,
     messageId,
-    // `message` is an array of segments or a CQ string depending on the implementation's setting.
-    segments: normalizeSegments(event.message ?? event.raw_message),
+    segments: normalizeSegments(rawMessage),
     time: typeof event.time === "number" ? event.time * 1000 : context.now(),
     // Some implementations report messages sent from the bot's account as ordinary events.
     fromSelf: userId === selfId,

@@ -43,6 +43,8 @@ export class OneBotEventDispatcher {
       case "message": {
         const decoded = decodeMessageEvent(event, { adapterId, selfId, now: Date.now });
         if (decoded.ok) events.message(decoded.message);
+        else if (decoded.refused)
+          logger.warn(describeEvent(event, selfId, decoded.problem), "onebot message event refused");
         else logger.debug({ selfId, problem: decoded.problem }, "onebot message event ignored");
         return;
       }
@@ -75,4 +77,19 @@ export class OneBotEventDispatcher {
     logger.info({ selfId, online }, online ? "onebot account online" : "onebot account offline");
     events.connection(accounts.get(selfId));
   }
+}
+
+/** Names an event in a log line by its ids (never its content). */
+function describeEvent(
+  event: Record<string, unknown>,
+  selfId: string,
+  problem: string,
+): Record<string, unknown> {
+  return {
+    selfId,
+    messageId: idToString(event.message_id),
+    groupId: idToString(event.group_id),
+    userId: idToString(event.user_id),
+    problem,
+  };
 }

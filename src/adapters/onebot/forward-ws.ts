@@ -2,7 +2,8 @@ import { WebSocket } from "ws";
 import { type Logger, scrubText } from "../../log/logger.ts";
 import { actionDisconnected } from "./action-error.ts";
 import type { ReconnectConfig } from "./config.ts";
-import { OneBotSocket, WS_MAX_PAYLOAD_BYTES } from "./onebot-socket.ts";
+import { MAX_FRAME_BYTES } from "./frame.ts";
+import { OneBotSocket } from "./onebot-socket.ts";
 import { ReconnectBackoff } from "./reconnect-backoff.ts";
 import type { OneBotTransport, TransportSink } from "./transport.ts";
 import { idToString, isRecord } from "./wire-values.ts";
@@ -72,7 +73,7 @@ export class ForwardWsTransport implements OneBotTransport {
     const { url, accessToken, logger } = this.#options;
     const ws = new WebSocket(url, {
       headers: accessToken ? { Authorization: `Bearer ${accessToken}` } : {},
-      maxPayload: WS_MAX_PAYLOAD_BYTES,
+      maxPayload: MAX_FRAME_BYTES,
       handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
     });
     const socket: OneBotSocket = new OneBotSocket(ws, logger.child({ mode: "forward-ws" }), {

@@ -2,7 +2,14 @@ import { scrubText } from "../../log/logger.ts";
 import { parseJsonLossless } from "../../util/json.ts";
 import { isRecord } from "./wire-values.ts";
 
-/** Frames above this are dropped with a warning; a single image as base64 fits well below it. */
+/**
+ * The largest frame (WS message or HTTP event body) accepted from an implementation. NapCat
+ * reports pictures, voice and files as URLs, so events are a few KB; the largest answers are
+ * member lists of big groups and long forwards/histories (around 1 MB), or a `get_image` /
+ * `get_file` answer carrying base64 when the implementation is set to inline files (~12 MB of
+ * data). WebSockets enforce it at the frame header (`ws` closes with 1009 before buffering),
+ * so an oversized frame costs no memory.
+ */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 const SAMPLE_CHARS = 200;

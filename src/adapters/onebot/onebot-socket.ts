@@ -4,9 +4,6 @@ import { actionDisconnected } from "./action-error.ts";
 import { frameSample, MAX_FRAME_BYTES, parseFrame } from "./frame.ts";
 import { WsActionCaller } from "./ws-action-caller.ts";
 
-/** Hard limit enforced by `ws` (it closes the socket); frames between this and MAX_FRAME_BYTES are only dropped. */
-export const WS_MAX_PAYLOAD_BYTES = 4 * MAX_FRAME_BYTES;
-
 /** A peer that does not answer a ping within this interval is considered gone (half-open sockets). */
 const KEEPALIVE_INTERVAL_MS = 30_000;
 
@@ -47,7 +44,16 @@ export class OneBotSocket {
     ws.on("pong", () => {
       this.#awaitingPong = false;
     });
-    ws.on("error", (error) => this.#logger.warn({ err: error.message }, "onebot socket error"));
+    ws.on("error", (error: Error & { code?: string }) => {
+      if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") {
+        this.#logger.warn(
+          { limit: MAX_FRAME_BYTES },
+          "onebot frame larger than the limit refused, connection closed (1009)",
+        );
+      } else {
+        this.#logger.warn({ err: error.message }, "onebot socket error");
+      }
+    });
     ws.once("close", (code, reason) => this.#onClose(code, reason.toString()));
     if (ws.readyState === WebSocket.OPEN) this.#startKeepalive();
     else ws.once("open", () => this.#startKeepalive());
@@ -80,19 +86,8 @@ export class OneBotSocket {
   }
 
   #receive(data: RawData, isBinary: boolean): void {
-    const bytes = rawDataBytes(data);
-    if (bytes.length > MAX_FRAME_BYTES) {
-      this.#logger.warn(
-        {
-          bytes: bytes.length,
-          limit: MAX_FRAME_BYTES,
-          sample: frameSample(bytes.subarray(0, 256).toString("utf8")),
-        },
-        "onebot frame too large, ignored",
-      );
-      return;
-    }
-    const text = bytes.toString("utf8");
+    // Larger frames never arrive here: `maxPayload` refuses them at the header.
+    const text = rawDataBytes(data).toString("utf8");
     const parsed = parseFrame(text);
     if (!parsed.ok) {
       this.#logger.warn(

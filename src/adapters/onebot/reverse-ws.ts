@@ -2,10 +2,11 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { Logger } from "../../log/logger.ts";
-import { requestHasToken } from "../../server/auth.ts";
+import { hasOneBotAccessToken } from "../../server/auth.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
 import { actionDisconnected } from "./action-error.ts";
-import { OneBotSocket, WS_MAX_PAYLOAD_BYTES } from "./onebot-socket.ts";
+import { MAX_FRAME_BYTES } from "./frame.ts";
+import { OneBotSocket } from "./onebot-socket.ts";
 import type { OneBotTransport, TransportSink } from "./transport.ts";
 
 /** `X-Client-Role`: Universal carries both actions and events; API and Event split them. */
@@ -27,13 +28,23 @@ interface ReverseConnection {
 }
 
 /**
+ * Open sockets one endpoint accepts: enough for several accounts, each with split API and
+ * Event sockets, while bounding what a flood of handshakes can hold (each socket may buffer
+ * up to MAX_FRAME_BYTES). A handshake completes synchronously, so none are left pending.
+ */
+export const MAX_CONNECTIONS_PER_ENDPOINT = 16;
+
+/**
  * Serves the reverse WebSocket OneBot implementations dial into. Several accounts may be
  * connected at once; a newer connection for the same self id and role replaces the older one,
- * because the older one is usually a stale socket the implementation has already given up on.
+ * because the older one is usually a stale socket the implementation has already given up on
+ * (NapCat reconnecting over a half-dead socket). With an access token only a handshake that
+ * presents it gets that far, so only the token holder can replace a connection; without one
+ * the endpoint must stay on loopback (the config check refuses anything else).
  */
 export class ReverseWsTransport implements OneBotTransport {
   readonly #options: ReverseWsOptions;
-  readonly #server = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD_BYTES });
+  readonly #server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   /** self id → role → connection */
   readonly #accounts = new Map<string, Map<ClientRole, ReverseConnection>>();
   #sequence = 0;
@@ -79,7 +90,7 @@ export class ReverseWsTransport implements OneBotTransport {
   #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const { accessToken, logger } = this.#options;
     const remote = request.socket.remoteAddress;
-    if (accessToken && !requestHasToken(request, accessToken)) {
+    if (accessToken && !hasOneBotAccessToken(request, accessToken)) {
       logger.warn({ remote }, "onebot reverse ws rejected: missing or wrong access token");
       rejectUpgrade(socket, 401, "Unauthorized");
       return;
@@ -94,7 +105,22 @@ export class ReverseWsTransport implements OneBotTransport {
       rejectUpgrade(socket, 400, "Bad Request");
       return;
     }
+    const replacesOlder = this.#accounts.get(selfId)?.has(role) ?? false;
+    if (!replacesOlder && this.#connectionCount() >= MAX_CONNECTIONS_PER_ENDPOINT) {
+      logger.warn(
+        { remote, selfId, role, limit: MAX_CONNECTIONS_PER_ENDPOINT },
+        "onebot reverse ws rejected: too many connections",
+      );
+      rejectUpgrade(socket, 503, "Service Unavailable");
+      return;
+    }
     this.#server.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, selfId, role, remote));
+  }
+
+  #connectionCount(): number {
+    let count = 0;
+    for (const roles of this.#accounts.values()) count += roles.size;
+    return count;
   }
 
   #accept(ws: WebSocket, selfId: string, role: ClientRole, remote: string | undefined): void {
@@ -118,6 +144,7 @@ export class ReverseWsTransport implements OneBotTransport {
   #closed(selfId: string, role: ClientRole, socket: OneBotSocket, code: number, reason: string): void {
     const roles = this.#accounts.get(selfId);
     if (roles?.get(role)?.socket === socket) roles.delete(role);
+    if (roles?.size === 0) this.#accounts.delete(selfId);
     this.#options.sink.connection({
       selfId,
       change: "closed",

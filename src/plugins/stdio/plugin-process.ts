@@ -4,6 +4,40 @@ import { parseJsonLossless } from "../../util/json.ts";
 import { encodeLine, LineSplitter } from "./json-lines.ts";
 import { answerError, classifyLine, type JsonObject } from "./protocol.ts";
 
+/**
+ * What every plugin process gets of the bot's environment: enough to find programs, run in
+ * the user's locale and time zone and write temporary files (on Windows, what Node and Python
+ * need to start at all). Anything else, such as the bot's API keys, only when declared.
+ */
+const BASIC_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LANG",
+  "TZ",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+  "SYSTEMROOT",
+  "COMSPEC",
+  "PATHEXT",
+];
+
+/** The plugin process's environment: the basic variables, `LC_*`, the declared ones and the host's own. */
+export function pluginEnvironment(
+  source: NodeJS.ProcessEnv,
+  declared: readonly string[],
+): Record<string, string> {
+  const names = [...BASIC_ENV, ...Object.keys(source).filter((name) => name.startsWith("LC_")), ...declared];
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = source[name];
+    if (value !== undefined) env[name] = value;
+  }
+  // UTF-8 lines whatever the locale, and Python output that is not held back in a buffer.
+  return { ...env, PYTHONIOENCODING: "utf-8", PYTHONUNBUFFERED: "1" };
+}
+
 /** Longest stderr line logged whole; the rest of a longer one is dropped. */
 const MAX_STDERR_LINE_BYTES = 16 * 1024;
 /** How long a process that closed its stdout may take to exit before it is killed. */
@@ -13,6 +47,8 @@ export interface PluginProcessOptions {
   /** The manifest's `entry` split on whitespace: no shell is involved. */
   command: string[];
   cwd: string;
+  /** The manifest's `env`: variables of the bot passed on beside the basic ones. */
+  declaredEnv: readonly string[];
   /** Per-call limit; a call past it fails and the process is killed. */
   timeoutMs: number;
   logger: Logger;
@@ -70,8 +106,7 @@ export class PluginProcess {
     this.child = spawn(file, args, {
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],
-      // UTF-8 lines whatever the locale, and Python output that is not held back in a buffer.
-      env: { ...process.env, PYTHONIOENCODING: "utf-8", PYTHONUNBUFFERED: "1" },
+      env: pluginEnvironment(process.env, options.declaredEnv),
     });
     const { logger } = options;
     this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));

@@ -1,3 +1,4 @@
+import { isGuardEvent } from "../../agent/hooks.ts";
 import type { SystemPartsRegistry } from "../../agent/system-parts.ts";
 import { renderSegments } from "../../message/render.ts";
 import type { Segment } from "../../message/segment.ts";
@@ -61,9 +62,9 @@ export interface StdioPluginDeps {
 
 /**
  * One loaded version of a stdio plugin: its process, restarted with exponential backoff when
- * it crashes or a call times out, and what the process declared. Everything a process
- * declared (tools, hooks, enrichers, channel tools, channel prompt, widgets) leaves with it,
- * so a dead plugin's tools are gone from the next planner request.
+ * it crashes or a call times out, and what the process declared. What a process declared
+ * (tools, hooks, enrichers, channel tools, channel prompt, widgets) leaves with it, so a dead
+ * plugin's tools are gone from the next planner request; only its guard hooks stay, denying.
  */
 export class StdioPlugin {
   private process: PluginProcess | undefined;
@@ -159,6 +160,7 @@ export class StdioPlugin {
     const process: PluginProcess = new PluginProcess({
       command: this.status.command,
       cwd: this.request.dir,
+      declaredEnv: manifest.env,
       timeoutMs: manifest.timeout,
       logger: this.logger,
       push: (method, params) => {
@@ -213,9 +215,9 @@ export class StdioPlugin {
   }
 
   /**
-   * The process can no longer answer (crash, stdout closed, a call timed out): everything it
-   * declared goes now, before its waiting calls fail, so the turn's next planner request
-   * already lacks its tools.
+   * The process can no longer answer (crash, stdout closed, a call timed out): what it
+   * declared goes now (its guards excepted), before its waiting calls fail, so the turn's
+   * next planner request already lacks its tools.
    */
   private closed(reason: string): void {
     this.forgetDeclarations();
@@ -233,7 +235,11 @@ export class StdioPlugin {
   }
 
   private forgetDeclarations(): void {
-    this.declared = [];
+    // Guards stay while the process is down: asked, they fail and so deny (agent/hooks.ts),
+    // rather than vanish and let through what they guard.
+    this.declared = this.declared.filter(
+      ({ component }) => component.kind === "hook" && isGuardEvent(component.event),
+    );
     this.channelTools = [];
     this.widgets = undefined;
     this.removePrompt();

@@ -1,14 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { isMap, isScalar, isSeq, type Pair, parseDocument, type Scalar } from "yaml";
-import { formatKeyPath } from "../../config/key-path.ts";
+import { isMap, isScalar, isSeq, parseDocument } from "yaml";
+import type { KeyPath } from "../../config/key-path.ts";
 import { ConfigError, loadConfig } from "../../config/load.ts";
 import type { TsumugiConfig } from "../../config/schema.ts";
-
-/** Shown in place of a secret; saving it back keeps the value the file already has. */
-export const HIDDEN_SECRET = "********";
-const SECRET_KEYS = new Set(["apiKey", "accessToken", "token", "secret", "password"]);
+import { consoleEditProblems } from "./config-secrets.ts";
 
 export type SaveResult = { ok: true; config: TsumugiConfig } | { ok: false; problems: string[] };
 
@@ -17,95 +14,14 @@ export function readConfigText(file: string | undefined): string {
 }
 
 /**
- * The config text with every literal secret replaced by HIDDEN_SECRET, so the console never
- * receives one; `${VAR}` references and empty values are shown as they are. Undefined when
- * the text is not valid YAML, as secrets could not be found in it.
- */
-export function maskSecrets(text: string): string | undefined {
-  const document = parseDocument(text);
-  if (document.errors.length > 0) return undefined;
-  let masked = false;
-  forEachSecret(document.contents, [], (pair) => {
-    const scalar = pair.value;
-    if (
-      isScalar(scalar) &&
-      typeof scalar.value === "string" &&
-      scalar.value !== "" &&
-      !scalar.value.includes("${")
-    ) {
-      scalar.value = HIDDEN_SECRET;
-      masked = true;
-    }
-  });
-  return masked ? document.toString() : text;
-}
-
-/**
- * Puts the saved secrets back where the edited text still holds HIDDEN_SECRET. Entries of a
- * list are matched by their `id` (so reordering providers keeps each key with its provider),
- * other keys by path. A placeholder with no saved value at its place is a problem.
- */
-export function restoreSecrets(edited: string, current: string): { text: string } | { problems: string[] } {
-  if (!edited.includes(HIDDEN_SECRET)) return { text: edited };
-  const document = parseDocument(edited);
-  if (document.errors.length > 0) return { text: edited };
-  const saved = new Map<string, Scalar>();
-  forEachSecret(parseDocument(current).contents, [], (pair, path) => {
-    if (isScalar(pair.value) && typeof pair.value.value === "string") saved.set(placeOf(path), pair.value);
-  });
-  const problems: string[] = [];
-  forEachSecret(document.contents, [], (pair, path) => {
-    if (!isScalar(pair.value) || pair.value.value !== HIDDEN_SECRET) return;
-    // The saved node itself, so the value keeps the quoting it was written with.
-    const kept = saved.get(placeOf(path));
-    if (kept) pair.value = kept.clone();
-    else
-      problems.push(
-        `${formatKeyPath(path.map(indexOf))}: hidden value has no saved value to keep; type it again`,
-      );
-  });
-  return problems.length > 0 ? { problems } : { text: document.toString() };
-}
-
-/** A list entry: its index, and its `id` when it has one. */
-interface Entry {
-  index: number;
-  id?: string;
-}
-type SecretPath = Array<string | Entry>;
-
-function placeOf(path: SecretPath): string {
-  return JSON.stringify(path.map((step) => (typeof step === "string" ? step : (step.id ?? step.index))));
-}
-
-function indexOf(step: string | Entry): string | number {
-  return typeof step === "string" ? step : step.index;
-}
-
-function forEachSecret(
-  node: unknown,
-  path: SecretPath,
-  visit: (pair: Pair<unknown, unknown>, path: SecretPath) => void,
-): void {
-  if (isMap(node)) {
-    for (const pair of node.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      if (SECRET_KEYS.has(key)) visit(pair, [...path, key]);
-      else forEachSecret(pair.value, [...path, key], visit);
-    }
-  } else if (isSeq(node)) {
-    for (const [index, item] of node.items.entries()) {
-      const id = isMap(item) ? item.get("id") : undefined;
-      forEachSecret(item, [...path, typeof id === "string" ? { index, id } : { index }], visit);
-    }
-  }
-}
-
-/**
- * Checks `text` exactly as start-up would (YAML, `${VAR}` expansion, schema, cross-checks) and,
- * only when it loads, replaces `file` with it atomically. The config watcher then applies it.
+ * Checks `text` as a console edit of `file` (no `${VAR}` reference or alias added, no kept
+ * secret sent elsewhere) and exactly as start-up would (YAML, `${VAR}` expansion, schema,
+ * cross-checks) and, only when it passes, replaces `file` with it atomically. The config
+ * watcher then applies it.
  */
 export function saveConfigText(file: string, text: string, env: NodeJS.ProcessEnv): SaveResult {
+  const refused = consoleEditProblems(text, readConfigText(file));
+  if (refused.length > 0) return { ok: false, problems: refused };
   const draft = `${file}.${randomUUID()}.tmp`;
   writeFileSync(draft, text, { mode: 0o600 });
   try {
@@ -160,7 +76,13 @@ export function withModelSetup(text: string, setup: ModelSetup): string {
 /** A change of the `plugins` section made from the console. */
 export type PluginSettingChange =
   | { kind: "enable" | "disable"; ref: string }
-  | { kind: "config"; pluginId: string; config: Record<string, unknown> };
+  | {
+      kind: "config";
+      pluginId: string;
+      config: Record<string, unknown>;
+      /** Paths inside the config whose value in the file stays as written (kept secrets). */
+      kept?: KeyPath[];
+    };
 
 /**
  * The config text with one plugin change written into `plugins.disabled` or
@@ -169,7 +91,11 @@ export type PluginSettingChange =
 export function withPluginSetting(text: string, change: PluginSettingChange): string {
   const document = parseDocument(text);
   if (change.kind === "config") {
-    document.setIn(["plugins", "config", change.pluginId], document.createNode(change.config));
+    const at = ["plugins", "config", change.pluginId];
+    // A kept secret stays as the file has it, e.g. a `${VAR}` reference rather than its value.
+    const kept = (change.kept ?? []).map((path) => ({ path, node: document.getIn([...at, ...path], true) }));
+    document.setIn(at, document.createNode(change.config));
+    for (const { path, node } of kept) if (node !== undefined) document.setIn([...at, ...path], node);
     return document.toString();
   }
   const listed = document.getIn(["plugins", "disabled"]);

@@ -2,19 +2,30 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { diffConfig } from "../../config/reload.ts";
 import { configJsonSchema } from "../../config/schema.ts";
-import { maskSecrets, readConfigText, restoreSecrets, saveConfigText } from "./config-file.ts";
+import { readConfigText, saveConfigText } from "./config-file.ts";
+import { configSchemaWithPlugins, maskSecrets, restoreSecrets } from "./config-secrets.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 
 const ConfigBody = Type.Object({ yaml: Type.String({ maxLength: 1_000_000 }) });
 
 /**
- * The config file: read with secrets hidden, and replaced with an edited text once it passes
- * the same checks as at start-up. The config watcher applies a saved file without a restart
- * where it can; the answer says which changed keys need one.
+ * The config file: read with secrets hidden (those the config schema marks, and those each
+ * plugin's config schema marks under `plugins.config`), and replaced with an edited text once
+ * it passes the same checks as at start-up. The config watcher applies a saved file without a
+ * restart where it can; the answer says which changed keys need one.
  */
 export function registerConfigRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {
+  const secretsSchema = () =>
+    configSchemaWithPlugins(
+      Object.fromEntries(
+        deps.plugins
+          .list()
+          .flatMap((plugin) => (plugin.configSchema ? [[plugin.id, plugin.configSchema]] : [])),
+      ),
+    );
+
   app.get("/api/config", async () => {
-    const yaml = maskSecrets(readConfigText(deps.configFile));
+    const yaml = maskSecrets(readConfigText(deps.configFile), secretsSchema());
     return {
       file: deps.configFile ?? null,
       // A file broken by hand is not shown (its secrets cannot be told apart), so fix it there.
@@ -28,7 +39,8 @@ export function registerConfigRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
   app.put("/api/config", { schema: { body: ConfigBody } }, async (request, reply) => {
     const file = deps.configFile;
     if (file === undefined) return notEditable(reply);
-    const restored = restoreSecrets((request.body as Static<typeof ConfigBody>).yaml, readConfigText(file));
+    const { yaml } = request.body as Static<typeof ConfigBody>;
+    const restored = restoreSecrets(yaml, readConfigText(file), secretsSchema());
     if ("problems" in restored) return reply.code(400).send({ problems: restored.problems });
     const saved = saveConfigText(file, restored.text, deps.env);
     if (!saved.ok) return reply.code(400).send({ problems: saved.problems });

@@ -1,12 +1,14 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { PluginChangeResult } from "../../plugins/plugin-host.ts";
+import { formatKeyPath } from "../../config/key-path.ts";
+import type { PluginChangeResult, PluginStatus } from "../../plugins/plugin-host.ts";
 import {
   type PluginSettingChange,
   readConfigText,
   saveConfigText,
   withPluginSetting,
 } from "./config-file.ts";
+import { maskValue, restoreValue } from "./config-secrets.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import { openEventStream } from "./event-stream.ts";
 
@@ -20,13 +22,14 @@ const ConfigBody = Type.Object({ config: Type.Record(Type.String(), Type.Unknown
  * through the plugin host and, when the bot runs from a config file, are written to
  * `plugins.disabled` / `plugins.config` so they outlast a restart. The status objects are the
  * host's own, so what a runtime adds to them (stdio process state, `web_ui` widgets) reaches
- * the console unchanged.
+ * the console unchanged, except config fields the plugin's schema marks secret (`writeOnly` or
+ * `format: "password"`): those are hidden, and saving the placeholder back keeps the value.
  */
 export function registerPluginRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {
   const { plugins } = deps;
 
   app.get("/api/plugins", async () => ({
-    plugins: plugins.list(),
+    plugins: plugins.list().map(withSecretsHidden),
     persistent: deps.configFile !== undefined,
   }));
 
@@ -50,13 +53,28 @@ export function registerPluginRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
     { schema: { params: IdParams, body: ConfigBody } },
     async (request, reply) => {
       const { id } = request.params as Static<typeof IdParams>;
-      const { config } = request.body as Static<typeof ConfigBody>;
-      return answer(reply, await plugins.setConfig(id, config), { kind: "config", pluginId: id, config });
+      const { config: edited } = request.body as Static<typeof ConfigBody>;
+      const current = plugins.list().find((plugin) => plugin.id === id);
+      if (!current)
+        return reply.code(404).send({ error: "plugin_change_failed", message: `no plugin "${id}"` });
+      const restored = restoreValue(edited, current.config ?? {}, current.configSchema ?? {}, (path) =>
+        formatKeyPath(["plugins", "config", id, ...path]),
+      );
+      if ("problems" in restored) return reply.code(400).send({ problems: restored.problems });
+      const { value: config, kept } = restored;
+      return answer(reply, await plugins.setConfig(id, config), {
+        kind: "config",
+        pluginId: id,
+        config,
+        kept,
+      });
     },
   );
 
   app.get("/api/plugins/stream", async (_request, reply) => {
-    openEventStream(reply, (send) => plugins.subscribe((list) => send("plugins", list)));
+    openEventStream(reply, (send) =>
+      plugins.subscribe((list) => send("plugins", list.map(withSecretsHidden))),
+    );
   });
 
   function answer(reply: FastifyReply, result: PluginChangeResult, change?: PluginSettingChange) {
@@ -64,7 +82,7 @@ export function registerPluginRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
       const status = result.error.startsWith("no plugin") ? 404 : 400;
       return reply.code(status).send({ error: "plugin_change_failed", message: result.error });
     }
-    return { plugin: result.status, persisted: change ? persist(change) : false };
+    return { plugin: withSecretsHidden(result.status), persisted: change ? persist(change) : false };
   }
 
   /** Writes the change to the config file; false when there is none or the write was refused. */
@@ -79,4 +97,9 @@ export function registerPluginRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
     deps.applyConfig(saved.config);
     return true;
   }
+}
+
+function withSecretsHidden(status: PluginStatus): PluginStatus {
+  if (!status.config || !status.configSchema) return status;
+  return { ...status, config: maskValue(status.config, status.configSchema) };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
@@ -10,16 +10,21 @@ export const IN_MEMORY = ":memory:";
 /** How long a statement waits for another connection's lock before failing. */
 const BUSY_TIMEOUT_MS = 5000;
 
+/** Chats, memories and usage are the owner's alone. */
+const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIR_MODE = 0o700;
+
 /**
  * Opens (creating it and its directory if needed) the SQLite database at `file`, an absolute
- * path or `:memory:`, in WAL mode, and applies pending migrations.
+ * path or `:memory:`, in WAL mode, and applies pending migrations. The file is readable by its
+ * owner only; SQLite gives its -wal and -shm files the database file's mode.
  */
 export function openSqliteDatabase(
   file: string,
   logger: Logger,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Database {
-  if (file !== IN_MEMORY) mkdirSync(dirname(file), { recursive: true });
+  if (file !== IN_MEMORY) makePrivate(file, logger);
   const db = new BetterSqlite3(file);
   try {
     // WAL lets readers run beside the writer; NORMAL sync is durable across app crashes.
@@ -33,4 +38,19 @@ export function openSqliteDatabase(
   }
   logger.debug({ file }, "opened database");
   return db;
+}
+
+/** Creates `file` (and missing folders) owner-only, and narrows an existing file's mode. */
+function makePrivate(file: string, logger: Logger): void {
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (!existsSync(path)) continue;
+    try {
+      chmodSync(path, PRIVATE_FILE_MODE);
+    } catch (error) {
+      // Another user's file that we may still open: run, but say it stays readable.
+      logger.warn({ err: error, file: path }, "could not make the database file owner-only");
+    }
+  }
 }

@@ -89,4 +89,12 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("CREATE INDEX monitor_events_time_idx ON monitor_events (time)");
     },
   },
+  {
+    version: 3,
+    name: "llm_usage.session_id",
+    up(sql) {
+      // The chat a call was made for, so daily token budgets can be summed per group.
+      sql("ALTER TABLE llm_usage ADD COLUMN session_id TEXT");
+    },
+  },
 ];

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
-import type { UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
+import type { SessionTokens, UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
 import type { WriteTick } from "./write-tick.ts";
 
@@ -18,16 +18,22 @@ interface SummaryRow {
   latency_ms: number;
 }
 
+interface SessionTokensRow {
+  session_id: string | null;
+  tokens: number;
+}
+
 /** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
 export class SqliteUsageStore implements UsageStore {
   readonly #writer: BatchWriter<UsageRecord>;
   readonly #selectSummary: Statement<[number]>;
+  readonly #selectSessionTokens: Statement<[number]>;
 
   constructor(db: Database, logger: Logger, tick?: WriteTick) {
     const insert = db.prepare(
       `INSERT INTO llm_usage (time, task, provider, model, prompt_tokens, completion_tokens, latency_ms,
-         success, error, reply_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         success, error, reply_id, session_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertAll = db.transaction((records: readonly UsageRecord[]) => {
       for (const usage of records) {
@@ -42,6 +48,7 @@ export class SqliteUsageStore implements UsageStore {
           usage.success ? 1 : 0,
           usage.error ?? null,
           usage.replyId ?? null,
+          usage.sessionId ?? null,
         );
       }
     });
@@ -55,6 +62,10 @@ export class SqliteUsageStore implements UsageStore {
        FROM llm_usage WHERE time >= ?
        GROUP BY time / ${DAY_MS}, task, provider, model
        ORDER BY day_index, task, provider, model`,
+    );
+    this.#selectSessionTokens = db.prepare(
+      `SELECT session_id, SUM(prompt_tokens + completion_tokens) AS tokens
+       FROM llm_usage WHERE time >= ? GROUP BY session_id`,
     );
   }
 
@@ -74,6 +85,14 @@ export class SqliteUsageStore implements UsageStore {
       promptTokens: row.prompt_tokens,
       completionTokens: row.completion_tokens,
       averageLatencyMs: Math.round(row.latency_ms / row.calls),
+    }));
+  }
+
+  tokensBySession(query: UsageQuery): SessionTokens[] {
+    this.flush();
+    return (this.#selectSessionTokens.all(query.sinceMs) as SessionTokensRow[]).map((row) => ({
+      sessionId: row.session_id,
+      tokens: row.tokens,
     }));
   }
 

@@ -81,11 +81,14 @@ function EventBody({ event, messages }: { event: MonitorEvent; messages: ChatMes
           </div>
           {data.message ? <p class="why">{String(data.message)}</p> : null}
           <ul class="plain small">
-            {((data.hooks ?? []) as Array<{ hook: string; decision: string | null }>).map((hook) => (
-              <li key={hook.hook} class="mono">
-                {hook.hook}: {hook.decision ?? "—"}
-              </li>
-            ))}
+            {((data.hooks ?? []) as Array<{ hook: string; decision: string | null; failure?: string }>).map(
+              (hook) => (
+                <li key={hook.hook} class="mono">
+                  {hook.hook}: {hook.decision ?? "—"}
+                  {hook.failure ? <span class="muted"> ({hook.failure})</span> : null}
+                </li>
+              ),
+            )}
           </ul>
         </div>
       );

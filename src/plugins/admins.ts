@@ -1,0 +1,27 @@
+import { CONSOLE_PLATFORM } from "../adapters/console/console-adapter.ts";
+import { parseAdminEntry } from "../config/admin-entry.ts";
+import { comesFrom } from "../config/message-source.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+
+/**
+ * Whether the message's sender is one of `bot.admins` (format: config/admin-entry.ts). The
+ * platform decides what an entry can match:
+ * - OneBot: `10001`, `onebot:10001`, or `onebot.<adapterId>:10001` for that adapter;
+ * - a stdio channel: only `stdio.<pluginId>:<userId>` of that plugin, because the plugin (or a
+ *   web page behind it) names the sender itself;
+ * - the console playground stands in for QQ: its user ids are checked as OneBot users of any
+ *   adapter. Whoever can post there has passed the console's API guard and can change the
+ *   config anyway; this lets them try a chat as an admin or as an ordinary member.
+ * Other platforms have no admins.
+ */
+export function isAdmin(
+  message: Pick<ChatMessage, "platform" | "adapterId" | "selfId" | "userId">,
+  admins: readonly string[],
+): boolean {
+  return admins.some((entry) => {
+    const admin = parseAdminEntry(entry);
+    if (admin === undefined || admin.userId !== message.userId) return false;
+    if (message.platform === CONSOLE_PLATFORM) return admin.source.platform === "onebot";
+    return comesFrom(admin.source, message);
+  });
+}

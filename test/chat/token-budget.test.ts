@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { DailyTokenTally, startOfDay } from "../../src/chat/token-budget.ts";
+import { zonedClock } from "../../src/context/clock-text.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import type { UsageRecord } from "../../src/store/types.ts";
+import { captureLog } from "../store/helpers.ts";
+import { ManualClock } from "../support/manual-clock.ts";
+
+const GROUP_A = "onebot:10000:group:1";
+const GROUP_B = "onebot:10000:group:2";
+const SHANGHAI = zonedClock("Asia/Shanghai");
+/** 2025-05-01 10:00 in Shanghai. */
+const MORNING = Date.UTC(2025, 4, 1, 2);
+
+function call(time: number, tokens: number, sessionId?: string): UsageRecord {
+  return {
+    time,
+    task: "planner",
+    provider: "main",
+    model: "m",
+    promptTokens: tokens - 1,
+    completionTokens: 1,
+    latencyMs: 10,
+    success: true,
+    ...(sessionId === undefined ? {} : { sessionId }),
+  };
+}
+
+/** A tally over a real (in-memory) usage store, with the store's queries counted. */
+function setUp(start = MORNING) {
+  const stores = openStore("sqlite::memory:", captureLog().logger);
+  const time = new ManualClock(start);
+  let queries = 0;
+  const source = {
+    tokensBySession: (query: { sinceMs: number }) => {
+      queries++;
+      return stores.usage.tokensBySession(query);
+    },
+  };
+  const tally = new DailyTokenTally(source, () => SHANGHAI, time);
+  const record = (usage: UsageRecord) => {
+    stores.usage.record(usage);
+    tally.add(usage);
+  };
+  return { stores, time, tally, record, queries: () => queries };
+}
+
+describe("today's token tally", () => {
+  it("reads today's spending from the store once, then counts calls as they are recorded", () => {
+    const { stores, tally, record, queries } = setUp();
+    stores.usage.record(call(MORNING - 3 * 3_600_000, 100, GROUP_A)); // 07:00 today
+    stores.usage.record(call(MORNING - 11 * 3_600_000, 1_000, GROUP_A)); // 23:00 yesterday
+    stores.usage.record(call(MORNING - 60_000, 7)); // a console model test: no chat
+
+    expect(tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 107, session: 100 });
+    record(call(MORNING, 50, GROUP_A));
+    record(call(MORNING, 20, GROUP_B));
+    expect(tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 177, session: 150 });
+    expect(tally.today(GROUP_B).session).toBe(20);
+    expect(queries()).toBe(1);
+    stores.close();
+  });
+
+  it("counts a call recorded before the first question exactly once", () => {
+    const { stores, tally, record } = setUp();
+    record(call(MORNING, 40, GROUP_A));
+    expect(tally.today(GROUP_A)).toMatchObject({ total: 40, session: 40 });
+    stores.close();
+  });
+
+  it("starts a new day at midnight in the chat's time zone", () => {
+    // 23:59 in Shanghai is 15:59 UTC.
+    const lateEvening = Date.UTC(2025, 4, 1, 15, 59);
+    const { stores, time, tally, record, queries } = setUp(lateEvening);
+    record(call(lateEvening, 500, GROUP_A));
+    expect(tally.today(GROUP_A)).toMatchObject({ day: "2025-05-01", session: 500 });
+
+    time.advance(60_000);
+    record(call(time.now(), 30, GROUP_A));
+    expect(tally.today(GROUP_A)).toEqual({ day: "2025-05-02", total: 30, session: 30 });
+    // A call that started before midnight and is recorded after it belongs to yesterday.
+    record(call(lateEvening, 9, GROUP_A));
+    expect(tally.today(GROUP_A).session).toBe(30);
+    expect(queries()).toBe(2);
+    stores.close();
+  });
+});
+
+describe("start of the day", () => {
+  it("is local midnight, also on the days a zone moves its clocks", () => {
+    expect(startOfDay(SHANGHAI, MORNING)).toBe(Date.UTC(2025, 3, 30, 16));
+    const newYork = zonedClock("America/New_York");
+    // 2024-03-10 springs forward at 02:00 (midnight is EST, -5); 2024-11-03 falls back (midnight is EDT, -4).
+    expect(startOfDay(newYork, Date.UTC(2024, 2, 10, 16, 30))).toBe(Date.UTC(2024, 2, 10, 5));
+    expect(startOfDay(newYork, Date.UTC(2024, 10, 3, 20, 15, 7, 250))).toBe(Date.UTC(2024, 10, 3, 4));
+    expect(startOfDay(newYork, Date.UTC(2024, 10, 3, 4))).toBe(Date.UTC(2024, 10, 3, 4));
+  });
+});

@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Batch } from "../../src/chat/batch.ts";
+import { DailyTokenTally } from "../../src/chat/token-budget.ts";
+import { LIMIT_NOTICES, type LimitSettings, TurnLimits } from "../../src/chat/turn-limits.ts";
+import { zonedClock } from "../../src/context/clock-text.ts";
+import type { ChatMessage } from "../../src/message/inbound.ts";
+import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import type { Stores } from "../../src/store/types.ts";
+import { captureLog, groupMessage } from "../store/helpers.ts";
+import { ManualClock } from "../support/manual-clock.ts";
+
+const SESSION = "onebot:10000:group:20000";
+const OFF: LimitSettings = {
+  userTurnsPerMinute: 0,
+  groupTurnsPerMinute: 0,
+  dailyTokens: 0,
+  groupDailyTokens: 0,
+  notify: true,
+};
+
+let stores: Stores;
+afterEach(() => stores.close());
+
+function setUp(settings: Partial<LimitSettings>) {
+  stores = openStore("sqlite::memory:", captureLog().logger);
+  const clock = new ManualClock();
+  const monitor = new MonitorHub();
+  const events: MonitorEvent[] = [];
+  monitor.subscribe((event) => events.push(event));
+  const notices: Array<{ sessionId: string; text: string }> = [];
+  const utc = zonedClock("UTC");
+  const tokens = new DailyTokenTally(stores.usage, () => utc, clock);
+  /** An LLM call of this chat, recorded as the app records it. */
+  const spend = (promptTokens: number) => {
+    const usage = {
+      time: clock.now(),
+      task: "digest",
+      provider: "main",
+      model: "m",
+      promptTokens,
+      completionTokens: 0,
+      latencyMs: 1,
+      success: true,
+      sessionId: SESSION,
+    };
+    stores.usage.record(usage);
+    tokens.add(usage);
+  };
+  const limits = new TurnLimits({
+    settings: () => ({ ...OFF, ...settings }),
+    tokens,
+    clock,
+    sendNotice: async (origin, text) => {
+      notices.push({ sessionId: origin.sessionId, text });
+    },
+    monitor,
+    logger: captureLog().logger,
+  });
+  const reasons = () => events.filter((e) => e.type === "turn.finished").map((e) => e.data.reason);
+  return { limits, clock, notices, reasons, events, spend };
+}
+
+let nextId = 1;
+function said(userId: string): ChatMessage {
+  return groupMessage({ userId, messageId: String(nextId++) });
+}
+
+function realtime(...messages: ChatMessage[]): Batch {
+  return { kind: "realtime", sessionId: SESSION, messages, triggerIds: messages.map((m) => m.messageId) };
+}
+
+describe("turn limits", () => {
+  it("takes a user over their rate out of a merged batch and answers the others", async () => {
+    const { limits, notices } = setUp({ userTurnsPerMinute: 1 });
+    expect(await limits.admit(realtime(said("alice")))).toBeDefined();
+
+    const alice = said("alice");
+    const bob = said("bob");
+    const admitted = await limits.admit(realtime(alice, bob));
+    expect(admitted?.messages).toEqual([bob]);
+    expect(admitted?.triggerIds).toEqual([bob.messageId]);
+    expect(notices).toEqual([{ sessionId: SESSION, text: LIMIT_NOTICES.userTurnsPerMinute }]);
+  });
+
+  it("notices once per limited period, and again once the window has freed and filled up", async () => {
+    const { limits, clock, notices, reasons } = setUp({ userTurnsPerMinute: 1 });
+    await limits.admit(realtime(said("alice")));
+    expect(await limits.admit(realtime(said("alice")))).toBeUndefined();
+    clock.advance(30_000);
+    expect(await limits.admit(realtime(said("alice")))).toBeUndefined();
+    expect(notices).toHaveLength(1);
+
+    clock.advance(30_000);
+    expect(await limits.admit(realtime(said("alice")))).toBeDefined();
+    expect(await limits.admit(realtime(said("alice")))).toBeUndefined();
+    expect(notices).toHaveLength(2);
+    expect(reasons()).toEqual([
+      "limits.userTurnsPerMinute reached: 1/1 (onebot:alice)",
+      "limits.userTurnsPerMinute reached: 1/1 (onebot:alice)",
+      "limits.userTurnsPerMinute reached: 1/1 (onebot:alice)",
+    ]);
+  });
+
+  it("counts only turns that start: refused asks do not extend the wait", async () => {
+    const { limits, clock } = setUp({ groupTurnsPerMinute: 2 });
+    await limits.admit(realtime(said("alice")));
+    await limits.admit(realtime(said("bob")));
+    for (let i = 0; i < 5; i++) {
+      clock.advance(10_000);
+      expect(await limits.admit(realtime(said("carol")))).toBeUndefined();
+    }
+    clock.advance(10_000);
+    expect(await limits.admit(realtime(said("carol")))).toBeDefined();
+  });
+
+  it("refuses a digest over budget without a notice and never counts digests as turns", async () => {
+    const { limits, notices, events, spend } = setUp({ groupDailyTokens: 100, groupTurnsPerMinute: 1 });
+    const digest: Batch = { kind: "digest", sessionId: SESSION, messages: [said("alice")], triggerIds: [] };
+    expect(await limits.admit(digest)).toBeDefined();
+    expect(await limits.admit(digest)).toBeDefined();
+
+    spend(100);
+    expect(await limits.admit({ ...digest, messages: [said("alice")] })).toBeUndefined();
+    expect(notices).toEqual([]);
+    expect(events.find((e) => e.type === "limit.reached")?.data).toMatchObject({
+      limit: "groupDailyTokens",
+      value: 100,
+      max: 100,
+      notified: false,
+    });
+  });
+});

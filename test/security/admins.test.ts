@@ -1,0 +1,192 @@
+/**
+ * Admin identity is platform-qualified: a stdio channel (or the web page behind it) that names
+ * its sender "10001" does not become the QQ admin 10001.
+ */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createConfigValidator } from "../../src/config/validate.ts";
+import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
+import { classPlugin, type PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import { eventually, nodeStdioPlugin } from "../stdio/stdio-fixtures.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+
+const SELF = "10000";
+const GROUP = "20000";
+const REFUSAL = "只有管理员可以使用这个命令。";
+
+/**
+ * A channel plugin whose user calls themselves 10001: whatever the test drops into
+ * `data/say` is pushed as `channel_inbound` from sender "10001" in chat c1; the bot's answers
+ * (`channel_send`) are written to stderr, which the bot logs.
+ */
+const CHANNEL = `
+const fs = require("node:fs");
+const readline = require("node:readline");
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+setInterval(() => {
+  if (!fs.existsSync("data/say")) return;
+  const text = fs.readFileSync("data/say", "utf8");
+  fs.rmSync("data/say");
+  write({ method: "channel_inbound", params: { message: text, chatId: "c1", senderId: "10001", senderName: "Mallory" } });
+}, 50);
+const lines = readline.createInterface({ input: process.stdin });
+lines.on("close", () => process.exit(0));
+lines.on("line", (line) => {
+  const { method, params = {} } = JSON.parse(line);
+  if (method === "activate") return write({ channel_provider: { name: "web" } });
+  if (method === "channel_send") {
+    process.stderr.write("sent to " + params.chatId + ": " + params.text + "\\n");
+    return write({ result: "ok" });
+  }
+  write({ result: "ok" });
+});
+`;
+
+describe("admins are users of one platform", () => {
+  let sandbox: PluginSandbox;
+  let channel: PluginFolder;
+  let scene: Scene | undefined;
+  let token: string | undefined;
+
+  afterEach(async () => {
+    await scene?.close();
+    scene = undefined;
+    sandbox.remove();
+  });
+
+  const start = async (admins: string[], serverToken?: string) => {
+    sandbox = new PluginSandbox();
+    sandbox.add("x", {
+      "index.ts": classPlugin(`
+  @Tool("noop", { description: "什么也不做" })
+  noop() { return {}; }`),
+    });
+    channel = nodeStdioPlugin(sandbox, "chan", CHANNEL);
+    mkdirSync(join(channel.dir, "data"), { recursive: true });
+    token = serverToken;
+    scene = await startScene({
+      config: {
+        plugins: { dirs: [sandbox.root] },
+        bot: { admins },
+        ...(token ? { server: { token } } : {}),
+      },
+      selfId: SELF,
+    });
+    await eventually(async () => (await statusOf("chan")).process?.state === "running");
+    return scene;
+  };
+
+  /** A plugin's status from the console API. */
+  const statusOf = async (id: string): Promise<PluginStatus> => {
+    const response = await fetch(`${scene!.bot.baseUrl}/api/plugins`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    const { plugins } = (await response.json()) as { plugins: PluginStatus[] };
+    return plugins.find((plugin) => plugin.id === id)!;
+  };
+
+  /** What the channel's user types; resolves with the bot's answer in the channel. */
+  const channelSays = async (text: string): Promise<string> => {
+    const answers = () => scene!.bot.logs.filter((line) => String(line.msg).startsWith("sent to c1: "));
+    const before = answers().length;
+    writeFileSync(join(channel.dir, "data/say.tmp"), text);
+    renameSync(join(channel.dir, "data/say.tmp"), join(channel.dir, "data/say"));
+    await eventually(async () => answers().length > before, 8_000);
+    return String(answers()[before]!.msg).slice("sent to c1: ".length);
+  };
+
+  /** What QQ user `userId` types in the group; resolves with the bot's answer. */
+  const qqSays = async (userId: string, text: string): Promise<string> => {
+    const qq = scene!.qq;
+    const seen = qq.sent.length;
+    qq.pushGroupMessage({ groupId: GROUP, userId, message: [{ type: "text", data: { text } }] });
+    const answer = await qq.waitForSent((sent) => qq.sent.indexOf(sent) >= seen, 8_000);
+    return String(answer.text);
+  };
+
+  const stateOfX = async () => (await statusOf("x")).state;
+
+  it('refuses a stdio channel user who calls themselves "10001", and obeys QQ user 10001', async () => {
+    await start(["10001"]);
+    expect(await channelSays("/plugins disable x")).toBe(REFUSAL);
+    expect(await stateOfX()).toBe("enabled");
+    expect(
+      scene!.bot.logs.some(
+        (line) =>
+          line.msg === "admin command refused: the sender is not in bot.admins" && line.platform === "stdio",
+      ),
+    ).toBe(true);
+
+    expect(await qqSays("10001", "/plugins disable x")).toMatch(/^x 1\.0\.0 \[已停用\]/);
+    expect(await stateOfX()).toBe("disabled");
+  });
+
+  it('makes a channel user an admin only when named "stdio.<pluginId>:<userId>"', async () => {
+    await start(["stdio.chan:10001"]);
+    expect(await qqSays("10001", "/plugins disable x")).toBe(REFUSAL);
+    expect(await stateOfX()).toBe("enabled");
+
+    expect(await channelSays("/plugins disable x")).toMatch(/^x 1\.0\.0 \[已停用\]/);
+    expect(await stateOfX()).toBe("disabled");
+  });
+
+  it("does not make a channel's user an admin for another plugin's entry", async () => {
+    await start(["stdio.other:10001"]);
+    expect(await channelSays("/plugins disable x")).toBe(REFUSAL);
+    expect(await qqSays("10001", "/plugins disable x")).toBe(REFUSAL);
+    expect(await stateOfX()).toBe("enabled");
+  });
+
+  it('takes "onebot:<id>" for a QQ user of any adapter and "onebot.<adapterId>:<id>" for one adapter', async () => {
+    await start(["onebot:10001", "onebot.elsewhere:10002"]);
+    expect(await qqSays("10002", "/plugins disable x")).toBe(REFUSAL);
+    expect(await channelSays("/plugins disable x")).toBe(REFUSAL);
+    expect(await stateOfX()).toBe("enabled");
+
+    expect(await qqSays("10001", "/plugins disable x")).toMatch(/^x 1\.0\.0 \[已停用\]/);
+    expect(await stateOfX()).toBe("disabled");
+  });
+
+  it("checks the console playground's users as QQ users", async () => {
+    const { bot } = await start(["onebot:10001"], "admins-test-token");
+    const post = (userId: string) =>
+      fetch(`${bot.baseUrl}/api/playground/messages`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          origin: bot.baseUrl,
+        },
+        body: JSON.stringify({
+          chatType: "group",
+          groupId: GROUP,
+          userId,
+          senderName: "控制台",
+          segments: [{ type: "text", data: { text: "/plugins disable x" } }],
+        }),
+      });
+
+    expect((await post("30001")).status).toBe(201);
+    await bot.waitForLog(
+      (line) => line.msg === "admin command refused: the sender is not in bot.admins",
+      5_000,
+    );
+    expect(await stateOfX()).toBe("enabled");
+    expect((await post("10001")).status).toBe(201);
+    await eventually(async () => (await stateOfX()) === "disabled");
+  });
+
+  it("refuses an admins entry in no known form, naming the forms", () => {
+    const validate = createConfigValidator();
+    const good = validate({ bot: { admins: ["10001", "onebot.qq:10001", "stdio.chan:Mallory 2:b"] } });
+    expect(good.ok).toBe(true);
+    const admins = ["10001", "qq:10001", "stdio:10001", "stdio.chan", "stdio.chan:", "stdio.Chan:1"];
+    const validation = validate({ bot: { admins } });
+    expect(validation.ok).toBe(false);
+    const problems = validation.ok ? [] : validation.problems;
+    const forms =
+      'must be a QQ user id ("10001"), "onebot:10001", "onebot.<adapterId>:10001" or "stdio.<pluginId>:<userId>"';
+    expect(problems).toEqual([1, 2, 3, 4, 5].map((index) => `bot.admins[${index}]: ${forms}`));
+  });
+});
