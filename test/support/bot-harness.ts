@@ -15,6 +15,7 @@ import { type RunningApp, startApp } from "../../src/app.ts";
 import type { TsumugiConfig } from "../../src/config/schema.ts";
 import { createConfigValidator } from "../../src/config/validate.ts";
 import { createLogger } from "../../src/log/logger.ts";
+import { LogCapture, type LogLine } from "./log-capture.ts";
 import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
 
 export interface BotHarness {
@@ -28,7 +29,7 @@ export interface BotHarness {
   /** The config file the bot runs from, when `configFile` was asked for. */
   configFile?: string;
   /** Every log line written so far, parsed. */
-  logs: Array<Record<string, unknown> & { msg?: string; level: number }>;
+  logs: LogLine[];
   /** Waits for a log line matching `predicate`. */
   waitForLog(
     predicate: (line: Record<string, unknown>) => boolean,
@@ -53,23 +54,30 @@ export interface StartBotOptions {
   configFile?: boolean;
 }
 
-export async function startBot(options: StartBotOptions = {}): Promise<BotHarness> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-bot-"));
+/**
+ * The config the harnesses run the bot with, before validation: an ephemeral port, SQLite in
+ * `dataDir`, short batching windows, limits off (tests ask far faster than people do;
+ * test/security/limits.test.ts turns them on), debug logs, and the scripted model when given.
+ */
+export function harnessConfig(
+  dataDir: string,
+  llm: ScriptedLlmServer | undefined,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   const base: Record<string, unknown> = {
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs: 30, maxWindowMs: 300 } },
-    // Tests ask far faster than people do; test/security/limits.test.ts turns the limits on.
     limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     log: { level: "debug" },
   };
-  if (options.llm) {
+  if (llm) {
     base.llm = {
       providers: [
         {
           id: "main",
           type: "openai-compatible",
-          baseUrl: options.llm.baseUrl,
+          baseUrl: llm.baseUrl,
           apiKey: "test-key",
           maxRetries: 1,
         },
@@ -77,25 +85,25 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
       models: { planner: ["main/scripted-model"], replyer: ["main/scripted-model"] },
     };
   }
-  const validation = createConfigValidator()(deepMerge(base, options.config ?? {}));
+  return deepMerge(base, overrides);
+}
+
+export async function startBot(options: StartBotOptions = {}): Promise<BotHarness> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-bot-"));
+  const merged = harnessConfig(dataDir, options.llm, options.config);
+  const validation = createConfigValidator()(merged);
   if (!validation.ok) throw new Error(`test config invalid: ${validation.problems.join("; ")}`);
   const config = validation.config;
 
-  const logs: BotHarness["logs"] = [];
-  const waiters = new Set<() => void>();
+  const logs = new LogCapture();
   const logger = createLogger({
     level: config.log.level,
-    destination: {
-      write(line: string) {
-        logs.push(JSON.parse(line));
-        for (const wake of waiters) wake();
-      },
-    },
+    destination: { write: (line: string) => logs.push(JSON.parse(line)) },
   });
   let configFile: string | undefined;
   if (options.configFile) {
     configFile = join(dataDir, "tsumugi.yaml");
-    writeFileSync(configFile, stringify(deepMerge(base, options.config ?? {})));
+    writeFileSync(configFile, stringify(merged));
   }
   const app = await startApp({ config, configFile, logger });
   const baseUrl = `http://127.0.0.1:${app.address.port}`;
@@ -112,27 +120,8 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
     wsUrl: `ws://127.0.0.1:${app.address.port}/onebot/v11/ws`,
     dataDir,
     configFile,
-    logs,
-    waitForLog(predicate, timeoutMs = 3_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = logs.find(predicate);
-          if (!found) return;
-          cleanup();
-          resolve(found);
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`no matching log line within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    logs: logs.lines,
+    waitForLog: (predicate, timeoutMs) => logs.waitFor(predicate, timeoutMs),
     stop,
     async dispose() {
       await stop();

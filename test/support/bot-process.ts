@@ -1,0 +1,118 @@
+/**
+ * Runs the bot as its own process through the real command line (`tsx src/main.ts --config
+ * FILE`), for what only a process can show: a SIGKILL mid-turn, a restart on the same
+ * database, a file locked by another process. Logs are read from its stdout (JSON lines).
+ *
+ *   const bot = await startBotProcess({ llm });
+ *   await qq.connectReverse(bot.wsUrl);
+ *   bot.kill("SIGKILL");
+ *   const again = await startBotProcess({ llm, dataDir: bot.dataDir });
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { stringify } from "yaml";
+import { harnessConfig } from "./bot-harness.ts";
+import { LogCapture, type LogLine } from "./log-capture.ts";
+import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const TSX = join(ROOT, "node_modules/.bin/tsx");
+const MAIN = join(ROOT, "src/main.ts");
+
+export interface BotProcessOptions {
+  llm?: ScriptedLlmServer;
+  /** Merged over the harness defaults (see harnessConfig). */
+  config?: Record<string, unknown>;
+  /** Reuse a data folder (restart tests); the config file is rewritten there. */
+  dataDir?: string;
+  /** Extra environment variables for the process. */
+  env?: NodeJS.ProcessEnv;
+  /** How long to wait for the bot to say it is running. Default 20 s. */
+  startTimeoutMs?: number;
+}
+
+export interface BotProcess {
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>` */
+  baseUrl: string;
+  /** The reverse WebSocket url of the default adapter. */
+  wsUrl: string;
+  dataDir: string;
+  configFile: string;
+  logs: LogLine[];
+  /** Non-JSON output (stderr, and stdout lines that are not log lines). */
+  readonly otherOutput: string;
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends a signal (SIGKILL for a crash) and waits for the exit. */
+  kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILLs a process still running and deletes the data folder unless it was given. */
+  dispose(): Promise<void>;
+}
+
+export async function startBotProcess(options: BotProcessOptions = {}): Promise<BotProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-proc-"));
+  const configFile = join(dataDir, "tsumugi.yaml");
+  writeFileSync(configFile, stringify(harnessConfig(dataDir, options.llm, options.config)));
+  const child = spawn(TSX, [MAIN, "--config", configFile], {
+    cwd: dataDir,
+    env: { ...process.env, TSUMUGI_CONFIG: "", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs = new LogCapture();
+  let otherOutput = "";
+  let pending = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8");
+    let end = pending.indexOf("\n");
+    while (end !== -1) {
+      const line = pending.slice(0, end);
+      pending = pending.slice(end + 1);
+      try {
+        logs.push(JSON.parse(line) as LogLine);
+      } catch {
+        otherOutput += `${line}\n`;
+      }
+      end = pending.indexOf("\n");
+    }
+  });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    otherOutput += chunk.toString("utf8");
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const running = await Promise.race([
+    logs.waitFor((line) => typeof line.url === "string", options.startTimeoutMs ?? 20_000),
+    exited.then((exit) => {
+      throw new Error(`the bot exited during start-up (${JSON.stringify(exit)}):\n${otherOutput}`);
+    }),
+  ]);
+  const baseUrl = String(running.url).replace(/\/$/, "");
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  return {
+    child,
+    baseUrl,
+    wsUrl: `${baseUrl.replace(/^http/, "ws")}/onebot/v11/ws`,
+    dataDir,
+    configFile,
+    logs: logs.lines,
+    get otherOutput() {
+      return otherOutput;
+    },
+    waitForLog: (predicate, timeoutMs) => logs.waitFor(predicate, timeoutMs),
+    exited,
+    kill,
+    async dispose() {
+      await kill("SIGKILL");
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
