@@ -1,14 +1,23 @@
-// Regenerates the config key table in README.md from the config schema: `npm run docs:config`.
+// Regenerates the config key tables in README.md (English and Chinese) from the config schema:
+// `npm run docs:config`.
 import { readFileSync, writeFileSync } from "node:fs";
 import { configKeyTable } from "../src/config/key-table.ts";
 
-const START = "<!-- config-keys:start -->";
-const END = "<!-- config-keys:end -->";
+/** Replaces what lies between the two markers; throws when either is missing. */
+function replaceBetween(text: string, start: string, end: string, content: string): string {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to === -1) throw new Error(`README.md needs ${start} and ${end} markers`);
+  return `${text.slice(0, from + start.length)}\n${content}\n${text.slice(to)}`;
+}
+
+// Both tables are built before anything is written, so a missing Chinese description leaves
+// README.md untouched.
+const english = configKeyTable("en");
+const chinese = configKeyTable("zh");
 const readme = readFileSync("README.md", "utf8");
-const start = readme.indexOf(START);
-const end = readme.indexOf(END);
-if (start === -1 || end === -1) throw new Error(`README.md needs ${START} and ${END} markers`);
+const withEnglish = replaceBetween(readme, "<!-- config-keys:start -->", "<!-- config-keys:end -->", english);
 writeFileSync(
   "README.md",
-  `${readme.slice(0, start + START.length)}\n${configKeyTable()}\n${readme.slice(end)}`,
+  replaceBetween(withEnglish, "<!-- config-keys-zh:start -->", "<!-- config-keys-zh:end -->", chinese),
 );

@@ -3,8 +3,10 @@ import { CONSOLE_PLATFORM, ConsoleAdapter } from "./adapters/console/console-ada
 import type { OneBotAdapterConfig } from "./adapters/onebot/config.ts";
 import { OneBotAdapter } from "./adapters/onebot/onebot-adapter.ts";
 import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
+import { TurnRecovery } from "./agent/turn-recovery.ts";
 import { type AgentSettings, TurnRunner } from "./agent/turn-runner.ts";
 import type { Batch } from "./chat/batch.ts";
+import type { BatchBounds } from "./chat/batch-bounds.ts";
 import { ChatService } from "./chat/chat-service.ts";
 import { systemClock } from "./chat/clock.ts";
 import { DigestScheduler } from "./chat/digest-scheduler.ts";
@@ -13,7 +15,7 @@ import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
 import { SummaryCommand } from "./chat/summary-command.ts";
 import { DailyTokenTally } from "./chat/token-budget.ts";
-import type { TriggerSettings } from "./chat/triggers.ts";
+import { detectTrigger, type TriggerSettings } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
@@ -24,18 +26,20 @@ import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
 import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
-import { MonitorHub } from "./monitor/monitor.ts";
+import { type Monitor, MonitorHub } from "./monitor/monitor.ts";
 import { isTimelineEvent } from "./monitor/timeline-filter.ts";
 import { createPluginSystem } from "./plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { STDIO_PLATFORM } from "./plugins/stdio/channel-session.ts";
 import { ReplyExtensionRunner } from "./reply/extension-runner.ts";
 import { Outbox } from "./reply/outbox.ts";
+import { SendJournal } from "./reply/send-journal.ts";
 import { registerConsoleApi } from "./server/api/index.ts";
 import { createModelTester } from "./server/api/model-test.ts";
 import { type HealthReport, HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 import { RecentMessageCache } from "./store/recent-cache.ts";
+import type { MessageStore, Stores } from "./store/types.ts";
 
 export interface AppOptions {
   config: TsumugiConfig;
@@ -50,6 +54,11 @@ export interface AppOptions {
 export interface RunningApp {
   /** Where the HTTP server listens (port resolved when the config asked for 0). */
   address: { host: string; port: number };
+  /**
+   * Settles once every plugin found at start-up has had its first activation attempt. The
+   * bot does not wait for it (a message meanwhile is answered without those plugins' tools).
+   */
+  pluginsActivated: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -71,7 +80,13 @@ const SHUTDOWN_ABORT_MS = 1_000;
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { logger } = options;
   let config = options.config;
-  const stores = openStore(config.storage.url, logger, () => config.monitor);
+  const stores = openStore(config.storage.url, logger, {
+    monitorRetention: () => config.monitor,
+    messageRetention: () => config.storage.retention,
+    spoolLimit: config.storage.spoolSize,
+    // Only ordering drops when the spool is full: a reply to the bot without a mention counts as untriggered.
+    isTrigger: (message) => detectTrigger(message, triggerSettings(config), () => false) !== undefined,
+  });
   const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
   // One clock per time zone value, rebuilt only when chat.timezone changes.
   let clock = { zone: config.chat.timezone, value: zonedClock(config.chat.timezone) };
@@ -104,6 +119,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const adapters = new Map<string, ChatAdapter>();
   const outbox = new Outbox(
     (id) => adapters.get(id),
+    new SendJournal(stores.sends, logger),
     messages,
     () => config.bot.name,
     monitor,
@@ -160,10 +176,26 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
-  // Limits are checked as a turn is about to start, so batches merged while a session was busy count once.
-  const sessions = new SessionRunner(queue, async (batch, absorb) => {
-    const admitted = await limits.admit(batch);
-    if (admitted) await turnRunner.run(admitted, absorb);
+  const sessions = new SessionRunner({
+    queue,
+    // Limits are checked as a turn is about to start, so batches merged while a session was busy count once.
+    runTurn: async (batch, absorbInto) => {
+      const admitted = await limits.admit(batch);
+      if (admitted) await turnRunner.run(admitted, absorbInto);
+    },
+    bounds: () => turnBounds(config),
+    onOmitted: (batch, omitted) => {
+      const data = { kept: batch.messages.length, omitted: omitted.messageIds.length };
+      monitor.emit({
+        type: "batch.trimmed",
+        sessionId: batch.sessionId,
+        data: { ...data, messageIds: omitted.messageIds, triggerIds: omitted.triggerIds },
+      });
+      logger.warn(
+        { sessionId: batch.sessionId, ...data, omittedTriggers: omitted.triggerIds.length },
+        "too many messages for one turn: the oldest were left out of its prompt",
+      );
+    },
   });
   const flushed = (batch: Batch, reason: string) =>
     monitor.emit({
@@ -210,7 +242,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       staticDir: WEB_DIST,
       logger,
     },
-    () => healthReport(adapters),
+    () => healthReport(adapters, stores),
   );
   for (const adapterConfig of config.adapters) {
     const adapter = new OneBotAdapter({
@@ -256,7 +288,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     configFile: options.configFile,
     env: process.env,
     address: () => listening,
-    health: () => healthReport(adapters),
+    health: () => healthReport(adapters, stores),
     playground,
     monitor,
     monitorEvents: stores.monitorEvents,
@@ -271,7 +303,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   const address = await server.listen();
   listening = { host: config.server.host, port: address.port };
-  await plugins.start();
+  // Plugins start in the background: one slow to activate holds up neither the adapters nor
+  // /healthz. The built-in commands are registered before `start()` returns its promise.
+  const pluginsActivated = plugins.start().then(
+    () => plugins.activated(),
+    (error: unknown) => logger.error({ err: error }, "plugins failed to start"),
+  );
+  // Turns a crash interrupted are queued before the adapters deliver anything new, so each
+  // stays first in its session; they wait for their account to connect before they start.
+  recoverInterruptedTurns({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
   for (const adapter of adapters.values()) await adapter.start();
   logger.info(
     { url: `http://${config.server.host}:${address.port}/` },
@@ -307,7 +347,43 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })();
     return stopping;
   };
-  return { address: { host: config.server.host, port: address.port }, stop };
+  return { address: { host: config.server.host, port: address.port }, pluginsActivated, stop };
+}
+
+/** Settles the turns the previous process left running (see TurnRecovery). */
+function recoverInterruptedTurns(parts: {
+  config: TsumugiConfig;
+  stores: Stores;
+  messages: MessageStore;
+  queue: KeyedQueue;
+  outbox: Outbox;
+  turnRunner: TurnRunner;
+  monitor: Monitor;
+  logger: Logger;
+}): void {
+  const { config, stores, queue, outbox, turnRunner, logger } = parts;
+  const recovery = new TurnRecovery({
+    turns: stores.turns,
+    sends: stores.sends,
+    messages: parts.messages,
+    onTimeline: (replyId) =>
+      stores.monitorEvents.turnEvents(replyId).some((event) => event.type === "turn.started"),
+    recoverWithinMs: config.agent.recoverWithinMs,
+    inSessionOrder: (sessionId, task) => {
+      // A closed queue means shutting down: the turn stays running and is settled next start.
+      queue.push(sessionId, task).catch(() => {});
+    },
+    accountReady: (origin, timeoutMs) => outbox.accountReady(origin, timeoutMs),
+    // Recovered turns were admitted by the limits before the crash and absorb nothing new.
+    runAgain: (batch, recoveredFrom) => turnRunner.run(batch, () => undefined, recoveredFrom),
+    monitor: parts.monitor,
+    logger,
+  });
+  try {
+    recovery.recover();
+  } catch (error) {
+    logger.error({ err: error }, "could not settle the turns interrupted by the last stop");
+  }
 }
 
 /** The adapter's view of its config entry: fields another mode uses get neutral values. */
@@ -342,12 +418,21 @@ function taskOr(config: TsumugiConfig, task: string): string {
   return (config.llm.models[task] ?? []).length > 0 ? task : "replyer";
 }
 
+function turnBounds(config: TsumugiConfig): BatchBounds {
+  const realtime = config.chat.realtime;
+  return {
+    maxMessages: realtime.maxTurnMessages,
+    maxChars: realtime.maxTurnChars,
+    maxMessagesPerUser: realtime.maxTurnMessagesPerUser,
+  };
+}
+
 function triggerSettings(config: TsumugiConfig): TriggerSettings {
   return { ...config.chat.triggers, names: [config.bot.name, ...config.bot.aliases] };
 }
 
-function healthReport(adapters: Map<string, ChatAdapter>): HealthReport {
-  const report: HealthReport = { status: "ok", adapters: [] };
+function healthReport(adapters: Map<string, ChatAdapter>, stores: Stores): HealthReport {
+  const report: HealthReport = { status: "ok", adapters: [], storage: stores.status() };
   for (const adapter of adapters.values()) {
     // Always there, not platform connections: the console playground and stdio channel plugins.
     if (adapter.platform === CONSOLE_PLATFORM || adapter.platform === STDIO_PLATFORM) continue;

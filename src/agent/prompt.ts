@@ -22,6 +22,8 @@ export interface TurnPromptInput {
   historyLines: string[];
   /** This turn's new messages, formatted with their msg_id labels. */
   newLines: string[];
+  /** New messages left out because too many arrived at once (they stay stored); said before the rest. */
+  omittedCount?: number;
   /** What the newest quoting message quotes and forwards (seed 003's block), shown before the new messages. */
   quoteBlock?: string;
   /** The channel's system prompt parts (stdio `channel_prompt`), ordered by key; stable, so after the rules. */
@@ -65,6 +67,7 @@ function conversationText(input: TurnPromptInput, ending: string): string {
     "",
     "## 新消息",
     ...(input.quoteBlock === undefined ? [] : [input.quoteBlock]),
+    ...(input.omittedCount ? [`（另有 ${input.omittedCount} 条较早的消息因过多未列出）`] : []),
     input.newLines.join("\n"),
     "",
     nowText(input.now, input.clock),

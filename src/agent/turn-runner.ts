@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type Batch, mergeBatches } from "../chat/batch.ts";
+import { wasNotSent } from "../adapters/types.ts";
+import type { Batch } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
@@ -11,7 +12,7 @@ import type { ToolComponent } from "../plugins/components.ts";
 import type { ReplyExtensionRunner } from "../reply/extension-runner.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { type OutgoingReply, textReplies } from "../reply/reply-group.ts";
-import type { MessageStore, TurnRecord, TurnStatus, TurnStore } from "../store/types.ts";
+import type { MessageStore, TurnStatus, TurnStore } from "../store/types.ts";
 import {
   builtinToolSpecs,
   MAX_WAIT_SECONDS,
@@ -30,6 +31,7 @@ import {
   summaryMessages,
   type TranscriptPromptInput,
 } from "./transcript-prompt.ts";
+import { TurnJournal } from "./turn-journal.ts";
 import type { TurnPluginScope, TurnPlugins } from "./turn-plugins.ts";
 
 /** How digest and summary turns read their transcript: the model task and the size bound. */
@@ -99,15 +101,22 @@ export class TurnRunner {
     for (const controller of this.running) controller.abort(new TurnFailure(reason));
   }
 
-  async run(initial: Batch, absorbPending: () => Batch | undefined): Promise<void> {
+  /** Runs one turn; `recoveredFrom` names the interrupted turn it runs again after a restart. */
+  async run(
+    initial: Batch,
+    absorbInto: (current: Batch) => Batch | undefined,
+    recoveredFrom?: string,
+  ): Promise<void> {
     const replyId = randomUUID();
     const createdAt = Date.now();
+    const journal = new TurnJournal(this.deps.turns, this.deps.logger, replyId, createdAt, recoveredFrom);
+    journal.running(initial);
     const settings = this.deps.settings();
     const abort = new AbortController();
     this.running.add(abort);
     const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
     const plugins = this.deps.plugins.forTurn(initial, replyId, abort.signal);
-    const turn = new Turn(replyId, initial, absorbPending, settings, this.deps, abort.signal, plugins);
+    const turn = new Turn(replyId, initial, absorbInto, settings, this.deps, abort.signal, plugins, journal);
     this.deps.monitor.emit({
       type: "turn.started",
       replyId,
@@ -116,6 +125,7 @@ export class TurnRunner {
         kind: initial.kind,
         messageIds: initial.messages.map((m) => m.messageId),
         triggerIds: initial.triggerIds,
+        ...(recoveredFrom === undefined ? {} : { recoveredFrom }),
       },
     });
     let outcome: TurnOutcome;
@@ -128,17 +138,7 @@ export class TurnRunner {
       this.running.delete(abort);
     }
     await plugins.stop(outcome.status, outcome.reason);
-    const record: TurnRecord = {
-      replyId,
-      sessionId: initial.sessionId,
-      status: outcome.status,
-      reason: outcome.reason,
-      triggerMessageIds: turn.batch.triggerIds,
-      createdAt,
-      finishedAt: Date.now(),
-      detail: turn.detail(),
-    };
-    this.deps.turns.record(record);
+    const record = journal.finished(turn.batch, outcome, turn.detail());
     this.deps.monitor.emit({
       type: "turn.finished",
       replyId,
@@ -175,11 +175,12 @@ class Turn {
   constructor(
     private readonly replyId: string,
     public batch: Batch,
-    private readonly absorbPending: () => Batch | undefined,
+    private readonly absorbInto: (current: Batch) => Batch | undefined,
     private readonly settings: AgentSettings,
     private readonly deps: TurnRunnerDeps,
     private readonly signal: AbortSignal,
     private readonly plugins: TurnPluginScope,
+    private readonly journal: TurnJournal,
   ) {}
 
   detail(): Record<string, unknown> {
@@ -187,6 +188,8 @@ class Turn {
       rounds: this.rounds,
       sentMessageIds: this.sentMessageIds,
       sentByTools: this.plugins.sentByTools,
+      // Left out to keep the prompt bounded; the turn answered the batch as a whole.
+      ...(this.batch.omitted && { omitted: this.batch.omitted }),
     };
   }
 
@@ -513,7 +516,9 @@ class Turn {
         previous = sent.messageId;
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
-        throw new TurnFailure(`sending failed after ${index} of ${group.length} messages: ${why}`);
+        // OneBot has no idempotency key: a message that may have left is never sent again.
+        const doubt = wasNotSent(error) ? "" : " (the last may have gone out; not sent again)";
+        throw new TurnFailure(`sending failed after ${index} of ${group.length} messages${doubt}: ${why}`);
       }
     }
   }
@@ -536,17 +541,20 @@ class Turn {
     const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
     while (Date.now() < deadline && !this.signal.aborted) {
       const arrived = this.absorb();
-      if (arrived) return `新消息：\n${arrived.messages.map((m) => this.newLine(m)).join("\n")}`;
+      if (arrived) return `新消息：\n${arrived.map((m) => this.newLine(m)).join("\n")}`;
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
     }
     return "等待结束，没有新消息。";
   }
 
-  /** Takes the session's waiting batches into this turn; returns them when there were any. */
-  private absorb(): Batch | undefined {
-    const arrived = this.absorbPending();
-    if (arrived) this.batch = mergeBatches([this.batch, arrived]);
-    return arrived;
+  /** Takes the session's waiting batches into this turn (bounded); returns the new messages it kept, if any arrived. */
+  private absorb(): ChatMessage[] | undefined {
+    const merged = this.absorbInto(this.batch);
+    if (!merged) return undefined;
+    const before = new Set(this.batch.messages);
+    this.batch = merged;
+    this.journal.running(merged);
+    return merged.messages.filter((message) => !before.has(message));
   }
 
   private newLine(message: ChatMessage): string {
@@ -585,6 +593,7 @@ class Turn {
       chat: this.chat(),
       historyLines: this.historyLines(),
       newLines: this.batch.messages.map((message) => this.newLine(message)),
+      omittedCount: this.batch.omitted?.messageIds.length ?? 0,
       quoteBlock: this.quoteBlock,
       systemParts: this.systemParts,
       enrichments: this.enrichments,

@@ -16,6 +16,17 @@ export interface Batch {
   triggerIds: string[];
   /** Summary batches: the command message that asked for the summary. */
   requestedBy?: ChatMessage;
+  /**
+   * Messages left out to keep the turn within `chat.realtime.maxTurn*` (batch-bounds.ts).
+   * They stay stored; the prompt says how many are missing.
+   */
+  omitted?: OmittedMessages;
+}
+
+export interface OmittedMessages {
+  messageIds: string[];
+  /** Those of `messageIds` that triggered the bot: the turn answers them as part of the whole. */
+  triggerIds: string[];
 }
 
 /**
@@ -37,5 +48,11 @@ export function mergeBatches(batches: Batch[]): Batch {
     sessionId: first.sessionId,
     messages: batches.flatMap((b) => b.messages),
     triggerIds: batches.flatMap((b) => b.triggerIds),
+    ...(batches.some((b) => b.omitted) && {
+      omitted: {
+        messageIds: batches.flatMap((b) => b.omitted?.messageIds ?? []),
+        triggerIds: batches.flatMap((b) => b.omitted?.triggerIds ?? []),
+      },
+    }),
   };
 }

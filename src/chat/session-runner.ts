@@ -1,34 +1,52 @@
-import { type Batch, mergeBatches } from "./batch.ts";
+import { type Batch, mergeBatches, type OmittedMessages } from "./batch.ts";
+import { type BatchBounds, boundBatch } from "./batch-bounds.ts";
 import type { KeyedQueue } from "./keyed-queue.ts";
+
+/**
+ * Runs one turn. `absorbInto(current)` takes the batches that arrived meanwhile into the
+ * running turn: it returns `current` merged with them, within the bounds, or undefined when
+ * nothing arrived.
+ */
+export type TurnHandler = (batch: Batch, absorbInto: (current: Batch) => Batch | undefined) => Promise<void>;
+
+export interface SessionRunnerDeps {
+  queue: KeyedQueue;
+  runTurn: TurnHandler;
+  /** Read at every merge, so a reloaded config applies to the next one. */
+  bounds: () => BatchBounds;
+  /** Messages newly left out of a batch as it goes to a turn (once per hand-over, not per merge). */
+  onOmitted: (batch: Batch, omitted: OmittedMessages) => void;
+}
 
 /**
  * Runs the agent once per session at a time. Batches that arrive while a session's turn is
  * running wait and are merged into its next turn, so a burst is answered once, not per message.
- * A running turn may also absorb them itself (the `wait` tool does).
+ * A running turn may also absorb them itself (the `wait` tool does). Whatever arrives, what
+ * waits and what a turn reads stay within `bounds` (batch-bounds.ts).
  */
-export type TurnHandler = (batch: Batch, absorbPending: () => Batch | undefined) => Promise<void>;
-
 export class SessionRunner {
-  private readonly pending = new Map<string, Batch[]>();
+  /** Per session, the batches waiting for a turn, merged and bounded as they arrive. */
+  private readonly pending = new Map<string, Batch>();
   private readonly scheduled = new Set<string>();
 
-  constructor(
-    private readonly queue: KeyedQueue,
-    private readonly runTurn: TurnHandler,
-  ) {}
+  constructor(private readonly deps: SessionRunnerDeps) {}
 
   submit(batch: Batch): void {
     const sessionId = batch.sessionId;
     const waiting = this.pending.get(sessionId);
-    if (waiting) waiting.push(batch);
-    else this.pending.set(sessionId, [batch]);
+    this.pending.set(
+      sessionId,
+      boundBatch(waiting ? mergeBatches([waiting, batch]) : batch, this.deps.bounds()),
+    );
     if (this.scheduled.has(sessionId)) return;
     this.scheduled.add(sessionId);
-    this.queue
+    this.deps.queue
       .push(sessionId, async () => {
         this.scheduled.delete(sessionId);
-        const merged = this.take(sessionId);
-        if (merged) await this.runTurn(merged, () => this.take(sessionId));
+        const waiting = this.take(sessionId);
+        if (!waiting) return;
+        this.reportOmitted(waiting, undefined);
+        await this.deps.runTurn(waiting, (current) => this.absorbInto(current));
       })
       .catch(() => {
         // The queue is closed (shutting down): the batch stays unanswered but its messages are stored.
@@ -42,8 +60,8 @@ export class SessionRunner {
    * people started.
    */
   submitAlone(batch: Batch): void {
-    this.queue
-      .push(batch.sessionId, () => this.runTurn(batch, () => undefined))
+    this.deps.queue
+      .push(batch.sessionId, () => this.deps.runTurn(batch, () => undefined))
       .catch(() => {
         // The queue is closed (shutting down): the batch is dropped; its messages are stored.
       });
@@ -55,9 +73,24 @@ export class SessionRunner {
   }
 
   private take(sessionId: string): Batch | undefined {
-    const batches = this.pending.get(sessionId);
-    if (!batches?.length) return undefined;
+    const waiting = this.pending.get(sessionId);
     this.pending.delete(sessionId);
-    return mergeBatches(batches);
+    return waiting;
+  }
+
+  private absorbInto(current: Batch): Batch | undefined {
+    const arrived = this.take(current.sessionId);
+    if (!arrived) return undefined;
+    const merged = boundBatch(mergeBatches([current, arrived]), this.deps.bounds());
+    this.reportOmitted(merged, current.omitted);
+    return merged;
+  }
+
+  /** Reports what `batch` left out beyond what was reported before (omissions only grow at the end). */
+  private reportOmitted(batch: Batch, reported: OmittedMessages | undefined): void {
+    const messageIds = batch.omitted?.messageIds.slice(reported?.messageIds.length ?? 0) ?? [];
+    if (messageIds.length === 0) return;
+    const triggerIds = batch.omitted?.triggerIds.slice(reported?.triggerIds.length ?? 0) ?? [];
+    this.deps.onOmitted(batch, { messageIds, triggerIds });
   }
 }

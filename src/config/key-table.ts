@@ -1,3 +1,4 @@
+import { keyDescriptionsZh } from "./key-descriptions-zh.ts";
 import { configJsonSchema } from "./schema.ts";
 
 interface SchemaNode {
@@ -12,25 +13,88 @@ interface SchemaNode {
   additionalProperties?: boolean | SchemaNode;
 }
 
-interface KeyRow {
+/** One row of the key table, in no language yet: the README renders it in English and Chinese. */
+export interface KeyRow {
   key: string;
   defaultValue: string;
+  /** The schema's (English) description. */
   description: string;
+  /** Set on the tag of a tagged union (adapter mode, provider type): the values it takes. */
+  choices?: string[];
+  /** Set when the row holds for some variants of a tagged union only: the tag and those variants' values. */
+  variant?: { tag: string; values: string[] };
 }
+
+export type KeyTableLanguage = "en" | "zh";
 
 /**
  * Every config key as a Markdown table (key, default, meaning), generated from the config's
  * JSON Schema so the README cannot fall behind the code. Keys of tagged variants (adapter
  * modes, provider types) are listed once, naming the variants they belong to when not all.
+ * The Chinese table takes its descriptions from key-descriptions-zh.ts and throws when that
+ * file lacks a key or names one the schema no longer has.
  */
-export function configKeyTable(): string {
-  const rows: KeyRow[] = [];
-  collect(configJsonSchema as unknown as SchemaNode, "", rows);
-  const lines = ["| key | default | meaning |", "| --- | --- | --- |"];
+export function configKeyTable(language: KeyTableLanguage = "en"): string {
+  const rows = configKeyRows();
+  if (language === "zh") requireChineseDescriptions(rows, keyDescriptionsZh);
+  const lines =
+    language === "en"
+      ? ["| key | default | meaning |", "| --- | --- | --- |"]
+      : ["| 配置项 | 默认值 | 说明 |", "| --- | --- | --- |"];
   for (const row of rows) {
-    lines.push(`| \`${row.key}\` | ${row.defaultValue} | ${row.description.replaceAll("|", "\\|")} |`);
+    const meaning = language === "en" ? englishMeaning(row) : chineseMeaning(row);
+    lines.push(`| \`${row.key}\` | ${row.defaultValue} | ${meaning.replaceAll("|", "\\|")} |`);
   }
   return lines.join("\n");
+}
+
+export function configKeyRows(): KeyRow[] {
+  const rows: KeyRow[] = [];
+  collect(configJsonSchema as unknown as SchemaNode, "", rows);
+  return rows;
+}
+
+/**
+ * What key-descriptions-zh.ts calls a row: its key, followed by its variant as the English
+ * table writes it when the row holds for some variants only, e.g. "adapters[].path (mode http)".
+ * Tag rows have none: their text is generated from the values.
+ */
+export function chineseDescriptionId(row: KeyRow): string {
+  return row.variant ? `${row.key} (${row.variant.tag} ${row.variant.values.join(" / ")})` : row.key;
+}
+
+/** Throws naming every row without a Chinese description and every description of no row. */
+export function requireChineseDescriptions(
+  rows: KeyRow[],
+  descriptions: Readonly<Record<string, string>>,
+): void {
+  const ids = new Set(rows.filter((row) => !row.choices).map(chineseDescriptionId));
+  const missing = [...ids].filter((id) => !descriptions[id]);
+  const extra = Object.keys(descriptions).filter((id) => !ids.has(id));
+  if (missing.length === 0 && extra.length === 0) return;
+  throw new Error(
+    [
+      "src/config/key-descriptions-zh.ts does not match the config schema.",
+      ...(missing.length > 0 ? [`Keys without a Chinese description: ${missing.join(", ")}`] : []),
+      ...(extra.length > 0 ? [`Descriptions of keys that do not exist: ${extra.join(", ")}`] : []),
+    ].join("\n"),
+  );
+}
+
+function englishMeaning(row: KeyRow): string {
+  if (row.choices) return `one of ${row.choices.map((value) => `\`${value}\``).join(", ")}`;
+  const variant = row.variant ? `(${row.variant.tag} ${row.variant.values.join(" / ")}) ` : "";
+  return `${variant}${row.description}`;
+}
+
+function chineseMeaning(row: KeyRow): string {
+  if (row.choices) return `可选值：${row.choices.map((value) => `\`${value}\``).join("、")}`;
+  const description = keyDescriptionsZh[chineseDescriptionId(row)];
+  if (!row.variant) return description!;
+  const values = row.variant.values.map((value) => `\`${value}\``);
+  const alternatives =
+    values.length > 1 ? `${values.slice(0, -1).join("、")} 或 ${values.at(-1)}` : values.join("");
+  return `（\`${row.variant.tag}\` 为 ${alternatives} 时）${description}`;
 }
 
 function collect(node: SchemaNode, path: string, rows: KeyRow[]): void {
@@ -57,18 +121,20 @@ function collectVariants(node: SchemaNode, path: string, rows: KeyRow[]): void {
   rows.push({
     key: `${path}.${tag}`,
     defaultValue: formatDefault(tagSchema?.default),
-    description: `one of ${(tagSchema?.enum ?? []).map((v) => `\`${String(v)}\``).join(", ")}`,
+    description: "",
+    choices: (tagSchema?.enum ?? []).map(String),
   });
-  const byKey = new Map<string, Array<KeyRow & { variant: string }>>();
+  const byKey = new Map<string, Array<KeyRow & { values: string[] }>>();
   for (const option of node.oneOf ?? []) {
     const optionTag = option.properties?.[tag];
-    const variant = String(optionTag?.const ?? optionTag?.enum?.join(" / ") ?? "");
+    const values =
+      optionTag?.const === undefined ? (optionTag?.enum ?? []).map(String) : [String(optionTag.const)];
     const optionRows: KeyRow[] = [];
     const { [tag]: _tag, ...fields } = option.properties ?? {};
     collect({ ...option, properties: fields }, path, optionRows);
     for (const row of optionRows) {
       const list = byKey.get(row.key) ?? [];
-      list.push({ ...row, variant });
+      list.push({ ...row, values });
       byKey.set(row.key, list);
     }
   }
@@ -82,13 +148,7 @@ function collectVariants(node: SchemaNode, path: string, rows: KeyRow[]): void {
       rows.push({ key, defaultValue: first.defaultValue, description: first.description });
       continue;
     }
-    for (const row of list) {
-      rows.push({
-        key,
-        defaultValue: row.defaultValue,
-        description: `(${tag} ${row.variant}) ${row.description}`,
-      });
-    }
+    for (const { values, ...row } of list) rows.push({ ...row, variant: { tag, values } });
   }
 }
 

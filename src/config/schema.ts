@@ -83,6 +83,22 @@ const storageSchema = group("Where messages and state are stored.", {
     default: "sqlite:./data/tsumugi.db",
     description: 'Database: "sqlite:PATH" (relative to the working directory) or "sqlite::memory:".',
   }),
+  retention: group(
+    "How many chat messages are kept; the rest are deleted in small steps in the background.",
+    {
+      days: count("Delete messages older than this many days; 0 keeps them however old", 0, 0),
+      messagesPerSession: count(
+        "Keep at most this many newest messages per chat; 0 means no limit",
+        100_000,
+        0,
+      ),
+    },
+  ),
+  spoolSize: count(
+    "Rows per table kept in memory while the database cannot be written (locked, disk full, read-only); beyond it the oldest messages that triggered nothing are dropped first",
+    50_000,
+    100,
+  ),
 });
 
 const botSchema = group("Who the bot is.", {
@@ -297,6 +313,11 @@ const llmSchema = group("Language models.", {
 const agentSchema = group("The planner loop.", {
   maxRounds: count("Most planner calls in one turn", 8),
   turnTimeoutMs: milliseconds("Limit for one whole turn", 120_000),
+  recoverWithinMs: milliseconds(
+    "After a crash, turns whose trigger is younger than this are run again; older ones are marked interrupted (0: never run again)",
+    120_000,
+    0,
+  ),
 });
 
 const chatSchema = group("How the bot reads and answers chats.", {
@@ -314,6 +335,19 @@ const chatSchema = group("How the bot reads and answers chats.", {
     maxWindowMs: milliseconds("Longest a window stays open", 3_000, 0),
     maxMessages: count("Messages that close the window early", 10),
     maxChars: count("Characters that close the window early", 8_000),
+    maxTurnMessages: count(
+      "Most new messages one turn reads, however many waited while the bot was busy; the oldest surplus is left out of the prompt (still stored) with a note",
+      30,
+    ),
+    maxTurnChars: count(
+      "Most characters of new messages one turn reads; a message too long to fit is cut",
+      8_000,
+      100,
+    ),
+    maxTurnMessagesPerUser: count(
+      "Most of one sender's messages one turn reads, so one member's flood cannot crowd out the others",
+      10,
+    ),
   }),
   digest: group("Periodic look at untriggered group chatter.", {
     enabled: Type.Boolean({

@@ -1,6 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../log/logger.ts";
 import { BatchWriter } from "../store/sqlite/batch-writer.ts";
+import type { WriteTick } from "../store/sqlite/write-tick.ts";
 import type {
   MonitorEventQuery,
   MonitorEventStore,
@@ -38,7 +39,7 @@ const COLUMNS = "id, time, type, reply_id, session_id, data";
 const NO_ID_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /**
- * Monitor events in the `monitor_events` table. Each batch is written in one transaction that
+ * Monitor events in the `monitor_events` table. Each batch is written in one savepoint that
  * also deletes what falls outside the retention limits: row ids only grow, so the newest
  * `maxEvents` rows are those above `lastId - maxEvents`, and the cap costs one range delete.
  */
@@ -49,7 +50,7 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
   readonly #selectTurnEvents: Statement<[string]>;
   readonly #selectTurns: Statement<[{ search: string | null; before: number; limit: number }]>;
 
-  constructor(db: Database, limits: () => RetentionLimits, logger: Logger) {
+  constructor(db: Database, limits: () => RetentionLimits, logger: Logger, tick: WriteTick) {
     const insert = db.prepare(
       "INSERT INTO monitor_events (time, type, reply_id, session_id, data) VALUES (?, ?, ?, ?, ?)",
     );
@@ -80,9 +81,15 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
       deleteUpToId.run(lastId - maxEvents);
       deleteOlderThan.run(Date.now() - maxAgeHours * HOUR_MS);
     });
-    // Events carry whole prompts; gathering them for a moment keeps their commits off the path
+    // Events carry whole prompts; gathering them for a moment keeps their writes off the path
     // of every turn (reads flush first, so the console always sees everything).
-    this.#writer = new BatchWriter({ name: "monitor_events", writeBatch, logger, delayMs: WRITE_DELAY_MS });
+    this.#writer = new BatchWriter({
+      name: "monitor_events",
+      writeBatch,
+      logger,
+      tick,
+      delayMs: WRITE_DELAY_MS,
+    });
     this.#selectPage = db.prepare(
       `SELECT ${COLUMNS} FROM monitor_events WHERE id < ? ORDER BY id DESC LIMIT ?`,
     );

@@ -5,6 +5,7 @@ import type { CommandRegistry } from "./command-dispatcher.ts";
 import { buildCommand } from "./component-builders.ts";
 import type { CallContext, CommandMatch, Disposer } from "./components.ts";
 import type { PluginChangeResult, PluginHost, PluginStatus } from "./plugin-host.ts";
+import type { ProcessStatus } from "./runtime.ts";
 
 /** Owner name of the host's own commands in /help and full names (`tsumugi.help`). */
 export const HOST_COMMANDS_OWNER = "tsumugi";
@@ -85,16 +86,25 @@ async function pluginsCommand(host: PluginHost, args: string[]): Promise<string>
   return result.ok ? describePlugin(result.status) : `失败：${result.error}`;
 }
 
+const PROCESS_STATES: Record<ProcessStatus["state"], string> = {
+  starting: "激活中",
+  running: "运行中",
+  errored: "出错",
+  restarting: "重启中",
+  failed: "出错，不再重启",
+  stopped: "已停止",
+};
+
 function describePlugin(status: PluginStatus): string {
   const state = { enabled: "已启用", disabled: "已停用", failed: "加载失败" }[status.state];
   const components = status.components
     .map((component) => `${component.kind}:${component.name}${component.enabled ? "" : "(停用)"}`)
     .join(", ");
   const error = status.error ? `\n  错误：${status.error}` : "";
-  // A stdio plugin's process that is not running (crashed, restarting, given up) says why.
+  // A stdio plugin's process that is not running (activating, crashed, restarting, given up) says why.
   const process =
     status.process && status.process.state !== "running"
-      ? `\n  进程：${status.process.state}${status.process.lastError ? `（${status.process.lastError}）` : ""}`
+      ? `\n  进程：${PROCESS_STATES[status.process.state]}${status.process.lastError ? `（${status.process.lastError}）` : ""}`
       : "";
   return `${status.id}${status.version ? ` ${status.version}` : ""} [${state}]${components ? ` ${components}` : ""}${error}${process}`;
 }

@@ -20,9 +20,12 @@ export interface PluginManifest {
   timeout: number;
   /** JSON Schema of `plugins.config.<id>`. */
   config: JsonSchema;
-  /** stdio: start the process again after a crash or a timeout (with exponential backoff). Default true. */
+  /**
+   * stdio: start the process again after a crash, a timeout or a failed activation (the first
+   * one included), with exponential backoff. Default true.
+   */
   autoRetry: boolean;
-  /** stdio: activation attempts in a row before giving up; 0 = unlimited (default). */
+  /** stdio: restarts in a row before giving up; 0 = unlimited (default). See STABLE_UPTIME_MS. */
   maxRetries: number;
   /** stdio: names of the bot's environment variables passed to the process beside the basic ones. */
   env: string[];

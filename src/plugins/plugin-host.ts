@@ -113,12 +113,24 @@ export class PluginHost {
     this.disabled = new Set(deps.settings.disabled);
   }
 
-  /** Loads every plugin found, then starts watching the folders. */
+  /**
+   * Loads every plugin found, then starts watching the folders. Stdio plugins go on
+   * activating in the background, all at once (see `activated`).
+   */
   start(): Promise<void> {
     return this.serial(async () => {
       await this.rescan(false);
       this.watch();
     });
+  }
+
+  /**
+   * Settles once the operations queued so far are done and every loaded plugin's first
+   * activation attempt is over, whatever its outcome.
+   */
+  async activated(): Promise<void> {
+    await this.serial(async () => {});
+    await Promise.all([...this.records.values()].map((record) => record.active?.loaded.activation));
   }
 
   /**
@@ -278,6 +290,7 @@ export class PluginHost {
         statusChanged: () => {
           if (current && record.active?.loaded === current) this.changed();
         },
+        replacing: record.active !== undefined,
       });
       current = loaded;
       const previous = record.active;

@@ -56,7 +56,13 @@ export interface PluginSystem {
     enrichers: EnricherRegistry;
     replyExtensions: ReplyExtensionRegistry;
   };
+  /**
+   * Registers the built-in commands at once (before the returned promise's first wait), then
+   * loads the plugins; stdio plugins go on activating in the background.
+   */
   start(): Promise<void>;
+  /** Settles once `start` is done and every plugin's first activation attempt is over. */
+  activated(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -130,6 +136,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       });
       await started.start();
     },
+    activated: () => started.activated(),
     async stop() {
       removeBuiltins();
       await started.stop();

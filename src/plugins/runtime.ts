@@ -19,17 +19,31 @@ export interface RuntimeLoadRequest {
   componentsChanged(): void;
   /** What the loaded plugin's `details()` reports changed. */
   statusChanged(): void;
+  /**
+   * A running version of the plugin stays until this one is ready: the load waits for the
+   * activation and fails with it. Otherwise (a first load) a stdio plugin activates in the
+   * background, retried under `autoRetry`, and the load returns at once.
+   */
+  replacing: boolean;
 }
 
-/** A plugin process as the status shows it (stdio runtime). */
+/**
+ * A plugin process as the status shows it (stdio runtime). `starting` and `restarting`: its
+ * activation is under way; `errored`: it failed, a restart is due at `nextRetryAt` (none
+ * while a call's failure is being reported); `failed`: given up (autoRetry off or maxRetries
+ * used up) until the plugin is reloaded or enabled again.
+ */
 export interface ProcessStatus {
-  state: "starting" | "running" | "errored" | "restarting" | "stopped";
+  state: "starting" | "running" | "errored" | "restarting" | "failed" | "stopped";
   pid?: number;
   /** The command line, split as it is started. */
   command: string[];
-  /** How often the process was started again after a crash or a timeout. */
+  /** How often the process was started again after a crash, a timeout or a failed activation. */
   restarts: number;
-  /** Failed activations in a row (reset when one succeeds). */
+  /**
+   * Failures in a row (crashes, timeouts, failed activations), forgotten once a process has
+   * stayed up a minute after its activation.
+   */
   failures: number;
   /** When the next activation attempt is due, while one is scheduled. */
   nextRetryAt?: number;
@@ -58,6 +72,8 @@ export interface LoadedPlugin {
   unload(): Promise<void>;
   /** Runtime state shown in the status (a stdio plugin's process, widgets and channel). */
   details?(): RuntimeDetails;
+  /** Settles, never rejecting, once a background activation's first attempt is over. */
+  activation?: Promise<void>;
 }
 
 /** Loads plugins of one `runtime` kind (node in-process, stdio as child processes). */

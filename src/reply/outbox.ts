@@ -5,6 +5,7 @@ import type { Segment } from "../message/segment.ts";
 import { withoutLargeInlinePayloads } from "../message/stored-payloads.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
+import type { SendJournal } from "./send-journal.ts";
 
 /** Where a session's replies go: taken from any message of that session. */
 export type SessionOrigin = Pick<
@@ -16,32 +17,44 @@ export type SessionOrigin = Pick<
 const RECONNECT_WAIT_MS = 15_000;
 const RECONNECT_POLL_MS = 100;
 
-/** Resolves once the account is connected again, at the deadline, or when aborted. */
+/**
+ * Resolves once the account is connected (true), or with false at the deadline or when
+ * aborted.
+ */
 async function untilConnected(
   adapter: ChatAdapter,
   selfId: string,
   deadline: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+  signal?: AbortSignal,
+): Promise<boolean> {
   const connected = () =>
     adapter.accounts().some((account) => account.selfId === selfId && account.connected);
   while (!connected() && Date.now() < deadline && !signal?.aborted) {
     await new Promise((resolve) => setTimeout(resolve, RECONNECT_POLL_MS));
   }
+  return connected();
 }
 
 /**
  * Sends the bot's messages through the session's adapter and stores each one once the
- * platform has accepted it, so history shows exactly what was sent.
+ * platform has accepted it, so history shows exactly what was sent. A turn's sends are
+ * journalled before and after they leave, so a restart never sends them again.
  */
 export class Outbox {
   constructor(
     private readonly adapterById: (id: string) => ChatAdapter | undefined,
+    private readonly journal: SendJournal,
     private readonly store: MessageStore,
     private readonly botName: () => string,
     private readonly monitor: Monitor,
     private readonly logger: Logger,
   ) {}
+
+  /** Waits up to `timeoutMs` for the session's account to be connected; false when it is not. */
+  async accountReady(origin: SessionOrigin, timeoutMs: number): Promise<boolean> {
+    const adapter = this.adapterById(origin.adapterId);
+    return adapter !== undefined && untilConnected(adapter, origin.selfId, Date.now() + timeoutMs);
+  }
 
   /**
    * Sends one message; resolves with the stored copy (carrying the platform's message id).
@@ -56,17 +69,25 @@ export class Outbox {
     signal?: AbortSignal,
   ): Promise<ChatMessage> {
     const adapter = this.adapterById(origin.adapterId);
-    if (!adapter) throw new Error(`adapter ${origin.adapterId} is not running`);
+    if (!adapter)
+      throw Object.assign(new Error(`adapter ${origin.adapterId} is not running`), { notSent: true });
     const peerId = origin.chatType === "group" ? origin.groupId! : origin.userId;
     const target = { selfId: origin.selfId, chatType: origin.chatType, peerId, sessionId: origin.sessionId };
+    const journalled =
+      replyId === undefined ? undefined : this.journal.open(replyId, origin.adapterId, target, segments);
     const deadline = Date.now() + RECONNECT_WAIT_MS;
     let messageId: string;
     for (;;) {
       try {
         ({ messageId } = await adapter.send(target, segments));
+        journalled?.sent(messageId);
         break;
       } catch (error) {
-        if (!wasNotSent(error) || Date.now() >= deadline || signal?.aborted) throw error;
+        const retry = wasNotSent(error) && Date.now() < deadline && !signal?.aborted;
+        if (!retry) {
+          journalled?.failed(error);
+          throw error;
+        }
         this.logger.warn(
           { sessionId: origin.sessionId, selfId: origin.selfId, replyId },
           "no connection to send on; waiting for the account to reconnect",

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "../log/logger.ts";
+import type { StorageStatus } from "../store/types.ts";
 import { AccessPolicy } from "./access-policy.ts";
 import { namesApiPath } from "./api-path.ts";
 import type { HttpRoutes, RawPostHandler, UpgradeHandler } from "./routes.ts";
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
 export interface HealthReport {
   status: "ok";
   adapters: Array<{ id: string; selfId: string | null; connected: boolean; online?: boolean }>;
+  /** Whether writes reach the database; `degraded` while they are held in memory and retried. */
+  storage: StorageStatus;
 }
 
 declare module "fastify" {

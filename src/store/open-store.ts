@@ -1,28 +1,43 @@
 import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
 import type { RetentionLimits } from "../monitor/event-store.ts";
 import { SqliteMonitorEventStore } from "../monitor/sqlite-event-store.ts";
 import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
+import { MessageRetention, type MessageRetentionSettings } from "./sqlite/message-retention.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
+import { SqliteSendStore } from "./sqlite/send-store.ts";
 import { SqliteTurnStore } from "./sqlite/turn-store.ts";
 import { SqliteUsageStore } from "./sqlite/usage-store.ts";
 import { WriteTick } from "./sqlite/write-tick.ts";
 import type { Stores } from "./types.ts";
 
 const SQLITE_SCHEME = "sqlite:";
-/** The defaults of monitor.maxEvents and monitor.maxAgeHours. */
-const DEFAULT_RETENTION: RetentionLimits = { maxEvents: 10_000, maxAgeHours: 72 };
+
+export interface StoreOptions {
+  /** Bounds the monitor events kept; read at every write, so a config reload applies at once. */
+  monitorRetention: () => RetentionLimits;
+  /** `storage.retention`, read at every pruning pass. */
+  messageRetention: () => MessageRetentionSettings;
+  /** `storage.spoolSize`: rows per table held in memory while the database cannot be written. */
+  spoolLimit: number;
+  /** Whether a message triggered the bot: such messages are the last dropped when the spool is full. */
+  isTrigger: (message: ChatMessage) => boolean;
+}
+
+/** The config's defaults (monitor.*, storage.*), for tests and tools. */
+const DEFAULT_OPTIONS: StoreOptions = {
+  monitorRetention: () => ({ maxEvents: 10_000, maxAgeHours: 72 }),
+  messageRetention: () => ({ days: 0, messagesPerSession: 100_000 }),
+  spoolLimit: 50_000,
+  isTrigger: () => false,
+};
 
 /**
  * Opens the stores named by `storage.url`: `sqlite:<path>` (relative paths resolve against the
- * working directory) or `sqlite::memory:`. `retention` bounds the monitor events kept; it is
- * read at every write, so a config reload applies at once.
+ * working directory) or `sqlite::memory:`, and starts pruning messages beyond the retention.
  */
-export function openStore(
-  url: string,
-  logger: Logger,
-  retention: () => RetentionLimits = () => DEFAULT_RETENTION,
-): Stores {
+export function openStore(url: string, logger: Logger, options: StoreOptions = DEFAULT_OPTIONS): Stores {
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
   if (scheme?.toLowerCase() !== SQLITE_SCHEME) {
     const named = scheme === undefined ? `no scheme in "${url}"` : `unsupported scheme "${scheme}"`;
@@ -33,22 +48,34 @@ export function openStore(
   const file = location === IN_MEMORY ? IN_MEMORY : resolve(process.cwd(), location);
 
   const db = openSqliteDatabase(file, logger);
-  const tick = new WriteTick(db, logger);
-  const messages = new SqliteMessageStore(db, logger, tick);
+  const tick = new WriteTick(db, logger, { spoolLimit: options.spoolLimit });
+  const messages = new SqliteMessageStore(db, logger, tick, {
+    expendable: (message) => !options.isTrigger(message),
+  });
   const usage = new SqliteUsageStore(db, logger, tick);
   const turns = new SqliteTurnStore(db, logger, tick);
-  const monitorEvents = new SqliteMonitorEventStore(db, retention, logger);
+  const sends = new SqliteSendStore(db, logger, tick);
+  const monitorEvents = new SqliteMonitorEventStore(db, options.monitorRetention, logger, tick);
+  const retention = new MessageRetention(
+    db,
+    options.messageRetention,
+    () => tick.status().state === "ok",
+    logger,
+  );
+  retention.start();
   logger.info({ file }, "storage opened");
   return {
     messages,
     history: messages,
     turns,
+    sends,
     usage,
     monitorEvents,
+    status: () => tick.status(),
     close() {
       if (!db.open) return;
-      tick.run();
-      for (const store of [messages, usage, turns, monitorEvents]) {
+      retention.stop();
+      for (const store of [messages, usage, turns, sends, monitorEvents]) {
         try {
           store.close();
         } catch (error) {
@@ -56,6 +83,7 @@ export function openStore(
           logger.error({ err: error }, "failed to flush a store while closing");
         }
       }
+      tick.close();
       db.close();
     },
   };

@@ -60,32 +60,103 @@ export interface ChatHistory {
   messages(query: MessageQuery): StoredMessage[];
 }
 
-/** How a turn ended: a reply was sent, the agent chose silence, or something failed. */
-export type TurnStatus = "replied" | "silent" | "failed";
+/**
+ * Where a turn stands: `running` from its start until it ends as `replied` (a reply was
+ * sent), `silent` (the agent chose silence) or `failed`; `interrupted` when the process
+ * stopped during the turn and it was not finished after the restart (its reason says why).
+ */
+export type TurnStatus = "running" | "replied" | "silent" | "failed" | "interrupted";
 
-/** The outcome of one agent turn, keyed by its `reply_id`. */
+/** One agent turn, keyed by its `reply_id`. */
 export interface TurnRecord {
   replyId: string;
   sessionId: string;
   status: TurnStatus;
   /** Why the turn ended this way (the `no_reply` reason, an error message, …). */
   reason?: string;
+  /** What started it: `realtime`, `digest` or `summary` (absent on turns recorded before it was kept). */
+  kind?: string;
   /** Platform ids of the messages that triggered the turn. */
   triggerMessageIds: string[];
+  /** Platform ids of every message the turn was given, triggers included: enough to run it again. */
+  messageIds?: string[];
+  /** The reply id of the interrupted turn this one runs again after a restart. */
+  recoveredFrom?: string;
   /** Unix time in milliseconds. */
   createdAt: number;
-  /** Unix time in milliseconds. */
-  finishedAt: number;
+  /** Unix time in milliseconds; absent while running. */
+  finishedAt?: number;
   /** Free-form JSON details (planner rounds, tool calls, …). */
   detail?: Record<string, unknown>;
 }
 
-/** Turn outcomes. Recording a `replyId` again replaces the earlier record. */
+/** Turns. Recording a `replyId` again replaces the earlier record. */
 export interface TurnStore {
+  /**
+   * Records a turn as running and commits it, with every write queued before it, before
+   * returning: after a crash it is found by `running()`. Throws when the database refuses.
+   */
+  begin(turn: TurnRecord): void;
+  /**
+   * Records a turn's end (queued like other writes). Both here and in `begin`, a turn that
+   * runs another again (`recoveredFrom`) marks that one `interrupted` in the same commit.
+   */
   record(turn: TurnRecord): void;
   get(replyId: string): TurnRecord | undefined;
   /** The newest `limit` turns of the session, newest first. */
   listBySession(sessionId: string, limit: number): TurnRecord[];
+  /** Turns still `running`, oldest first: at start-up, the ones a crash interrupted. */
+  running(): TurnRecord[];
+}
+
+/**
+ * A journalled send: `pending` is committed before the message leaves; then `sent` (the
+ * platform accepted it), `failed` (it certainly never left) or `in_doubt` (the adapter
+ * failed after the request may have left: a timeout, a connection lost awaiting the answer).
+ */
+export type SendState = "pending" | "sent" | "failed" | "in_doubt";
+
+/** One message the bot set out to send for a turn. */
+export interface SendEntry {
+  /** Journal row id. */
+  id: number;
+  replyId: string;
+  sessionId: string;
+  /** Where it went: adapter, account and peer (`qq:10000:group:20000`). */
+  target: string;
+  /** SHA-256 of the message's segments, to tell two sends apart without keeping media. */
+  contentHash: string;
+  /** The start of its text, for people reading the journal. */
+  summary: string;
+  state: SendState;
+  /** The platform's id once `sent`. */
+  platformMessageId?: string;
+  /** Why it `failed` or is `in_doubt`. */
+  error?: string;
+  /** Unix time in milliseconds. */
+  createdAt: number;
+  /** Unix time in milliseconds. */
+  updatedAt: number;
+}
+
+export type NewSend = Pick<SendEntry, "replyId" | "sessionId" | "target" | "contentHash" | "summary">;
+
+/**
+ * The send journal: a restart must never send again what may already have gone out, and
+ * OneBot has no idempotency key, so every send of a turn is recorded before and after it leaves.
+ */
+export interface SendStore {
+  /** Records a send as `pending` and commits it before returning; returns its id. Throws when the database refuses. */
+  pending(send: NewSend): number;
+  /** The platform accepted it (queued like other writes). */
+  sent(id: number, platformMessageId: string): void;
+  /** It ended with an error: `failed` when it certainly never left, else `in_doubt` (queued like other writes). */
+  settleFailed(id: number, state: "failed" | "in_doubt", error: string): void;
+  /** A turn's sends, oldest first. */
+  forReply(replyId: string): SendEntry[];
+  /** Deletes entries created before `time`; returns how many. */
+  pruneBefore(time: number): number;
+  close(): void;
 }
 
 /** One LLM call. */
@@ -151,9 +222,27 @@ export interface Stores {
   /** The same messages, for browsing and search. */
   history: ChatHistory;
   turns: TurnStore;
+  /** What each turn set out to send, and whether it left. */
+  sends: SendStore;
   usage: UsageStore;
   /** What each turn did, for the console's timeline; bounded by count and age. */
   monitorEvents: MonitorEventStore;
+  /** Whether writes reach the database, for `/healthz`. */
+  status(): StorageStatus;
   /** Flushes every queue, then closes the database. Safe to call twice. */
   close(): void;
+}
+
+/**
+ * `ok` while writes reach the database; `degraded` while they fail for its state (locked by
+ * another process, disk full, read-only) and are held in memory, retried until they succeed.
+ */
+export interface StorageStatus {
+  state: "ok" | "degraded";
+  /** The database's error while degraded, e.g. "database is locked". */
+  reason?: string;
+  /** Rows held in memory, waiting for the database. */
+  spooled: number;
+  /** Rows dropped since start because the in-memory spool was full. */
+  dropped: number;
 }

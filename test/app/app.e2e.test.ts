@@ -45,7 +45,11 @@ describe("the running bot", () => {
   it("reports the connected account on /healthz", async () => {
     const { bot, qq } = await setup();
     const before = await (await fetch(`${bot.baseUrl}/healthz`)).json();
-    expect(before).toEqual({ status: "ok", adapters: [{ id: "qq", selfId: null, connected: false }] });
+    expect(before).toEqual({
+      status: "ok",
+      adapters: [{ id: "qq", selfId: null, connected: false }],
+      storage: { state: "ok", spooled: 0, dropped: 0 },
+    });
     await qq.connectReverse(bot.wsUrl);
     await waitFor(() => bot.logs.some((l) => String(l.msg).startsWith("onebot connection")));
     const after = (await (await fetch(`${bot.baseUrl}/healthz`)).json()) as { adapters: unknown[] };

@@ -88,6 +88,7 @@ describe("the tsumugi command", () => {
     expect(await health.json()).toEqual({
       status: "ok",
       adapters: [{ id: "qq", selfId: null, connected: false }],
+      storage: { state: "ok", spooled: 0, dropped: 0 },
     });
     expect(existsSync(join(dir, "data/tsumugi.db"))).toBe(true);
     const stopping = Date.now();

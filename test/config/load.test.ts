@@ -39,6 +39,8 @@ describe("loadConfig without a file", () => {
     expect(file).toBeUndefined();
     expect(config.server).toEqual({ host: "127.0.0.1", port: 6180, token: "", allowedHosts: [] });
     expect(config.storage.url).toBe("sqlite:./data/tsumugi.db");
+    expect(config.storage.retention).toEqual({ days: 0, messagesPerSession: 100_000 });
+    expect(config.storage.spoolSize).toBe(50_000);
     expect(config.bot).toEqual({
       name: "紬",
       aliases: ["tsumugi"],
@@ -57,7 +59,7 @@ describe("loadConfig without a file", () => {
     ]);
     expect(config.llm).toEqual({ providers: [], models: { planner: [], replyer: [] }, prices: {} });
     expect(config.monitor).toEqual({ maxEvents: 10_000, maxAgeHours: 72 });
-    expect(config.agent).toEqual({ maxRounds: 8, turnTimeoutMs: 120000 });
+    expect(config.agent).toEqual({ maxRounds: 8, turnTimeoutMs: 120000, recoverWithinMs: 120000 });
     expect(config.chat.triggers).toEqual({
       mention: true,
       replyToSelf: true,
@@ -69,6 +71,9 @@ describe("loadConfig without a file", () => {
       maxWindowMs: 3000,
       maxMessages: 10,
       maxChars: 8000,
+      maxTurnMessages: 30,
+      maxTurnChars: 8000,
+      maxTurnMessagesPerUser: 10,
     });
     expect(config.chat.digest).toEqual({
       enabled: false,

@@ -226,6 +226,32 @@ describe("the console in a real browser", () => {
     expect(await link.getAttribute("href")).toBe("http://127.0.0.1:9/board");
   });
 
+  it("shows a stdio plugin that is still activating as such", async () => {
+    const sleepySandbox = new PluginSandbox();
+    // Never answers activate: it stays activating for its whole 30 s timeout.
+    sleepySandbox.add(
+      "sleepy",
+      { "plugin.cjs": "process.stdin.resume();" },
+      { runtime: "stdio", entry: "node plugin.cjs" },
+    );
+    const sleepy = await startBot({
+      config: { server: { token: TOKEN }, plugins: { dirs: [sleepySandbox.root] } },
+      waitForPlugins: false,
+    });
+    try {
+      const context = await browser.newContext({ locale: "zh-CN" });
+      await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
+      page = await context.newPage();
+      await page.goto(`${sleepy.baseUrl}/plugins`);
+      const process = page.locator("[data-plugin='sleepy'] .process[data-process-state='starting']");
+      await process.waitFor();
+      expect(await process.textContent()).toContain("进程激活中");
+    } finally {
+      await sleepy.dispose();
+      sleepySandbox.remove();
+    }
+  });
+
   it("plays a voice reply in the page", async () => {
     await openLoggedIn("/playground");
     llm.enqueue({ toolCalls: [{ name: "sing", arguments: {} }] });

@@ -6,7 +6,7 @@ import type { MonitorEvent } from "../../src/monitor/monitor.ts";
 import { SqliteMonitorEventStore } from "../../src/monitor/sqlite-event-store.ts";
 import { isTimelineEvent } from "../../src/monitor/timeline-filter.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
-import { captureLog, makeTempDir, type TempDir } from "../store/helpers.ts";
+import { captureLog, makeTempDir, type TempDir, tickOf } from "../store/helpers.ts";
 
 const HOUR = 3_600_000;
 
@@ -35,7 +35,7 @@ describe("monitor event store", () => {
     const { logger } = captureLog();
     db = openSqliteDatabase(join(dir.path, "t.db"), logger);
     limits = { maxEvents: 10_000, maxAgeHours: 72 };
-    store = new SqliteMonitorEventStore(db, () => limits, logger);
+    store = new SqliteMonitorEventStore(db, () => limits, logger, tickOf(db, logger));
   });
 
   afterEach(() => {

@@ -134,7 +134,8 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     const { llm, bot, qq } = await start();
     const { pid } = (await pluginStatus(bot, "sentinel")).process!;
     process.kill(pid!, "SIGKILL");
-    await eventually(async () => (await pluginStatus(bot, "sentinel")).process?.state === "errored");
+    // autoRetry is off: the process is given up ("failed") and stays down.
+    await eventually(async () => (await pluginStatus(bot, "sentinel")).process?.state === "failed");
 
     llm.enqueue(deleteCall("/srv/data"), noReply);
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("把 /srv/data 删了") });

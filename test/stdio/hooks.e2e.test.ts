@@ -79,7 +79,9 @@ describe("stdio hooks", () => {
       "AgentStop_3",
     ]);
     expect(
-      bot.logs.some((line) => String(line.msg).startsWith("plugin hook left out: hook guard.SessionEnd_2")),
+      bot.logs.some((line) =>
+        String(line.msg).startsWith('plugin declaration skipped: hook "SessionEnd": hook guard.SessionEnd_2'),
+      ),
     ).toBe(true);
     llm.enqueue(
       { toolCalls: [{ name: "delete_file", arguments: { path: "/etc/passwd" } }] },

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readManifest } from "../../src/plugins/manifest.ts";
 import { inboundMessage, parseChannelSession } from "../../src/plugins/stdio/channel-session.ts";
 import { encodeLine, LineSplitter, MAX_LINE_BYTES } from "../../src/plugins/stdio/json-lines.ts";
-import { answerError, classifyLine } from "../../src/plugins/stdio/protocol.ts";
+import { answerError, classifyLine, oversizedLineKind } from "../../src/plugins/stdio/protocol.ts";
 import { commandLine, retryDelayMs } from "../../src/plugins/stdio/stdio-plugin.ts";
 
 function splitter(maxBytes?: number) {
@@ -39,6 +39,22 @@ describe("JSON-lines framing", () => {
     expect(oversized).toEqual([14]);
   });
 
+  it("reports a line over the limit as soon as it passes it, with its first bytes", () => {
+    const tooLong: string[] = [];
+    const oversized: number[] = [];
+    const split = new LineSplitter(
+      { line: () => {}, tooLong: (head) => tooLong.push(head), oversized: (bytes) => oversized.push(bytes) },
+      10,
+    );
+    split.push(Buffer.from('{"result":'));
+    expect(tooLong).toEqual([]);
+    split.push(Buffer.from('"xx'));
+    expect(tooLong).toEqual(['{"result":"xx']); // its end has not come yet
+    split.push(Buffer.from('xxxxxxxxx"}\n'));
+    expect(tooLong).toHaveLength(1);
+    expect(oversized).toEqual([24]);
+  });
+
   it("keeps the host's own lines within 1 MB", () => {
     expect(encodeLine({ method: "deactivate" })).toBe('{"method":"deactivate"}\n');
     expect(() =>
@@ -48,6 +64,14 @@ describe("JSON-lines framing", () => {
 });
 
 describe("reading plugin lines", () => {
+  it("takes a line too long to read for a push when its first key is method, else for the answer", () => {
+    expect(oversizedLineKind('{"method":"web_ui","params":{"widgets":[')).toBe("push");
+    expect(oversizedLineKind(' { "method" : "channel_inbound"')).toBe("push");
+    expect(oversizedLineKind('{"result":"xxxx')).toBe("answer");
+    expect(oversizedLineKind('{"tools":[{"name":"a","method":"x"')).toBe("answer");
+    expect(oversizedLineKind("xxxxxxxx")).toBe("answer");
+  });
+
   it("takes a line with method and no result or error as a push, anything else as the answer", () => {
     expect(classifyLine({ method: "channel_inbound", params: { message: "hi" } })).toEqual({
       kind: "push",

@@ -34,13 +34,13 @@ export function nodeStdioPlugin(
   );
 }
 
-/** Every plugin's status as the console API reports it. */
-export async function pluginStatuses(bot: BotHarness): Promise<PluginStatus[]> {
+/** Every plugin's status as the console API reports it (of an in-process bot or a bot process). */
+export async function pluginStatuses(bot: Pick<BotHarness, "baseUrl">): Promise<PluginStatus[]> {
   const response = await fetch(`${bot.baseUrl}/api/plugins`);
   return ((await response.json()) as { plugins: PluginStatus[] }).plugins;
 }
 
-export async function pluginStatus(bot: BotHarness, id: string): Promise<PluginStatus> {
+export async function pluginStatus(bot: Pick<BotHarness, "baseUrl">, id: string): Promise<PluginStatus> {
   const found = (await pluginStatuses(bot)).find((status) => status.id === id);
   if (!found) throw new Error(`no plugin ${id}`);
   return found;
@@ -133,3 +133,62 @@ export async function eventually(condition: () => Promise<boolean>, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** What `FAULT_PLUGIN` does, written to its `behaviour.json`. */
+export interface FaultBehaviour {
+  /** Never answer `activate`. */
+  neverActivate?: boolean;
+  /** Exit (code 3) this long after answering `activate`. */
+  crashAfterActivateMs?: number;
+  /** Declared as they are, however broken. */
+  tools?: unknown[];
+}
+
+/**
+ * A stdio plugin that misbehaves as its `behaviour.json` says. Tools: `echo` answers, `big`
+ * answers with a line of 1.2 MB. It writes its pid to `data/pid` and logs each activation,
+ * one time per line, to `data/activations.log`.
+ */
+export const FAULT_PLUGIN = `
+const fs = require("node:fs");
+const readline = require("node:readline");
+const behaviour = JSON.parse(fs.readFileSync("behaviour.json", "utf8"));
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+fs.mkdirSync("data", { recursive: true });
+fs.writeFileSync("data/pid", String(process.pid));
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const request = JSON.parse(line);
+  const params = request.params || {};
+  if (request.method === "activate") {
+    fs.appendFileSync("data/activations.log", Date.now() + "\\n");
+    if (behaviour.neverActivate) return;
+    write({ tools: behaviour.tools || [] });
+    if (behaviour.crashAfterActivateMs !== undefined) setTimeout(() => process.exit(3), behaviour.crashAfterActivateMs);
+    return;
+  }
+  if (request.method === "execute_tool") {
+    if (params.toolName === "big") return write({ result: "x".repeat(1200000) });
+    return write({ result: "echo: " + JSON.parse(params.input).text });
+  }
+  if (request.method === "deactivate") return write({ result: "ok" });
+  write({ error: "unknown method: " + request.method });
+});
+`;
+
+/** `FAULT_PLUGIN` as the plugin `id`, behaving as `behaviour` says. */
+export function faultPlugin(
+  sandbox: PluginSandbox,
+  id: string,
+  behaviour: FaultBehaviour,
+  manifest: Record<string, unknown> = {},
+): PluginFolder {
+  const folder = nodeStdioPlugin(sandbox, id, FAULT_PLUGIN, manifest);
+  folder.write("behaviour.json", JSON.stringify(behaviour));
+  return folder;
+}
+
+export const ECHO_TOOL = {
+  name: "echo",
+  description: "Echo",
+  parameters: [{ name: "text", type: "string", required: true }],
+};

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Database } from "better-sqlite3";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
+import { WriteTick } from "../../src/store/sqlite/write-tick.ts";
 
 export interface TempDir {
   path: string;
@@ -45,4 +47,9 @@ export function groupMessage(overrides: Partial<ChatMessage> = {}): ChatMessage 
     fromSelf: false,
     ...overrides,
   };
+}
+
+/** A write tick over `db` with a small spool, for stores built one at a time. */
+export function tickOf(db: Database, logger: Logger = captureLog().logger, spoolLimit = 1_000): WriteTick {
+  return new WriteTick(db, logger, { spoolLimit });
 }

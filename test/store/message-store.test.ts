@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Segment } from "../../src/message/segment.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { SqliteMessageStore } from "../../src/store/sqlite/message-store.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir } from "./helpers.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "./helpers.ts";
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -57,7 +57,7 @@ describe("SqliteMessageStore", () => {
   });
 
   it("round-trips every segment type exactly, readable before the batch is written", () => {
-    const store = new SqliteMessageStore(db, captureLog().logger);
+    const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     const message = groupMessage({ messageId: "1234567890123456789", segments: EVERY_SEGMENT });
     store.append(message);
 
@@ -68,7 +68,7 @@ describe("SqliteMessageStore", () => {
   });
 
   it("keeps a 19-digit message id and ids beyond 2^53 identical", () => {
-    const store = new SqliteMessageStore(db, captureLog().logger);
+    const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     const id = "9007199254740993123";
     store.append(
       groupMessage({ messageId: id, userId: "18446744073709551615", groupId: "-9007199254740993" }),
@@ -83,7 +83,7 @@ describe("SqliteMessageStore", () => {
   });
 
   it("round-trips private messages (no group id) and the bot's own messages", () => {
-    const store = new SqliteMessageStore(db, captureLog().logger);
+    const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     const { groupId: _group, ...groupFields } = groupMessage();
     const message = {
       ...groupFields,
@@ -95,11 +95,11 @@ describe("SqliteMessageStore", () => {
     store.append(message);
 
     const [stored] = store.recent({ sessionId: message.sessionId, limit: 1 });
-    expect(stored).toStrictEqual({ ...message, rowId: stored?.rowId });
+    expect(stored).toStrictEqual({ ...message, rowId: expect.any(Number) });
   });
 
   it("returns the newest `limit` messages of one session, oldest first, without other sessions", () => {
-    const store = new SqliteMessageStore(db, captureLog().logger);
+    const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     for (let index = 0; index < 30; index++) {
       store.append(groupMessage({ messageId: `a${index}` }));
       store.append(
@@ -115,6 +115,7 @@ describe("SqliteMessageStore", () => {
   });
 
   it("commits a thousand appends made in one tick in a single transaction", async () => {
+    const tick = tickOf(db);
     const realTransaction = db.transaction.bind(db);
     let transactionsRun = 0;
     vi.spyOn(db, "transaction").mockImplementation(((fn: (...args: unknown[]) => unknown) =>
@@ -122,7 +123,7 @@ describe("SqliteMessageStore", () => {
         transactionsRun++;
         return fn(...args);
       })) as Database["transaction"]);
-    const store = new SqliteMessageStore(db, captureLog().logger);
+    const store = new SqliteMessageStore(db, captureLog().logger, tick);
     const reader = new BetterSqlite3(db.name, { readonly: true });
     const countRows = () => (reader.prepare("SELECT COUNT(*) AS n FROM messages").get() as { n: number }).n;
 
@@ -142,24 +143,41 @@ describe("SqliteMessageStore", () => {
     }
   });
 
-  it("logs a batch that cannot be written instead of crashing, and keeps accepting appends", async () => {
+  it("stores the neighbours of a row that cannot be written and quarantines only that row", async () => {
     const log = captureLog();
-    const store = new SqliteMessageStore(db, log.logger);
-    store.append(groupMessage({ messageId: "ok-but-same-batch" }));
-    store.append(groupMessage({ messageId: "broken", senderName: null as unknown as string }));
+    const store = new SqliteMessageStore(db, log.logger, tickOf(db, log.logger));
+    // A segment nested deeper than JSON.stringify can go, and a row the schema refuses.
+    let deep: { text: string } = { text: "bottom" };
+    for (let depth = 0; depth < 100_000; depth++) deep = { text: "", inner: deep } as { text: string };
+    store.append(groupMessage({ messageId: "before" }));
+    store.append(groupMessage({ messageId: "too-deep", segments: [{ type: "text", data: deep }] }));
+    store.append(groupMessage({ messageId: "no-sender", senderName: null as unknown as string }));
+    store.append(groupMessage({ messageId: "after" }));
     await nextTick();
 
-    expect(log.lines).toContainEqual(
-      expect.objectContaining({ level: 50, lost: 2, msg: "failed to write messages batch" }),
-    );
-    store.append(groupMessage({ messageId: "later" }));
+    const stored = db.prepare("SELECT message_id FROM messages ORDER BY id").all() as Array<{
+      message_id: string;
+    }>;
+    expect(stored.map((row) => row.message_id)).toEqual(["before", "after"]);
+    const quarantined = db.prepare("SELECT store, error, row FROM quarantine ORDER BY id").all() as Array<{
+      store: string;
+      error: string;
+      row: string;
+    }>;
+    expect(quarantined.map((row) => row.store)).toEqual(["messages", "messages"]);
+    expect(quarantined[0]?.error).toMatch(/call stack/i);
+    expect(quarantined[0]?.row).toContain("too-deep");
+    expect(quarantined[1]?.error).toContain("NOT NULL");
+    expect(quarantined[1]?.row).toContain("no-sender");
+    const lines = log.lines.filter((line) => String(line.msg).startsWith("quarantined a messages row"));
+    expect(lines).toHaveLength(2);
     expect(
       store.recent({ sessionId: "onebot:10000:group:20000", limit: 10 }).map((m) => m.messageId),
-    ).toEqual(["later"]);
+    ).toEqual(["before", "after"]);
   });
 
   it("writes queued messages on close and refuses appends afterwards", () => {
-    const store = new SqliteMessageStore(db, captureLog().logger);
+    const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     store.append(groupMessage({ messageId: "last words" }));
     store.close();
 

@@ -5,7 +5,7 @@ import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { SqliteTurnStore } from "../../src/store/sqlite/turn-store.ts";
 import { SqliteUsageStore } from "../../src/store/sqlite/usage-store.ts";
 import type { TurnRecord, UsageRecord } from "../../src/store/types.ts";
-import { captureLog, makeTempDir, type TempDir } from "./helpers.ts";
+import { captureLog, makeTempDir, type TempDir, tickOf } from "./helpers.ts";
 
 const SESSION = "onebot:10000:group:20000";
 
@@ -50,7 +50,7 @@ describe("turn and usage stores", () => {
   });
 
   it("round-trips turn records, with and without optional fields", () => {
-    const turns = new SqliteTurnStore(db, captureLog().logger);
+    const turns = new SqliteTurnStore(db, captureLog().logger, tickOf(db));
     const full = turn({
       status: "silent",
       reason: "nobody asked me",
@@ -66,7 +66,7 @@ describe("turn and usage stores", () => {
   });
 
   it("replaces a turn recorded again under the same reply id", () => {
-    const turns = new SqliteTurnStore(db, captureLog().logger);
+    const turns = new SqliteTurnStore(db, captureLog().logger, tickOf(db));
     turns.record(turn({ status: "failed", reason: "timeout" }));
     turns.record(turn({ status: "replied" }));
 
@@ -75,7 +75,7 @@ describe("turn and usage stores", () => {
   });
 
   it("lists a session's newest turns first, limited, without other sessions", () => {
-    const turns = new SqliteTurnStore(db, captureLog().logger);
+    const turns = new SqliteTurnStore(db, captureLog().logger, tickOf(db));
     for (let index = 0; index < 5; index++) {
       turns.record(turn({ replyId: `a${index}`, createdAt: 1000 + index }));
       turns.record(
@@ -89,7 +89,7 @@ describe("turn and usage stores", () => {
   });
 
   it("summarizes usage per UTC day, task and model, counting failures, since a time", () => {
-    const usageStore = new SqliteUsageStore(db, captureLog().logger);
+    const usageStore = new SqliteUsageStore(db, captureLog().logger, tickOf(db));
     usageStore.record(usage({ time: Date.UTC(2025, 3, 30, 23), promptTokens: 1 })); // before sinceMs
     usageStore.record(usage({ latencyMs: 600.4, replyId: "r1" }));
     usageStore.record(usage({ time: Date.UTC(2025, 4, 1, 23, 59), latencyMs: 1000 }));
@@ -140,7 +140,7 @@ describe("turn and usage stores", () => {
   });
 
   it("stores each usage record's error and reply id", () => {
-    const usageStore = new SqliteUsageStore(db, captureLog().logger);
+    const usageStore = new SqliteUsageStore(db, captureLog().logger, tickOf(db));
     usageStore.record(usage({ success: false, error: "HTTP 429", replyId: "r9" }));
     usageStore.record(usage());
     usageStore.close();
@@ -154,7 +154,7 @@ describe("turn and usage stores", () => {
   });
 
   it("sums the tokens of each chat since a time, for daily budgets", () => {
-    const usageStore = new SqliteUsageStore(db, captureLog().logger);
+    const usageStore = new SqliteUsageStore(db, captureLog().logger, tickOf(db));
     const other = "onebot:10000:group:20001";
     usageStore.record(usage({ time: Date.UTC(2025, 4, 1, 9), sessionId: SESSION })); // before sinceMs
     usageStore.record(usage({ sessionId: SESSION }));

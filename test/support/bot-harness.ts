@@ -52,6 +52,11 @@ export interface StartBotOptions {
    * watched and the console can edit it.
    */
   configFile?: boolean;
+  /**
+   * Resolve only once every plugin's first activation attempt is over (default true), so a
+   * test can talk to the bot with its plugin tools there; the bot itself does not wait.
+   */
+  waitForPlugins?: boolean;
 }
 
 /**
@@ -91,7 +96,8 @@ export function harnessConfig(
 export async function startBot(options: StartBotOptions = {}): Promise<BotHarness> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-bot-"));
   const merged = harnessConfig(dataDir, options.llm, options.config);
-  const validation = createConfigValidator()(merged);
+  // Validation fills in defaults in place; the config file keeps only what the test set.
+  const validation = createConfigValidator()(structuredClone(merged));
   if (!validation.ok) throw new Error(`test config invalid: ${validation.problems.join("; ")}`);
   const config = validation.config;
 
@@ -106,6 +112,7 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
     writeFileSync(configFile, stringify(merged));
   }
   const app = await startApp({ config, configFile, logger });
+  if (options.waitForPlugins !== false) await app.pluginsActivated;
   const baseUrl = `http://127.0.0.1:${app.address.port}`;
   let stopped = false;
   const stop = async () => {

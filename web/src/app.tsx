@@ -144,6 +144,13 @@ function AdapterBadges({ status }: { status: Status }) {
           {adapter.connected ? t("connected") : t("disconnected")}
         </div>
       ))}
+      {status.storage.state === "degraded" && (
+        <div class="adapter-badge" title={status.storage.reason}>
+          <span class="dot" />
+          {t("storageDegraded")} ({status.storage.spooled}
+          {status.storage.dropped > 0 ? ` / −${status.storage.dropped}` : ""})
+        </div>
+      )}
     </div>
   );
 }

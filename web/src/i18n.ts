@@ -30,6 +30,10 @@ const TEXT = {
   none: ["没有内容", "Nothing here"],
   connected: ["已连接", "connected"],
   disconnected: ["未连接", "not connected"],
+  storageDegraded: [
+    "数据库暂时无法写入，消息先存在内存中",
+    "database cannot be written; messages are held in memory",
+  ],
 
   loginTitle: ["登录控制台", "Log in to the console"],
   loginHint: [
@@ -96,6 +100,8 @@ const TEXT = {
   statusReplied: ["已回复", "replied"],
   statusSilent: ["未回复", "silent"],
   statusFailed: ["失败", "failed"],
+  statusInterrupted: ["已中断", "interrupted"],
+  monRecoveredFrom: ["重新运行重启前被中断的回合：", "Runs again the turn a restart interrupted:"],
 
   chatsSearch: ["按群号、QQ 号或会话搜索", "Search by group, user or session"],
   chatsMessageSearch: ["在这个会话里搜索消息", "Search messages in this chat"],
@@ -208,11 +214,13 @@ const TEXT = {
   pluginWidgets: ["插件界面", "Plugin widgets"],
   processRestarts: ["重启次数", "restarts"],
   processNextRetry: ["下次重试", "next retry"],
-  processState_starting: ["进程启动中", "process starting"],
+  processState_starting: ["进程激活中", "process activating"],
   processState_running: ["进程运行中", "process running"],
   processState_errored: ["进程出错", "process errored"],
-  processState_restarting: ["进程重启中", "process restarting"],
+  processState_restarting: ["进程重启中（激活中）", "process restarting (activating)"],
+  processState_failed: ["进程出错，不再重启", "process failed, not restarted"],
   processState_stopped: ["进程已停止", "process stopped"],
+  processFailures: ["连续失败", "failures in a row"],
   formRequired: ["必填", "required"],
   formNumber: ["需要一个数字", "must be a number"],
   formInteger: ["需要一个整数", "must be a whole number"],

@@ -33,6 +33,14 @@ export interface Status {
   modelConfigured: boolean;
   configFile: string | null;
   adapters: AdapterHealth[];
+  storage: StorageHealth;
+}
+
+export interface StorageHealth {
+  state: "ok" | "degraded";
+  reason?: string;
+  spooled: number;
+  dropped: number;
 }
 
 export interface MonitorEvent {
@@ -154,7 +162,7 @@ export interface PluginStatus {
 }
 
 export interface PluginProcessStatus {
-  state: "starting" | "running" | "errored" | "restarting" | "stopped";
+  state: "starting" | "running" | "errored" | "restarting" | "failed" | "stopped";
   pid?: number;
   command: string[];
   restarts: number;

@@ -2,17 +2,25 @@
 export const MAX_LINE_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
+/** How much of a line over the limit `tooLong` gets: enough to read its first key. */
+export const TOO_LONG_HEAD_BYTES = 256;
 
 export interface LineHandlers {
   line(text: string): void;
+  /**
+   * A line has just passed the limit, its end not yet seen; `head` is its first bytes. Lets
+   * the reader act at once instead of when (or if) the line ends.
+   */
+  tooLong?(head: string): void;
   /** A line longer than the limit was dropped; `bytes` is its length. */
   oversized(bytes: number): void;
 }
 
 /**
- * Splits a byte stream into UTF-8 lines of at most `maxBytes`. A longer line is dropped
- * whole and reported once it ends; its bytes are never buffered, so a plugin cannot make
- * the host hold more than one limit's worth of a line. Blank lines are ignored.
+ * Splits a byte stream into UTF-8 lines of at most `maxBytes`. A longer line is reported
+ * as soon as it passes the limit (`tooLong`), dropped whole and reported again once it ends
+ * (`oversized`); its bytes are never buffered, so a plugin cannot make the host hold more
+ * than one limit's worth of a line. Blank lines are ignored.
  */
 export class LineSplitter {
   private pending: Buffer[] = [];
@@ -35,8 +43,10 @@ export class LineSplitter {
         this.dropping += size;
       } else if (this.pendingBytes + size > this.maxBytes) {
         this.dropping = this.pendingBytes + size;
+        const head = headOf([...this.pending, chunk.subarray(start, end)]);
         this.pending = [];
         this.pendingBytes = 0;
+        this.handlers.tooLong?.(head);
       } else if (newline === -1) {
         this.pending.push(chunk.subarray(start, end));
         this.pendingBytes += size;
@@ -59,6 +69,18 @@ export class LineSplitter {
       start = newline + 1;
     }
   }
+}
+
+/** The first `TOO_LONG_HEAD_BYTES` of a line held in parts, copying no more than that. */
+function headOf(parts: Buffer[]): string {
+  const head: Buffer[] = [];
+  let bytes = 0;
+  for (const part of parts) {
+    if (bytes >= TOO_LONG_HEAD_BYTES) break;
+    head.push(part.subarray(0, TOO_LONG_HEAD_BYTES - bytes));
+    bytes += head.at(-1)!.length;
+  }
+  return Buffer.concat(head).toString("utf8");
 }
 
 /** One message as a protocol line; throws when it would exceed the line limit. */

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Logger } from "../../log/logger.ts";
 import { parseJsonLossless } from "../../util/json.ts";
-import { encodeLine, LineSplitter } from "./json-lines.ts";
-import { answerError, classifyLine, type JsonObject } from "./protocol.ts";
+import { encodeLine, LineSplitter, MAX_LINE_BYTES } from "./json-lines.ts";
+import { answerError, classifyLine, type JsonObject, oversizedLineKind } from "./protocol.ts";
 
 /**
  * What every plugin process gets of the bot's environment: enough to find programs, run in
@@ -98,6 +98,8 @@ export class PluginProcess {
   private closed: string | undefined;
   /** Why the process is ending, when the host ended it or it could not start. */
   private endCause: string | undefined;
+  /** The line over the limit being dropped was an answer, already reported with its call. */
+  private droppingAnswer = false;
   private readonly exited: Promise<void>;
 
   constructor(private readonly options: PluginProcessOptions) {
@@ -125,8 +127,12 @@ export class PluginProcess {
     this.child.stdin!.on("error", () => {});
     const stdout = new LineSplitter({
       line: (text) => this.onLine(text),
-      oversized: (bytes) =>
-        logger.warn({ bytes }, `plugin wrote a line of ${bytes} bytes, more than the 1 MB limit; skipped`),
+      tooLong: (head) => this.lineTooLong(head),
+      oversized: (bytes) => {
+        if (this.droppingAnswer) this.droppingAnswer = false;
+        else
+          logger.warn({ bytes }, `plugin wrote a line of ${bytes} bytes, more than the 1 MB limit; skipped`);
+      },
     });
     this.child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
     this.child.stdout!.once("end", () => this.stdoutClosed());
@@ -205,6 +211,12 @@ export class PluginProcess {
     }
   }
 
+  /** Ends the process at once (SIGKILL) and resolves once it is gone. */
+  async terminate(reason: string): Promise<void> {
+    this.kill(reason);
+    await this.exited;
+  }
+
   /** Ends the process at once (SIGKILL); calls fail with `reason`. */
   kill(reason: string): void {
     this.endCause ??= reason;
@@ -251,6 +263,24 @@ export class PluginProcess {
     const error = answerError(line.answer);
     if (error === undefined) pending.resolve(line.answer);
     else pending.reject(new PluginCallError(error));
+    this.sendNext();
+  }
+
+  /**
+   * A line has passed the length limit. An answer cannot be read any more, so its call fails
+   * now rather than at its timeout, and the process lives on: the rest of the line is
+   * dropped, and the next call's answer can only come after it. Only one call is in flight,
+   * so an answer is always the current call's (the protocol has no request ids).
+   */
+  private lineTooLong(head: string): void {
+    const pending = this.current;
+    if (!pending || oversizedLineKind(head) === "push") return;
+    clearTimeout(this.timer);
+    this.current = undefined;
+    this.droppingAnswer = true;
+    const reason = `the plugin's answer to ${pending.method} is longer than ${MAX_LINE_BYTES} bytes, the most one line may carry`;
+    this.options.logger.warn({ method: pending.method }, `${reason}; the call failed, the line is skipped`);
+    pending.reject(new Error(reason));
     this.sendNext();
   }
 

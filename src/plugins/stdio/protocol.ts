@@ -20,6 +20,16 @@ export function classifyLine(value: unknown): PluginLine | undefined {
   return { kind: "answer", answer: value };
 }
 
+/**
+ * What a line over the length limit was meant to be, judged from its first bytes (its end
+ * may never come): a push when its first key is `method`, as pushes are written (seed 002's
+ * examples, Go's PluginInbound), else the answer to the call in flight (Go's PluginResponse
+ * and the examples' answers start with `result`, `error` or `tools`).
+ */
+export function oversizedLineKind(head: string): PluginLine["kind"] {
+  return /^\s*\{\s*"method"\s*:/u.test(head) ? "push" : "answer";
+}
+
 /** The error an answer reports (`{"error": "…"}`), if any. */
 export function answerError(answer: JsonObject): string | undefined {
   const error = answer.error;
@@ -59,13 +69,16 @@ export interface ReplyExtensionDeclaration extends JsonObject {
   description?: string;
 }
 
-/** The answer to `activate`. Go plugins omit empty lists (`omitempty`) or send null. */
+/**
+ * The answer to `activate`. Go plugins omit empty lists (`omitempty`) or send null. The
+ * lists' entries are checked one by one (`ProtocolValidators.declaration`).
+ */
 export interface ActivateAnswer {
-  tools?: ToolDeclaration[] | null;
-  hooks?: HookDeclaration[] | null;
-  enrichers?: EnricherDeclaration[] | null;
+  tools?: unknown[] | null;
+  hooks?: unknown[] | null;
+  enrichers?: unknown[] | null;
   channel_provider?: ChannelProvider | null;
-  reply_extensions?: ReplyExtensionDeclaration[] | null;
+  reply_extensions?: unknown[] | null;
 }
 
 export interface ChannelInbound {
@@ -77,7 +90,8 @@ export interface ChannelInbound {
 }
 
 export interface ChannelToolsPush {
-  tools: ToolDeclaration[];
+  /** Checked one by one, as `activate`'s tools. */
+  tools: unknown[];
 }
 
 export interface ChannelPromptPush {
@@ -99,28 +113,36 @@ const toolDeclaration = {
     parameters: { type: ["array", "object", "null"] },
   },
 };
-const listOf = (items: JsonObject) => ({ type: ["array", "null"], items });
+const namedDeclaration = {
+  type: "object",
+  required: ["name"],
+  properties: { name: named, description: { type: "string" } },
+};
+
+/** One declaration of each list an activate answer may carry; checked one by one, so a bad one is left out alone. */
+const declarationSchemas = {
+  tool: toolDeclaration,
+  hook: {
+    type: "object",
+    required: ["event"],
+    properties: { event: named, matcher: { type: "string" }, name: named },
+  },
+  enricher: namedDeclaration,
+  reply_extension: namedDeclaration,
+};
+
+export type DeclarationKind = keyof typeof declarationSchemas;
+
+const listOf = { type: ["array", "null"] };
 
 const activateAnswerSchema = {
   type: "object",
   properties: {
-    tools: listOf(toolDeclaration),
-    hooks: listOf({
-      type: "object",
-      required: ["event"],
-      properties: { event: named, matcher: { type: "string" }, name: named },
-    }),
-    enrichers: listOf({
-      type: "object",
-      required: ["name"],
-      properties: { name: named, description: { type: "string" } },
-    }),
+    tools: listOf,
+    hooks: listOf,
+    enrichers: listOf,
     channel_provider: { type: ["object", "null"], properties: { name: { type: "string" } } },
-    reply_extensions: listOf({
-      type: "object",
-      required: ["name"],
-      properties: { name: named, description: { type: "string" } },
-    }),
+    reply_extensions: listOf,
   },
 };
 
@@ -139,7 +161,7 @@ const pushSchemas = {
   channel_tools: {
     type: "object",
     required: ["tools"],
-    properties: { tools: { type: "array", items: toolDeclaration } },
+    properties: { tools: { type: "array" } },
   },
   channel_prompt: {
     type: "object",
@@ -153,12 +175,19 @@ export type PushMethod = keyof typeof pushSchemas;
 
 export interface ProtocolValidators {
   activate: ValidateFunction<ActivateAnswer>;
+  declaration: { [K in DeclarationKind]: ValidateFunction };
   push: { [M in PushMethod]: ValidateFunction };
 }
 
 export function compileProtocol(ajv: Ajv): ProtocolValidators {
   return {
     activate: ajv.compile<ActivateAnswer>(activateAnswerSchema),
+    declaration: {
+      tool: ajv.compile(declarationSchemas.tool),
+      hook: ajv.compile(declarationSchemas.hook),
+      enricher: ajv.compile(declarationSchemas.enricher),
+      reply_extension: ajv.compile(declarationSchemas.reply_extension),
+    },
     push: {
       channel_inbound: ajv.compile(pushSchemas.channel_inbound),
       channel_tools: ajv.compile(pushSchemas.channel_tools),
@@ -172,9 +201,9 @@ export function isPushMethod(method: string): method is PushMethod {
   return Object.hasOwn(pushSchemas, method);
 }
 
-/** The ajv errors of the last check as one line. */
-export function problemsOf(validate: ValidateFunction): string {
+/** The ajv errors of the last check as one line; `whole` names the checked value itself. */
+export function problemsOf(validate: ValidateFunction, whole = "(answer)"): string {
   return (validate.errors ?? [])
-    .map((error) => `${error.instancePath.slice(1).replaceAll("/", ".") || "(answer)"} ${error.message}`)
+    .map((error) => `${error.instancePath.slice(1).replaceAll("/", ".") || whole} ${error.message}`)
     .join("; ");
 }

@@ -14,12 +14,7 @@ import type {
 } from "../../sdk/types.ts";
 import { type Built, buildEnricher, buildHook, buildTool } from "../component-builders.ts";
 import type { CallContext, Component, Disposer, ToolComponent } from "../components.ts";
-import {
-  assertUniqueNames,
-  type ProcessStatus,
-  type RuntimeDetails,
-  type RuntimeLoadRequest,
-} from "../runtime.ts";
+import type { ProcessStatus, RuntimeDetails, RuntimeLoadRequest } from "../runtime.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { channelSessionPrefix } from "./channel-session.ts";
 import { chatParams } from "./chat-params.ts";
@@ -30,6 +25,7 @@ import {
   type ChannelPromptPush,
   type ChannelToolsPush,
   compileProtocol,
+  type DeclarationKind,
   type EnricherDeclaration,
   type HookDeclaration,
   isJsonObject,
@@ -46,10 +42,17 @@ import {
 export const DEACTIVATE_GRACE_MS = 5_000;
 const FIRST_RETRY_DELAY_MS = 1_000;
 const MAX_RETRY_DELAY_MS = 30_000;
+/**
+ * How long a process must stay up after its activation before its failures are forgotten.
+ * One that dies sooner continues the series, so a plugin that crashes right after every
+ * activation backs off to the longest delay (and reaches `maxRetries`) instead of being
+ * restarted at the first delay forever.
+ */
+export const STABLE_UPTIME_MS = 60_000;
 /** How much longer than a plugin call's own limit the host's runner waits for it. */
 const EXECUTOR_MARGIN_MS = 250;
 
-/** Delay before the n-th activation retry in a row: 1 s·2^(n-1), at most 30 s. */
+/** Delay before the retry after the n-th failure in a row: 1 s·2^(n-1), at most 30 s. */
 export function retryDelayMs(attempt: number): number {
   return Math.min(FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
 }
@@ -62,7 +65,7 @@ export interface StdioPluginDeps {
 
 /**
  * One loaded version of a stdio plugin: its process, restarted with exponential backoff when
- * it crashes or a call times out, and what the process declared. What a process declared
+ * it crashes, a call times out or an activation fails, and what the process declared. What a process declared
  * (tools, hooks, enrichers, channel tools, channel prompt, widgets) leaves with it, so a dead
  * plugin's tools are gone from the next planner request; only its guard hooks stay, denying.
  */
@@ -76,7 +79,10 @@ export class StdioPlugin {
   private provider: { name: string; configSchema?: unknown } | undefined;
   private removePrompt: Disposer = () => {};
   private detachChannel: Disposer = () => {};
+  private channelAttached = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Forgets the failures once the running process has stayed up `STABLE_UPTIME_MS`. */
+  private uptimeTimer: NodeJS.Timeout | undefined;
   private readonly status: ProcessStatus;
   private readonly protocol: ProtocolValidators;
 
@@ -98,7 +104,8 @@ export class StdioPlugin {
   }
 
   /**
-   * The first activation; a failure fails the load (and is not retried). Only an activated
+   * A version that replaces a running one: its first activation must succeed and is not
+   * retried (a failure fails the load, and the running version stays). Only an activated
    * version takes over the channel, so a broken edit leaves the running version's replies alone.
    */
   async start(): Promise<void> {
@@ -108,29 +115,41 @@ export class StdioPlugin {
       this.removePrompt();
       throw error;
     }
-    const plugin = this;
-    this.detachChannel = this.deps.channels.attach(this.id, {
-      get name() {
-        return plugin.channelName;
-      },
-      send: (chatId, segments) => this.channelSend(chatId, segments),
-    });
+  }
+
+  /**
+   * A first load: the activation runs on in the background, so a plugin slow to answer
+   * `activate` holds up nothing, and a failed one is retried like a crash (under
+   * `autoRetry`). Settles, never rejecting, once the first attempt is over.
+   */
+  startInBackground(): Promise<void> {
+    return this.activate().then(
+      () => this.logger.info({ components: this.components.length }, "plugin activated"),
+      (error: unknown) => this.activationFailed(error),
+    );
   }
 
   async configChanged(config: Record<string, unknown>): Promise<void> {
     await this.call("config_changed", { config });
   }
 
-  /** Deactivation: `deactivate`, then up to 5 s for the process to exit, then it is killed. */
+  /**
+   * Deactivation: `deactivate`, then up to 5 s for the process to exit, then it is killed; a
+   * process still activating is killed at once.
+   */
   async unload(): Promise<void> {
     this.unloading = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.uptimeTimer);
     this.detachChannel();
     this.removePrompt();
     const process = this.process;
     this.process = undefined;
     this.setState("stopped");
-    await process?.shutdown(DEACTIVATE_GRACE_MS);
+    // A process still activating was never activated: it is ended, not sent `deactivate`
+    // behind its unanswered `activate` (which would only wait out the grace).
+    if (process && this.activating) await process.terminate("was killed: unloaded while activating");
+    else await process?.shutdown(DEACTIVATE_GRACE_MS);
   }
 
   details(): RuntimeDetails {
@@ -190,20 +209,56 @@ export class StdioPlugin {
     } finally {
       this.activating = false;
     }
-    this.status.failures = 0;
     this.status.nextRetryAt = undefined;
+    this.forgetFailuresWhenStable(process);
+    this.attachChannel();
     this.setState("running");
     this.request.componentsChanged();
   }
 
+  private forgetFailuresWhenStable(process: PluginProcess): void {
+    clearTimeout(this.uptimeTimer);
+    this.uptimeTimer = setTimeout(() => {
+      if (this.process !== process || this.status.failures === 0) return;
+      this.status.failures = 0;
+      this.request.statusChanged();
+    }, STABLE_UPTIME_MS);
+    this.uptimeTimer.unref();
+  }
+
+  /** The first activated version (or retry) takes over the plugin's channel, once. */
+  private attachChannel(): void {
+    if (this.channelAttached) return;
+    this.channelAttached = true;
+    const plugin = this;
+    this.detachChannel = this.deps.channels.attach(this.id, {
+      get name() {
+        return plugin.channelName;
+      },
+      send: (chatId, segments) => this.channelSend(chatId, segments),
+    });
+  }
+
   private declare(answer: ActivateAnswer): void {
+    const taken = new Set<string>();
+    const skipped: string[] = [];
     const declared: Built<Component>[] = [
-      ...(answer.tools ?? []).map((tool) => this.tool(tool)),
-      ...(answer.hooks ?? []).flatMap((hook, index) => this.hook(hook, index)),
-      ...(answer.enrichers ?? []).map((enricher) => this.enricher(enricher)),
-      ...(answer.reply_extensions ?? []).map((extension) => this.replyExtension(extension)),
+      ...this.buildEach("tool", answer.tools, taken, skipped, (tool: ToolDeclaration) => this.tool(tool)),
+      ...this.buildEach("hook", answer.hooks, taken, skipped, (hook: HookDeclaration, index) =>
+        this.hook(hook, index),
+      ),
+      ...this.buildEach("enricher", answer.enrichers, taken, skipped, (enricher: EnricherDeclaration) =>
+        this.enricher(enricher),
+      ),
+      ...this.buildEach(
+        "reply_extension",
+        answer.reply_extensions,
+        taken,
+        skipped,
+        (extension: ReplyExtensionDeclaration) => this.replyExtension(extension),
+      ),
     ];
-    assertUniqueNames(declared, this.id);
+    this.noteSkipped(skipped);
     this.declared = declared;
     const provider = answer.channel_provider;
     this.provider = provider
@@ -215,11 +270,48 @@ export class StdioPlugin {
   }
 
   /**
+   * Builds each declaration of one list; a bad one (wrong shape, no description, parameters
+   * that do not compile, a name already taken) is left out and the rest load.
+   */
+  private buildEach<T>(
+    kind: DeclarationKind,
+    list: unknown[] | null | undefined,
+    taken: Set<string>,
+    skipped: string[],
+    build: (declaration: T, index: number) => Built<Component>,
+  ): Built<Component>[] {
+    const validate = this.protocol.declaration[kind];
+    const built: Built<Component>[] = [];
+    (list ?? []).forEach((declaration, index) => {
+      try {
+        if (!validate(declaration)) throw new Error(problemsOf(validate, "the declaration"));
+        const one = build(declaration as T, index);
+        const key = `${one.component.kind}:${one.component.name}`;
+        if (taken.has(key)) throw new Error(`the name "${one.component.name}" is declared twice`);
+        taken.add(key);
+        built.push(one);
+      } catch (error) {
+        skipped.push(`${declarationLabel(kind, declaration, index)}: ${errorText(error)}`);
+      }
+    });
+    return built;
+  }
+
+  /** A log line for each left-out declaration; together they are the status's last error, for the console. */
+  private noteSkipped(skipped: string[]): void {
+    if (skipped.length === 0) return;
+    for (const problem of skipped) this.logger.warn(`plugin declaration skipped: ${problem}`);
+    this.status.lastError = `declarations skipped: ${skipped.join("; ")}`;
+    this.status.lastErrorAt = Date.now();
+  }
+
+  /**
    * The process can no longer answer (crash, stdout closed, a call timed out): what it
    * declared goes now (its guards excepted), before its waiting calls fail, so the turn's
    * next planner request already lacks its tools.
    */
   private closed(reason: string): void {
+    clearTimeout(this.uptimeTimer);
     this.forgetDeclarations();
     this.status.lastError = reason;
     this.status.lastErrorAt = Date.now();
@@ -246,7 +338,20 @@ export class StdioPlugin {
     this.removePrompt = () => {};
   }
 
-  /** Records a failure and schedules the next activation, unless retries are off or used up. */
+  /** An activation (the first one or a retry) failed: what it declared goes, and the failure counts. */
+  private activationFailed(error: unknown): void {
+    if (this.unloading) return;
+    const reason = errorText(error);
+    this.forgetDeclarations();
+    this.logger.error(`plugin ${reason}`);
+    this.failed(reason);
+    this.request.componentsChanged();
+  }
+
+  /**
+   * Records a failure and schedules the next activation, unless retries are off or used up
+   * (then the process state is `failed` until the plugin is reloaded or enabled again).
+   */
   private failed(reason: string): void {
     const { autoRetry, maxRetries } = this.request.manifest;
     this.status.failures++;
@@ -257,10 +362,10 @@ export class StdioPlugin {
       this.status.nextRetryAt = undefined;
       this.logger.error(
         autoRetry
-          ? `plugin process not restarted: ${maxRetries} activation retries failed`
+          ? `plugin process not restarted: it failed ${this.status.failures} times in a row (maxRetries ${maxRetries})`
           : "plugin process not restarted: autoRetry is off",
       );
-      this.setState("errored", reason);
+      this.setState("failed", reason);
       return;
     }
     const delay = retryDelayMs(this.status.failures);
@@ -283,11 +388,7 @@ export class StdioPlugin {
       await this.activate();
       this.logger.info({ restarts: this.status.restarts }, "plugin process restarted");
     } catch (error) {
-      if (this.unloading) return;
-      this.forgetDeclarations();
-      this.logger.error(`plugin process restart failed: ${errorText(error)}`);
-      this.failed(errorText(error));
-      this.request.componentsChanged();
+      this.activationFailed(error);
     }
   }
 
@@ -348,16 +449,14 @@ export class StdioPlugin {
     }
   }
 
-  /** A new `channel_tools` declaration replaces the previous one. */
-  private declareChannelTools(tools: ToolDeclaration[]): void {
-    try {
-      const built = tools.map((tool) => this.tool(tool, channelSessionPrefix(this.id)));
-      assertUniqueNames([...this.declared, ...built], this.id);
-      this.channelTools = built;
-    } catch (error) {
-      this.logger.warn(`plugin's channel_tools rejected, the previous ones stay: ${errorText(error)}`);
-      return;
-    }
+  /** A new `channel_tools` declaration replaces the previous one; a bad tool in it is left out alone. */
+  private declareChannelTools(tools: unknown[]): void {
+    const taken = new Set(this.declared.map(({ component }) => `${component.kind}:${component.name}`));
+    const skipped: string[] = [];
+    this.channelTools = this.buildEach("tool", tools, taken, skipped, (tool: ToolDeclaration) =>
+      this.tool(tool, channelSessionPrefix(this.id)),
+    );
+    this.noteSkipped(skipped);
     this.request.componentsChanged();
   }
 
@@ -400,33 +499,28 @@ export class StdioPlugin {
     return built;
   }
 
-  /** A hook of an event this host never fires (xbot knows more) is left out with a log line. */
-  private hook(declaration: HookDeclaration, index: number): Built<Component>[] {
+  /** A hook of an event this host never fires (xbot knows more) throws, so it is left out with a log line. */
+  private hook(declaration: HookDeclaration, index: number): Built<Component> {
     const { event, matcher, name, ...options } = declaration;
-    try {
-      const built = buildHook(
-        { pluginId: this.id, name: name ?? `${event}_${index + 1}` },
-        {
-          ...(options as ComponentOptions),
-          timeout_ms: this.callLimit(options),
-          event: event as HookEventName,
-          ...(matcher ? { matcher } : {}),
-        },
-        async (input, call) => {
-          const answer = await this.call("hook", this.hookParams(input, call), {
-            timeoutMs,
-            signal: call.signal,
-          });
-          // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
-          return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
-        },
-      );
-      const timeoutMs = leaveTheLimitToTheCall(built.component);
-      return [built];
-    } catch (error) {
-      this.logger.warn(`plugin hook left out: ${errorText(error)}`);
-      return [];
-    }
+    const built = buildHook(
+      { pluginId: this.id, name: name ?? `${event}_${index + 1}` },
+      {
+        ...(options as ComponentOptions),
+        timeout_ms: this.callLimit(options),
+        event: event as HookEventName,
+        ...(matcher ? { matcher } : {}),
+      },
+      async (input, call) => {
+        const answer = await this.call("hook", this.hookParams(input, call), {
+          timeoutMs,
+          signal: call.signal,
+        });
+        // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
+        return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
+      },
+    );
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
+    return built;
   }
 
   private hookParams(input: HookInput, call: CallContext): JsonObject {
@@ -520,6 +614,12 @@ function replyExtensionResult(answer: JsonObject): unknown {
 /** `entry` split on whitespace; no shell is involved. */
 export function commandLine(entry: string): string[] {
   return entry.trim().split(/\s+/u);
+}
+
+/** How a log line names a declaration: its kind and name, else its place in the list. */
+function declarationLabel(kind: DeclarationKind, declaration: unknown, index: number): string {
+  const named = isJsonObject(declaration) ? (declaration.name ?? declaration.event) : undefined;
+  return typeof named === "string" && named ? `${kind} "${named}"` : `${kind} #${index + 1}`;
 }
 
 function errorText(error: unknown): string {

@@ -10,8 +10,11 @@ export class StdioPluginRuntime implements PluginRuntime {
 
   async load(request: RuntimeLoadRequest): Promise<LoadedPlugin> {
     const plugin = new StdioPlugin(request, this.deps);
-    await plugin.start();
+    let activation: Promise<void> | undefined;
+    if (request.replacing) await plugin.start();
+    else activation = plugin.startInBackground();
     return {
+      ...(activation ? { activation } : {}),
       get components() {
         return plugin.components;
       },

@@ -16,6 +16,7 @@ export function registerStatusRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
       modelConfigured: isModelConfigured(config),
       configFile: deps.configFile ?? null,
       adapters: deps.health().adapters,
+      storage: deps.health().storage,
     };
   });
 }

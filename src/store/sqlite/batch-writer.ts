@@ -1,58 +1,74 @@
 import type { Logger } from "../../log/logger.ts";
+import { errorText, isStorageUnavailable } from "./storage-errors.ts";
 import type { TickWriter, WriteTick } from "./write-tick.ts";
 
 export interface BatchWriterOptions<T> {
-  /** Names the queue in log lines and errors (`messages`, `llm_usage`). */
+  /** Names the queue (the table) in log lines, errors and the quarantine. */
   name: string;
-  /** Commits one batch; expected to be a single transaction. */
+  /** Writes rows; a `db.transaction`, so inside the tick it is a savepoint that fails whole. */
   writeBatch: (items: readonly T[]) => void;
   logger: Logger;
-  /** Shares one transaction per event-loop turn with the database's other stores. */
-  tick?: WriteTick;
+  /** Commits this queue in one transaction per event-loop turn with the database's other stores. */
+  tick: WriteTick;
   /**
-   * Instead, gathers writes for this long and commits them in a transaction of their own:
-   * for bulky, non-critical records (monitor events) that need not be on disk at once.
+   * Instead, gathers writes for this long before handing them to the tick: for bulky,
+   * non-critical records (monitor events) that need not be on disk at once.
    */
   delayMs?: number;
+  /** Rows that may go first when the spool is full (messages that triggered nothing). */
+  expendable?: (item: T) => boolean;
 }
 
 /**
  * Queues items and writes them all in one batch per event-loop turn, so a burst of pushes
- * costs one transaction instead of one per item and never blocks the caller.
+ * costs one transaction instead of one per item and never blocks the caller. Rows stay queued
+ * until their commit succeeded: while the database cannot be written the queue is the spool.
  */
 export class BatchWriter<T> implements TickWriter {
   readonly #options: BatchWriterOptions<T>;
   #queue: T[] = [];
-  #scheduled: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  /** How many rows at the head of the queue the current transaction holds. */
+  #written = 0;
+  #delay: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: BatchWriterOptions<T>) {
     this.#options = options;
+    options.tick.register(this);
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Rows not yet committed, oldest first. */
+  pending(): readonly T[] {
+    return this.#queue;
   }
 
   push(item: T): void {
     if (this.#closed) throw new Error(`${this.#options.name} store is closed`);
     this.#queue.push(item);
-    if (this.#options.tick) this.#options.tick.schedule(this);
-    else if (this.#options.delayMs !== undefined) {
-      this.#scheduled ??= setTimeout(() => this.writeQueued(), this.#options.delayMs);
-    } else this.#scheduled ??= setImmediate(() => this.writeQueued());
+    const { delayMs, tick } = this.#options;
+    if (this.#queue.length > tick.spoolLimit) {
+      // A burst that large in one turn is written now; only what the database refuses is dropped.
+      tick.run();
+      if (this.#queue.length > tick.spoolLimit) this.#dropOne();
+    }
+    if (delayMs === undefined) tick.schedule(this);
+    else
+      this.#delay ??= setTimeout(() => {
+        this.#delay = undefined;
+        tick.schedule(this);
+      }, delayMs);
   }
 
-  /** Writes everything queued now. A failed batch is dropped and the error thrown. */
+  /** Commits everything queued now, unless the database cannot be written (then it stays spooled). */
   flush(): void {
-    this.#cancelScheduled();
-    if (this.#queue.length === 0) return;
-    const batch = this.#queue;
-    this.#queue = [];
-    this.#options.writeBatch(batch);
-  }
-
-  #cancelScheduled(): void {
-    if (this.#scheduled === undefined) return;
-    if (this.#options.delayMs !== undefined) clearTimeout(this.#scheduled as NodeJS.Timeout);
-    else clearImmediate(this.#scheduled as NodeJS.Immediate);
-    this.#scheduled = undefined;
+    if (this.#delay !== undefined) clearTimeout(this.#delay);
+    this.#delay = undefined;
+    if (this.#queue.length > 0) this.#options.tick.schedule(this);
+    this.#options.tick.run();
   }
 
   /** Writes what is queued and refuses further pushes. */
@@ -62,14 +78,51 @@ export class BatchWriter<T> implements TickWriter {
     this.flush();
   }
 
-  /** The scheduled write: nobody awaits it, so a failure is logged, never thrown. */
   writeQueued(): void {
-    const count = this.#queue.length;
+    const batch = this.#queue;
+    this.#written = 0;
     try {
-      this.flush();
+      this.#options.writeBatch(batch);
     } catch (error) {
-      // Nobody awaits a scheduled flush; throwing here would crash the process.
-      this.#options.logger.error({ err: error, lost: count }, `failed to write ${this.#options.name} batch`);
+      if (isStorageUnavailable(error)) throw error;
+      // One row the database refuses (or that cannot even be serialised) must not take its
+      // neighbours with it: the failed savepoint left nothing, so write them one by one.
+      for (const item of batch) this.#writeAlone(item);
     }
+    this.#written = batch.length;
+  }
+
+  committed(): void {
+    this.#queue.splice(0, this.#written);
+    this.#written = 0;
+  }
+
+  #writeAlone(item: T): void {
+    try {
+      this.#options.writeBatch([item]);
+      return;
+    } catch (error) {
+      if (isStorageUnavailable(error)) throw error;
+      this.#quarantine(item, error);
+    }
+  }
+
+  #quarantine(item: T, rowError: unknown): void {
+    try {
+      this.#options.tick.quarantine.keep(this.#options.name, item, rowError);
+    } catch (error) {
+      if (isStorageUnavailable(error)) throw error;
+      this.#options.logger.error(
+        { err: error, rowError: errorText(rowError) },
+        `lost a ${this.#options.name} row: it could not be stored nor quarantined`,
+      );
+    }
+  }
+
+  #dropOne(): void {
+    const { expendable } = this.#options;
+    const index = expendable ? this.#queue.findIndex(expendable) : -1;
+    this.#queue.splice(Math.max(index, 0), 1);
+    this.#options.tick.dropped(1);
   }
 }

@@ -7,8 +7,14 @@ import { MIGRATIONS, type Migration } from "./migrations.ts";
 
 export const IN_MEMORY = ":memory:";
 
-/** How long a statement waits for another connection's lock before failing. */
-const BUSY_TIMEOUT_MS = 5000;
+/** How long opening and migrating wait for another connection's lock before failing. */
+const OPEN_BUSY_TIMEOUT_MS = 5000;
+/**
+ * How long a write waits for another connection's lock once running. The driver is synchronous,
+ * so this is time the event loop stands still: writes that meet a lock are spooled and retried
+ * later (WriteTick) instead of waiting here.
+ */
+const WRITE_BUSY_TIMEOUT_MS = 5;
 
 /** Chats, memories and usage are the owner's alone. */
 const PRIVATE_FILE_MODE = 0o600;
@@ -27,11 +33,12 @@ export function openSqliteDatabase(
   if (file !== IN_MEMORY) makePrivate(file, logger);
   const db = new BetterSqlite3(file);
   try {
+    db.pragma(`busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     // WAL lets readers run beside the writer; NORMAL sync is durable across app crashes.
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     applyMigrations(db, migrations, logger);
+    db.pragma(`busy_timeout = ${WRITE_BUSY_TIMEOUT_MS}`);
   } catch (error) {
     db.close();
     throw error;

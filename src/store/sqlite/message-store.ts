@@ -37,25 +37,42 @@ const COLUMNS =
 /** Larger than any row id, for "no upper bound" in paging queries. */
 const NO_ROW_LIMIT = Number.MAX_SAFE_INTEGER;
 
-/** Messages in the `messages` table; appends are committed in one transaction per event-loop turn. */
+export interface MessageStoreOptions {
+  /** Messages that may go first when the spool is full: those that triggered nothing. */
+  expendable?: (message: ChatMessage) => boolean;
+}
+
+/**
+ * Messages in the `messages` table; appends are committed in one transaction per event-loop
+ * turn, which also keeps each chat's row in `chat_sessions` (newest message, count) current.
+ * Messages not yet committed (the spool, while the database cannot be written) are part of
+ * what `recent` and `findByMessageId` return, so the bot's own context never misses them.
+ */
 export class SqliteMessageStore implements MessageStore, ChatHistory {
   readonly #writer: BatchWriter<ChatMessage>;
   readonly #selectRecent: Statement<[string, number]>;
   readonly #selectByMessageId: Statement<[string, string]>;
   readonly #selectSessions: Statement<[{ search: string | null; limit: number }]>;
-  readonly #selectMessages: Statement<
-    [{ session: string | null; search: string | null; before: number; limit: number }]
+  readonly #selectAllMessages: Statement<[{ search: string | null; before: number; limit: number }]>;
+  readonly #selectSessionMessages: Statement<
+    [{ session: string; search: string | null; before: number; limit: number }]
   >;
 
-  constructor(db: Database, logger: Logger, tick?: WriteTick) {
+  constructor(db: Database, logger: Logger, tick: WriteTick, options: MessageStoreOptions = {}) {
     const insert = db.prepare(
       `INSERT INTO messages (platform, adapter_id, self_id, session_id, chat_type, group_id, user_id,
          sender_name, message_id, segments, time, from_self)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const countSession = db.prepare(
+      `INSERT INTO chat_sessions (session_id, last_id, message_count) VALUES (?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET
+         last_id = excluded.last_id, message_count = chat_sessions.message_count + excluded.message_count`,
+    );
     const insertAll = db.transaction((messages: readonly ChatMessage[]) => {
+      const added = new Map<string, { lastId: number; count: number }>();
       for (const message of messages) {
-        insert.run(
+        const { lastInsertRowid } = insert.run(
           message.platform,
           message.adapterId,
           message.selfId,
@@ -69,9 +86,18 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
           message.time,
           message.fromSelf ? 1 : 0,
         );
+        const session = added.get(message.sessionId);
+        added.set(message.sessionId, { lastId: Number(lastInsertRowid), count: (session?.count ?? 0) + 1 });
       }
+      for (const [sessionId, { lastId, count }] of added) countSession.run(sessionId, lastId, count);
     });
-    this.#writer = new BatchWriter({ name: "messages", writeBatch: insertAll, logger, tick });
+    this.#writer = new BatchWriter({
+      name: "messages",
+      writeBatch: insertAll,
+      logger,
+      tick,
+      expendable: options.expendable,
+    });
     this.#selectRecent = db.prepare(
       `SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
     );
@@ -80,17 +106,21 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     );
     this.#selectSessions = db.prepare(
       `SELECT ${COLUMNS.replace(/(\w+)/g, "m.$1")}, s.message_count
-       FROM (SELECT session_id, MAX(id) AS last_id, COUNT(*) AS message_count FROM messages
-             WHERE @search IS NULL OR session_id LIKE '%' || @search || '%' ESCAPE '\\'
-             GROUP BY session_id) s
-       JOIN messages m ON m.id = s.last_id
+       FROM chat_sessions s JOIN messages m ON m.id = s.last_id
+       WHERE @search IS NULL OR s.session_id LIKE '%' || @search || '%' ESCAPE '\\'
        ORDER BY s.last_id DESC LIMIT @limit`,
     );
-    this.#selectMessages = db.prepare(
+    // Two statements, not one with "@session IS NULL OR …": the planner can only use the
+    // (session_id, id) index when the session is a plain equality.
+    this.#selectAllMessages = db.prepare(
       `SELECT ${COLUMNS} FROM messages
-       WHERE (@session IS NULL OR session_id = @session)
+       WHERE id < @before AND (@search IS NULL OR segments LIKE '%' || @search || '%' ESCAPE '\\')
+       ORDER BY id DESC LIMIT @limit`,
+    );
+    this.#selectSessionMessages = db.prepare(
+      `SELECT ${COLUMNS} FROM messages
+       WHERE session_id = @session AND id < @before
          AND (@search IS NULL OR segments LIKE '%' || @search || '%' ESCAPE '\\')
-         AND id < @before
        ORDER BY id DESC LIMIT @limit`,
     );
   }
@@ -99,16 +129,21 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     this.#writer.push(message);
   }
 
-  recent(query: HistoryQuery): StoredMessage[] {
+  recent(query: HistoryQuery): ChatMessage[] {
     if (query.limit <= 0) return [];
     this.flush();
-    const newestFirst = this.#selectRecent.all(query.sessionId, query.limit) as MessageRow[];
-    return newestFirst.reverse().map(toStoredMessage);
+    const spooled = this.#writer.pending().filter((message) => message.sessionId === query.sessionId);
+    const stored = spooled.length >= query.limit ? [] : this.#storedRecent(query.sessionId, query.limit);
+    return [...stored, ...spooled].slice(-query.limit);
   }
 
   /** The newest stored message with this platform id in the session. */
-  findByMessageId(sessionId: string, messageId: string): StoredMessage | undefined {
+  findByMessageId(sessionId: string, messageId: string): ChatMessage | undefined {
     this.flush();
+    const spooled = this.#writer
+      .pending()
+      .findLast((message) => message.sessionId === sessionId && message.messageId === messageId);
+    if (spooled) return spooled;
     const row = this.#selectByMessageId.get(sessionId, messageId) as MessageRow | undefined;
     return row && toStoredMessage(row);
   }
@@ -132,13 +167,12 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     this.flush();
     // Segments are stored as JSON, where quotes and backslashes in text are escaped.
     const search = query.search ? escapeLike(JSON.stringify(query.search).slice(1, -1)) : null;
-    const rows = this.#selectMessages.all({
-      session: query.sessionId ?? null,
-      search,
-      before: query.beforeRowId ?? NO_ROW_LIMIT,
-      limit: query.limit,
-    }) as MessageRow[];
-    return rows.map(toStoredMessage);
+    const page = { search, before: query.beforeRowId ?? NO_ROW_LIMIT, limit: query.limit };
+    const rows =
+      query.sessionId === undefined
+        ? this.#selectAllMessages.all(page)
+        : this.#selectSessionMessages.all({ ...page, session: query.sessionId });
+    return (rows as MessageRow[]).map(toStoredMessage);
   }
 
   flush(): void {
@@ -148,6 +182,11 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
   /** Commits what is queued; later appends throw. The database stays open (its owner closes it). */
   close(): void {
     this.#writer.close();
+  }
+
+  #storedRecent(sessionId: string, limit: number): StoredMessage[] {
+    const newestFirst = this.#selectRecent.all(sessionId, limit) as MessageRow[];
+    return newestFirst.reverse().map(toStoredMessage);
   }
 }
 

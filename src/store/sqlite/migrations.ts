@@ -97,4 +97,95 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("ALTER TABLE llm_usage ADD COLUMN session_id TEXT");
     },
   },
+  {
+    version: 4,
+    name: "durable turns, sends journal",
+    up(sql) {
+      // Turns are recorded when they start: `running` and `interrupted` join the statuses and a
+      // running turn has no finished_at. SQLite cannot alter a CHECK, so the table is rebuilt.
+      sql(`
+        CREATE TABLE turns_v4 (
+          reply_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          status TEXT NOT NULL
+            CHECK (status IN ('running', 'replied', 'silent', 'failed', 'interrupted')),
+          reason TEXT,
+          kind TEXT,
+          trigger_message_ids TEXT NOT NULL,
+          message_ids TEXT,
+          recovered_from TEXT,
+          created_at INTEGER NOT NULL,
+          finished_at INTEGER,
+          detail TEXT
+        )
+      `);
+      sql(`
+        INSERT INTO turns_v4
+          (reply_id, session_id, status, reason, trigger_message_ids, created_at, finished_at, detail)
+        SELECT reply_id, session_id, status, reason, trigger_message_ids, created_at, finished_at, detail
+        FROM turns
+      `);
+      sql("DROP TABLE turns");
+      sql("ALTER TABLE turns_v4 RENAME TO turns");
+      sql("CREATE INDEX turns_session_created_idx ON turns (session_id, created_at)");
+      // Start-up looks for the turns a crash left running.
+      sql("CREATE INDEX turns_running_idx ON turns (created_at) WHERE status = 'running'");
+      // Every message a turn sets out to send, committed before it leaves (at-most-once on restart).
+      sql(`
+        CREATE TABLE sends (
+          id INTEGER PRIMARY KEY,
+          reply_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          target TEXT NOT NULL,
+          content_hash TEXT NOT NULL,
+          summary TEXT NOT NULL,
+          state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed', 'in_doubt')),
+          platform_message_id TEXT,
+          error TEXT,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        )
+      `);
+      sql("CREATE INDEX sends_reply_idx ON sends (reply_id, id)");
+      sql("CREATE INDEX sends_created_idx ON sends (created_at)");
+    },
+  },
+  {
+    version: 5,
+    name: "quarantine",
+    up(sql) {
+      // Rows the database refused for what they are (a segment that cannot be serialised, …),
+      // kept for inspection instead of being lost with their neighbours. `row` is capped text.
+      sql(`
+        CREATE TABLE quarantine (
+          id INTEGER PRIMARY KEY,
+          time INTEGER NOT NULL,
+          store TEXT NOT NULL,
+          error TEXT NOT NULL,
+          row TEXT NOT NULL
+        )
+      `);
+    },
+  },
+  {
+    version: 6,
+    name: "chat_sessions",
+    up(sql) {
+      // Each chat's newest message and message count, kept by the message store as it writes:
+      // the console's chat list reads it instead of grouping every stored message, and
+      // retention finds the chats over their cap here.
+      sql(`
+        CREATE TABLE chat_sessions (
+          session_id TEXT PRIMARY KEY,
+          last_id INTEGER NOT NULL,
+          message_count INTEGER NOT NULL
+        )
+      `);
+      sql(`
+        INSERT INTO chat_sessions (session_id, last_id, message_count)
+        SELECT session_id, MAX(id), COUNT(*) FROM messages GROUP BY session_id
+      `);
+      sql("CREATE INDEX chat_sessions_last_idx ON chat_sessions (last_id)");
+    },
+  },
 ];

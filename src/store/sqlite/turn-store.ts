@@ -1,4 +1,4 @@
-import type { Database, Statement } from "better-sqlite3";
+import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
 import type { TurnRecord, TurnStatus, TurnStore } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
@@ -9,47 +9,79 @@ interface TurnRow {
   session_id: string;
   status: string;
   reason: string | null;
+  kind: string | null;
   trigger_message_ids: string;
+  message_ids: string | null;
+  recovered_from: string | null;
   created_at: number;
-  finished_at: number;
+  finished_at: number | null;
   detail: string | null;
 }
 
-const COLUMNS = "reply_id, session_id, status, reason, trigger_message_ids, created_at, finished_at, detail";
+const COLUMNS =
+  "reply_id, session_id, status, reason, kind, trigger_message_ids, message_ids, recovered_from, created_at, finished_at, detail";
 
-/** Turn outcomes in the `turns` table, written in the database's batch of the event-loop turn. */
+/**
+ * Turns in the `turns` table. A turn's end is written in the database's batch of the
+ * event-loop turn; its start is committed at once (`begin`), so a crash cannot lose it.
+ */
 export class SqliteTurnStore implements TurnStore {
   readonly #writer: BatchWriter<TurnRecord>;
+  readonly #begin: Transaction<(turn: TurnRecord) => void>;
   readonly #selectOne: Statement<[string]>;
   readonly #selectBySession: Statement<[string, number]>;
+  readonly #selectRunning: Statement<[]>;
 
-  constructor(db: Database, logger: Logger, tick?: WriteTick) {
+  constructor(db: Database, logger: Logger, tick: WriteTick) {
     const upsert = db.prepare(
-      `INSERT INTO turns (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO turns (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (reply_id) DO UPDATE SET
          session_id = excluded.session_id, status = excluded.status, reason = excluded.reason,
-         trigger_message_ids = excluded.trigger_message_ids, created_at = excluded.created_at,
-         finished_at = excluded.finished_at, detail = excluded.detail`,
+         kind = excluded.kind, trigger_message_ids = excluded.trigger_message_ids,
+         message_ids = excluded.message_ids, recovered_from = excluded.recovered_from,
+         created_at = excluded.created_at, finished_at = excluded.finished_at, detail = excluded.detail`,
     );
-    const upsertAll = db.transaction((turns: readonly TurnRecord[]) => {
-      for (const turn of turns) {
-        upsert.run(
-          turn.replyId,
-          turn.sessionId,
-          turn.status,
-          turn.reason ?? null,
-          JSON.stringify(turn.triggerMessageIds),
-          turn.createdAt,
-          turn.finishedAt,
-          turn.detail === undefined ? null : JSON.stringify(turn.detail),
-        );
+    const interrupt = db.prepare(
+      "UPDATE turns SET status = 'interrupted', reason = ?, finished_at = ? WHERE reply_id = ? AND status = 'running'",
+    );
+    const write = (turn: TurnRecord) => {
+      upsert.run(
+        turn.replyId,
+        turn.sessionId,
+        turn.status,
+        turn.reason ?? null,
+        turn.kind ?? null,
+        JSON.stringify(turn.triggerMessageIds),
+        turn.messageIds === undefined ? null : JSON.stringify(turn.messageIds),
+        turn.recoveredFrom ?? null,
+        turn.createdAt,
+        turn.finishedAt ?? null,
+        turn.detail === undefined ? null : JSON.stringify(turn.detail),
+      );
+      if (turn.recoveredFrom !== undefined) {
+        const reason = `interrupted by a restart; run again as turn ${turn.replyId}`;
+        interrupt.run(reason, turn.createdAt, turn.recoveredFrom);
       }
+    };
+    const upsertAll = db.transaction((turns: readonly TurnRecord[]) => {
+      for (const turn of turns) write(turn);
     });
+    this.#begin = db.transaction(write);
     this.#writer = new BatchWriter({ name: "turns", writeBatch: upsertAll, logger, tick });
     this.#selectOne = db.prepare(`SELECT ${COLUMNS} FROM turns WHERE reply_id = ?`);
     this.#selectBySession = db.prepare(
       `SELECT ${COLUMNS} FROM turns WHERE session_id = ? ORDER BY created_at DESC, reply_id DESC LIMIT ?`,
     );
+    this.#selectRunning = db.prepare(
+      `SELECT ${COLUMNS} FROM turns WHERE status = 'running' ORDER BY created_at, reply_id`,
+    );
+  }
+
+  begin(turn: TurnRecord): void {
+    // Everything queued first (the trigger messages among it): a running turn on disk can
+    // always be run again from its stored messages.
+    this.#writer.flush();
+    this.#begin(turn);
   }
 
   record(turn: TurnRecord): void {
@@ -72,6 +104,11 @@ export class SqliteTurnStore implements TurnStore {
     this.#writer.flush();
     return (this.#selectBySession.all(sessionId, limit) as TurnRow[]).map(toTurnRecord);
   }
+
+  running(): TurnRecord[] {
+    this.#writer.flush();
+    return (this.#selectRunning.all() as TurnRow[]).map(toTurnRecord);
+  }
 }
 
 function toTurnRecord(row: TurnRow): TurnRecord {
@@ -81,9 +118,12 @@ function toTurnRecord(row: TurnRow): TurnRecord {
     status: row.status as TurnStatus,
     triggerMessageIds: JSON.parse(row.trigger_message_ids) as string[],
     createdAt: row.created_at,
-    finishedAt: row.finished_at,
   };
   if (row.reason !== null) turn.reason = row.reason;
+  if (row.kind !== null) turn.kind = row.kind;
+  if (row.message_ids !== null) turn.messageIds = JSON.parse(row.message_ids) as string[];
+  if (row.recovered_from !== null) turn.recoveredFrom = row.recovered_from;
+  if (row.finished_at !== null) turn.finishedAt = row.finished_at;
   if (row.detail !== null) turn.detail = JSON.parse(row.detail) as Record<string, unknown>;
   return turn;
 }

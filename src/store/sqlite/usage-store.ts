@@ -29,7 +29,7 @@ export class SqliteUsageStore implements UsageStore {
   readonly #selectSummary: Statement<[number]>;
   readonly #selectSessionTokens: Statement<[number]>;
 
-  constructor(db: Database, logger: Logger, tick?: WriteTick) {
+  constructor(db: Database, logger: Logger, tick: WriteTick) {
     const insert = db.prepare(
       `INSERT INTO llm_usage (time, task, provider, model, prompt_tokens, completion_tokens, latency_ms,
          success, error, reply_id, session_id)

@@ -159,7 +159,7 @@ function PluginCard({
   );
 }
 
-/** A stdio plugin's process: state, pid, restarts and its last error. */
+/** A stdio plugin's process: state (activating, running, …), pid, restarts, failures and its last error. */
 function ProcessState({ process }: { process: PluginProcessStatus }) {
   return (
     <div class="process small" data-process-state={process.state}>
@@ -170,6 +170,12 @@ function ProcessState({ process }: { process: PluginProcessStatus }) {
         {" "}
         · {t("processRestarts")} {process.restarts}
       </span>
+      {process.failures > 0 && (
+        <span class="muted">
+          {" "}
+          · {t("processFailures")} {process.failures}
+        </span>
+      )}
       {process.nextRetryAt !== undefined && (
         <span class="muted">
           {" "}

@@ -1,4 +1,5 @@
 import { formatTime, t } from "../i18n.ts";
+import { Link } from "../link.tsx";
 import { Segments } from "../segments.tsx";
 import type { ChatMessage, MonitorEvent, Segment } from "../types.ts";
 
@@ -10,7 +11,9 @@ export function StatusBadge({ status }: { status: string | undefined }) {
         ? t("statusSilent")
         : status === "failed"
           ? t("statusFailed")
-          : t("monRunning");
+          : status === "interrupted"
+            ? t("statusInterrupted")
+            : t("monRunning");
   return <span class={`badge ${status ?? "running"}`}>{label}</span>;
 }
 
@@ -48,6 +51,14 @@ function EventBody({ event, messages }: { event: MonitorEvent; messages: ChatMes
           <div class="small muted">
             {t("monStarted")} · {String(data.kind ?? "")} · {event.sessionId}
           </div>
+          {typeof data.recoveredFrom === "string" && (
+            <p class="why">
+              {t("monRecoveredFrom")}{" "}
+              <Link href={`/monitor/${data.recoveredFrom}`} class="mono">
+                {data.recoveredFrom.slice(0, 8)}
+              </Link>
+            </p>
+          )}
           <h4>{t("monTriggers")}</h4>
           <ul class="plain">
             {messages.map((message) => (

@@ -1,0 +1,111 @@
+/**
+ * The Chinese meaning of every config key, for the Chinese key table in the README
+ * (`npm run docs:config`). Keyed like the rows of the English table: the key path, plus the
+ * variant in parentheses when a key means something different per adapter mode or provider
+ * type. key-table.ts refuses to render while a key lacks its text here or a text names a key
+ * that no longer exists.
+ */
+export const keyDescriptionsZh: Readonly<Record<string, string>> = {
+  "server.host": "监听地址；监听非回环地址时必须设置 `server.token`。",
+  "server.port": "端口；`0` 表示自动选一个空闲端口。",
+  "server.token": "控制台和 `/api/` 的 Bearer 令牌；留空表示不用令牌（此时只能监听回环地址）。",
+  "server.allowedHosts":
+    '未设置令牌时，除回环地址外还允许请求使用的主机名，写作 `"host"`（任意端口）或 `"host:port"`，例如部署在反向代理之后时。',
+  "storage.url": '数据库：`"sqlite:路径"`（相对于工作目录）或 `"sqlite::memory:"`（仅在内存中）。',
+  "storage.retention.days": "删除早于这么多天的聊天消息；0 表示不按时间删除",
+  "storage.retention.messagesPerSession": "每个会话最多保留的最新消息数；0 表示不限",
+  "storage.spoolSize":
+    "数据库无法写入（被锁、磁盘满、只读）时每张表在内存中暂存的行数；超出时先丢弃最早的未触发回复的消息",
+  "bot.name": "机器人的名字；消息里提到它就会触发回复。",
+  "bot.aliases": "其他也算作提到机器人的名字。",
+  "bot.persona": "人设提示词，放在每次提示词的最前面。",
+  "bot.admins":
+    '可以使用管理员命令的用户，例如 `["10001"]`：只写号码表示 QQ（OneBot）用户；stdio 频道的用户必须连同插件一起写成 `"stdio.<pluginId>:<userId>"` 才算管理员。',
+  adapters: "OneBot 连接列表；各连接的 `id` 不能重复。",
+  "adapters[].type": "协议：OneBot v11。",
+  "adapters[].id": "连接的 id，在所有连接中唯一；显示在 `/healthz` 和日志中。",
+  "adapters[].accessToken":
+    "OneBot 访问令牌（`Authorization: Bearer …`）；留空表示不校验。`server.host` 不是回环地址时，`reverse-ws` 模式必须设置。",
+  "adapters[].actionTimeoutMs": "调用 OneBot API 后等待结果的最长时间（毫秒）",
+  "adapters[].path (mode reverse-ws)": "OneBot 实现连接到 `server.port` 上的这个路径。",
+  "adapters[].path (mode http)": "OneBot 实现把事件 POST 到 `server.port` 上的这个路径。",
+  "adapters[].url (mode reverse-ws)": "不使用（保留这个键是为了切换模式时只改一处）。",
+  "adapters[].url (mode forward-ws)": "OneBot 实现监听的 WebSocket 地址。",
+  "adapters[].url (mode http)": "OneBot 实现的 HTTP API 根地址，例如 `http://127.0.0.1:3000`。",
+  "adapters[].reconnect.minDelayMs (mode forward-ws)": "断线重连的首次等待时间（毫秒）",
+  "adapters[].reconnect.maxDelayMs (mode forward-ws)": "断线重连的最长等待时间（毫秒）",
+  "adapters[].secret (mode http)":
+    "HMAC 密钥，用于校验事件 POST 请求的 `X-Signature` 头；留空表示不校验。`server.host` 不是回环地址时必须设置。",
+  "llm.providers": "提供模型的服务列表。",
+  "llm.providers[].id": "服务的 id，即 `llm.models` 各项中 `/` 前面的部分。",
+  "llm.providers[].timeoutMs": "单次请求的时间上限（毫秒）",
+  "llm.providers[].apiKey (type openai-compatible)": "API 密钥；留空表示不使用。",
+  "llm.providers[].apiKey (type openai / gemini / anthropic)": "API 密钥；留空表示不使用。",
+  "llm.providers[].maxRetries (type openai-compatible)": "请求失败后的重试次数",
+  "llm.providers[].maxRetries (type openai / gemini / anthropic)": "请求失败后的重试次数",
+  "llm.providers[].headers (type openai-compatible)": "每个请求都附带的额外 HTTP 头。",
+  "llm.providers[].headers (type openai / gemini / anthropic)": "每个请求都附带的额外 HTTP 头。",
+  "llm.providers[].baseUrl (type openai-compatible)": "API 根地址，例如 `https://api.deepseek.com/v1`。",
+  "llm.providers[].baseUrl (type openai / gemini / anthropic)": "API 根地址；不填时使用厂商的官方地址。",
+  "llm.providers[].model (type llama-cpp)":
+    '在进程内运行的 GGUF 模型：`.gguf` 文件路径，或推荐模型的名字（例如 `"qwen2.5-1.5b-instruct-q4"`，用 `npm run model -- pull` 下载）。',
+  "llm.providers[].threads (type llama-cpp)":
+    "CPU 线程数；`0` 表示物理核心数减一，留一个核心给机器人自己（线程再多只会让生成变慢）",
+  "llm.providers[].contextSize (type llama-cpp)": "上下文窗口大小（token 数）",
+  "llm.providers[].gpu (type llama-cpp)": 'GPU 加速：`"auto"` 表示有 GPU 就用，`false` 表示只用 CPU。',
+  "llm.models.planner": "决定要做什么的模型，按顺序尝试。",
+  "llm.models.replyer": "撰写回复文字的模型，按顺序尝试。",
+  "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
+  "agent.maxRounds": "一轮中最多调用规划器的次数",
+  "agent.turnTimeoutMs": "一整轮的时间上限（毫秒）",
+  "agent.recoverWithinMs":
+    "崩溃重启后，触发消息比这更新的回合会重新运行，更早的标记为中断（毫秒；0：从不重新运行）",
+  "chat.triggers.mention": "@ 机器人，或提到它的名字或别名。",
+  "chat.triggers.replyToSelf": "回复机器人发的某条消息。",
+  "chat.triggers.keywords": "消息中包含其中任一关键词时触发机器人。",
+  "chat.triggers.privateAlways": "每一条私聊消息。",
+  "chat.realtime.windowMs": "多久没有新消息就关闭窗口（毫秒）",
+  "chat.realtime.maxWindowMs": "窗口最长保持打开的时间（毫秒）",
+  "chat.realtime.maxMessages": "窗口收集到这么多条消息时提前关闭",
+  "chat.realtime.maxChars": "窗口收集到这么多字符时提前关闭",
+  "chat.realtime.maxTurnMessages":
+    "一轮最多读多少条新消息（机器人忙时等着的消息合在一起也不超过）；多出的最早的消息不放进提示词（仍然保存），并注明略去了几条",
+  "chat.realtime.maxTurnChars": "一轮读的新消息最多多少字符；放不下的过长消息会被截断",
+  "chat.realtime.maxTurnMessagesPerUser": "一轮最多读同一个人的多少条消息，一个人刷屏挤不掉别人的消息",
+  "chat.digest.enabled": "机器人是否在没有被触发时也旁听群聊。",
+  "chat.digest.intervalMs": "两次旁听之间的间隔（毫秒）",
+  "chat.digest.minMessages": "至少攒够这么多条新消息才旁听一次",
+  "chat.digest.maxMessages": "一次旁听最多看的消息数",
+  "chat.digest.maxTranscriptChars": "一次旁听中聊天记录的最大字符数",
+  "chat.history.maxMessages": "历史消息的最大条数",
+  "chat.history.maxChars": "历史消息的最大字符数",
+  "chat.quote.enabled": "获取回复所引用的那条消息。",
+  "chat.quote.resolveForward": "展开合并转发的消息。",
+  "chat.quote.maxDepth": "嵌套的合并转发最多展开几层",
+  "chat.quote.maxNodes": "最多展开多少条转发的消息",
+  "chat.quote.maxChars": "引用文本的最大字符数",
+  "chat.quote.timeoutMs": "每次获取的时间上限（毫秒）",
+  "chat.summary.commands": "命令词，后面可以跟一个条数（`/总结 50`）；留空表示关闭这个命令。",
+  "chat.summary.count": "命令没有指定条数时总结的消息数",
+  "chat.summary.maxCount": "一条命令最多能要求总结的消息数",
+  "chat.summary.maxTranscriptChars": "一次总结中聊天记录的最大字符数",
+  "chat.timezone":
+    '模型看到的所有时间（历史消息、引用块、当前时间）所用的 IANA 时区，例如 `"Asia/Shanghai"`；留空表示使用系统时区。',
+  "chat.textChunkLimit": "单条文字消息的最大长度；更长的回复会被拆成多条发送",
+  "access.privateChats": "是否回复私聊。",
+  "access.allow":
+    "回复哪些来源：消息所在的群、发送者或消息来源（平台、OneBot 连接、stdio 频道插件）只要有一项在列表中就回复。留空表示回复所有人。",
+  "access.deny": "从不回复的来源，写法同 `access.allow`；与 `access.allow` 同时匹配时以这里为准。",
+  "limits.userTurnsPerMinute": "一个用户在任意 60 秒内（所有聊天合计）最多能发起的轮数；`0` 表示不限",
+  "limits.groupTurnsPerMinute": "一个群聊在任意 60 秒内最多能发起的轮数；`0` 表示不限",
+  "limits.dailyTokens":
+    "所有 LLM 调用每天最多使用的 token 数（提示词加生成），用完后不再开始新的一轮；“每天”按 `chat.timezone` 计算；`0` 表示不限",
+  "limits.groupDailyTokens": "一个群聊的各轮每天最多使用的 token 数；`0` 表示不限",
+  "limits.notify": "达到限制时在该聊天里提示一次（直到限制解除）；设为 `false` 则不提示。",
+  "plugins.dirs": "插件目录：其中的每个子目录都是一个插件。",
+  "plugins.disabled": "不加载的插件或单个组件。",
+  "plugins.config": "插件 id → 该插件的配置对象（按插件自己的 schema 校验）。",
+  "monitor.maxEvents": "最多保留的监控事件数；超出时删除最早的",
+  "monitor.maxAgeHours": "监控事件保留的小时数，更早的会被删除",
+  "log.level": "写入日志的最低级别。",
+};
