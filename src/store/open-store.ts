@@ -34,10 +34,10 @@ const DEFAULT_OPTIONS: StoreOptions = {
 };
 
 /**
- * Opens the stores named by `storage.url`: `sqlite:<path>` (relative paths resolve against the
- * working directory) or `sqlite::memory:`, and starts pruning messages beyond the retention.
+ * The database file `storage.url` names (`sqlite:<path>`, relative to the working directory),
+ * or IN_MEMORY for `sqlite::memory:`.
  */
-export function openStore(url: string, logger: Logger, options: StoreOptions = DEFAULT_OPTIONS): Stores {
+export function sqliteFileOf(url: string, cwd = process.cwd()): string {
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
   if (scheme?.toLowerCase() !== SQLITE_SCHEME) {
     const named = scheme === undefined ? `no scheme in "${url}"` : `unsupported scheme "${scheme}"`;
@@ -45,8 +45,15 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
   }
   const location = url.slice(SQLITE_SCHEME.length);
   if (location === "") throw new Error(`storage.url: "${url}" names no database file`);
-  const file = location === IN_MEMORY ? IN_MEMORY : resolve(process.cwd(), location);
+  return location === IN_MEMORY ? IN_MEMORY : resolve(cwd, location);
+}
 
+/**
+ * Opens the stores named by `storage.url`: `sqlite:<path>` (relative paths resolve against the
+ * working directory) or `sqlite::memory:`, and starts pruning messages beyond the retention.
+ */
+export function openStore(url: string, logger: Logger, options: StoreOptions = DEFAULT_OPTIONS): Stores {
+  const file = sqliteFileOf(url);
   const db = openSqliteDatabase(file, logger);
   const tick = new WriteTick(db, logger, { spoolLimit: options.spoolLimit });
   const messages = new SqliteMessageStore(db, logger, tick, {
