@@ -50,7 +50,7 @@ export async function benchStdio(): Promise<Record<string, unknown>> {
   );
   writeFileSync(join(root, "echo", "plugin.cjs"), PLUGIN);
   const system = createPluginSystem({
-    settings: { dirs: [root], disabled: [], config: {} },
+    settings: () => ({ dirs: [root], disabled: [], config: {} }),
     outbox: {} as Outbox,
     adapterById: () => undefined,
     messages: {} as MessageStore,

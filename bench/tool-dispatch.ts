@@ -58,7 +58,7 @@ export async function measureToolDispatch(): Promise<{
     reply_extension: new ReplyExtensionRegistry(),
   };
   const host = new PluginHost({
-    settings: { dirs: [root], disabled: [], config: {} },
+    settings: () => ({ dirs: [root], disabled: [], config: {} }),
     registries,
     runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
     ajv: new Ajv({ useDefaults: true, strict: false }),

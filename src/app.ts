@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { CONSOLE_PLATFORM, ConsoleAdapter } from "./adapters/console/console-adapter.ts";
-import type { OneBotAdapterConfig } from "./adapters/onebot/config.ts";
 import { OneBotAdapter } from "./adapters/onebot/onebot-adapter.ts";
 import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
+import type { AgentSettings } from "./agent/settings.ts";
 import { TurnRecovery } from "./agent/turn-recovery.ts";
-import { type AgentSettings, TurnRunner } from "./agent/turn-runner.ts";
+import { TurnRunner } from "./agent/turn-runner.ts";
 import type { Batch } from "./chat/batch.ts";
 import type { BatchBounds } from "./chat/batch-bounds.ts";
 import { ChatService } from "./chat/chat-service.ts";
@@ -18,7 +18,7 @@ import { DailyTokenTally } from "./chat/token-budget.ts";
 import { detectTrigger, type TriggerSettings } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
-import type { AdapterConfig, TsumugiConfig } from "./config/schema.ts";
+import type { TsumugiConfig } from "./config/schema.ts";
 import { type ZonedClock, zonedClock } from "./context/clock-text.ts";
 import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
 import { QuoteContext } from "./context/quote-context.ts";
@@ -33,6 +33,7 @@ import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { STDIO_PLATFORM } from "./plugins/stdio/channel-session.ts";
 import { ReplyExtensionRunner } from "./reply/extension-runner.ts";
 import { Outbox } from "./reply/outbox.ts";
+import { ReplyStage } from "./reply/reply-stage.ts";
 import { SendJournal } from "./reply/send-journal.ts";
 import { registerConsoleApi } from "./server/api/index.ts";
 import { createModelTester } from "./server/api/model-test.ts";
@@ -59,6 +60,8 @@ export interface RunningApp {
    * bot does not wait for it (a message meanwhile is answered without those plugins' tools).
    */
   pluginsActivated: Promise<void>;
+  /** The events the console's timeline shows, live; tests wait on these instead of log wording. */
+  monitor: Pick<MonitorHub, "subscribe">;
   stop(): Promise<void>;
 }
 
@@ -137,7 +140,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // Stdio channel plugins' chats enter the pipeline like any platform's (`chat` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => chat.ingest(message));
   const plugins = createPluginSystem({
-    settings: config.plugins,
+    settings: () => config.plugins,
     channels: stdioChannels,
     outbox,
     adapterById: (id) => adapters.get(id),
@@ -151,14 +154,17 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     llm: { generate: (request) => llm.generate(request) },
     messages,
     turns: stores.turns,
-    outbox,
     quotes,
     settings: () => agentSettings(config, clockFor(config.chat.timezone)),
     plugins: plugins.turns,
-    replyExtensions: new ReplyExtensionRunner({
-      registry: plugins.registries.replyExtensions,
-      monitor,
-      logger,
+    replyStage: new ReplyStage({
+      llm: { generate: (request) => llm.generate(request) },
+      outbox,
+      extensions: new ReplyExtensionRunner({
+        registry: plugins.registries.replyExtensions,
+        monitor,
+        logger,
+      }),
     }),
     monitor,
     logger,
@@ -203,10 +209,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       sessionId: batch.sessionId,
       data: { kind: batch.kind, reason, messageIds: batch.messages.map((m) => m.messageId) },
     });
-  const batcher = new RealtimeBatcher(config.chat.realtime, systemClock, (batch, reason) => {
-    flushed(batch, reason);
-    sessions.submit(batch);
-  });
+  const batcher = new RealtimeBatcher(
+    () => config.chat.realtime,
+    systemClock,
+    (batch, reason) => {
+      flushed(batch, reason);
+      sessions.submit(batch);
+    },
+  );
   const digests = new DigestScheduler(
     () => config.chat.digest,
     systemClock,
@@ -246,7 +256,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   );
   for (const adapterConfig of config.adapters) {
     const adapter = new OneBotAdapter({
-      config: oneBotSettings(adapterConfig),
+      config: adapterConfig,
       routes: server,
       events: {
         message: (message) => chat.ingest(message),
@@ -275,8 +285,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     config = next;
     llm = createLlm(next);
     void local.models.retain(next.llm.providers);
-    batcher.updateSettings(next.chat.realtime);
-    void plugins.host.applySettings(next.plugins);
+    void plugins.host.applySettings();
     if (diff.restartRequired.length > 0) {
       logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
     }
@@ -347,7 +356,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })();
     return stopping;
   };
-  return { address: { host: config.server.host, port: address.port }, pluginsActivated, stop };
+  return { address: { host: config.server.host, port: address.port }, pluginsActivated, monitor, stop };
 }
 
 /** Settles the turns the previous process left running (see TurnRecovery). */
@@ -384,20 +393,6 @@ function recoverInterruptedTurns(parts: {
   } catch (error) {
     logger.error({ err: error }, "could not settle the turns interrupted by the last stop");
   }
-}
-
-/** The adapter's view of its config entry: fields another mode uses get neutral values. */
-function oneBotSettings(entry: AdapterConfig): OneBotAdapterConfig {
-  return {
-    id: entry.id,
-    mode: entry.mode,
-    path: "path" in entry ? entry.path : "",
-    url: entry.url ?? "",
-    accessToken: entry.accessToken,
-    secret: "secret" in entry ? entry.secret : "",
-    actionTimeoutMs: entry.actionTimeoutMs,
-    reconnect: "reconnect" in entry ? entry.reconnect : { minDelayMs: 1_000, maxDelayMs: 30_000 },
-  };
 }
 
 function agentSettings(config: TsumugiConfig, clock: ZonedClock): AgentSettings {

@@ -10,6 +10,7 @@ import type { HookInput } from "../sdk/types.ts";
 import { collectEnrichments, type EnricherRegistry } from "./enrichers.ts";
 import type { HookRunner } from "./hooks.ts";
 import type { ApprovalService } from "./hooks-approval.ts";
+import { modelTexts } from "./model-texts.ts";
 import type { SystemPartsRegistry } from "./system-parts.ts";
 import { executeTool, type ToolOutcome } from "./tool-executor.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
@@ -119,7 +120,7 @@ export class TurnPluginScope {
       { event: "PreToolUse", tool_name: call.name, tool_input: input },
       context,
     );
-    if (verdict.decision === "deny") return `调用被拒绝：${verdict.message || "插件的规则不允许这次调用"}`;
+    if (verdict.decision === "deny") return modelTexts.hookDenied(verdict.message);
     if (verdict.decision !== "ask") return undefined;
     const { request, answer } = this.deps.approvals.request({
       tool: call.name,
@@ -148,7 +149,7 @@ export class TurnPluginScope {
       "tool approval answered",
     );
     if (result === "approved") return undefined;
-    return result === "denied" ? "调用被拒绝：管理员没有批准。" : "调用被拒绝：管理员没有及时批准。";
+    return result === "denied" ? modelTexts.approvalDenied : modelTexts.approvalExpired;
   }
 
   async runTool(

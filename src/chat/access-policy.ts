@@ -2,13 +2,7 @@ import { CONSOLE_PLATFORM } from "../adapters/console/console-adapter.ts";
 import { type AccessRule, parseAccessRule } from "../config/access-rule.ts";
 import { comesFrom } from "../config/message-source.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-
-/** `access` of the config: rules in the forms of src/config/access-rule.ts (validated there). */
-export interface AccessSettings {
-  privateChats: boolean;
-  allow: string[];
-  deny: string[];
-}
+import type { AccessSettings } from "./config.ts";
 
 /**
  * Why the bot may not answer this message, or undefined when it may: `access.privateChats`,

@@ -1,14 +1,7 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Batch } from "./batch.ts";
 import type { Clock, Timer } from "./clock.ts";
-
-/** `chat.digest` of the config (the transcript bound applies when the digest turn runs). */
-export interface DigestSettings {
-  enabled: boolean;
-  intervalMs: number;
-  minMessages: number;
-  maxMessages: number;
-}
+import type { DigestSettings } from "./config.ts";
 
 /** `interval`: the timer found enough messages; `max-messages`: the buffer filled up first. */
 export type DigestFlushReason = "interval" | "max-messages";

@@ -2,13 +2,7 @@ import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Batch } from "./batch.ts";
 import type { Clock, Timer } from "./clock.ts";
-
-export interface RealtimeSettings {
-  windowMs: number;
-  maxWindowMs: number;
-  maxMessages: number;
-  maxChars: number;
-}
+import type { RealtimeSettings } from "./config.ts";
 
 /** Why a window closed: quiet for `windowMs`, open for `maxWindowMs`, full, or shutting down. */
 export type RealtimeFlushReason = "quiet" | "max-window" | "max-messages" | "max-chars" | "shutdown";
@@ -32,14 +26,10 @@ export class RealtimeBatcher {
   private readonly windows = new Map<string, OpenWindow>();
 
   constructor(
-    private settings: RealtimeSettings,
+    private readonly settings: () => RealtimeSettings,
     private readonly clock: Clock,
     private readonly onBatch: (batch: Batch, reason: RealtimeFlushReason) => void,
   ) {}
-
-  updateSettings(settings: RealtimeSettings): void {
-    this.settings = settings;
-  }
 
   /** Offers a message; returns true when it was taken into a window. */
   offer(message: ChatMessage, triggered: boolean): boolean {
@@ -50,16 +40,16 @@ export class RealtimeBatcher {
     window.messages.push(message);
     if (triggered) window.triggerIds.push(message.messageId);
     window.chars += renderSegments(message.segments).length;
-    if (window.messages.length >= this.settings.maxMessages) {
+    if (window.messages.length >= this.settings().maxMessages) {
       this.flush(key, "max-messages");
-    } else if (window.chars >= this.settings.maxChars) {
+    } else if (window.chars >= this.settings().maxChars) {
       this.flush(key, "max-chars");
-    } else if (this.settings.windowMs === 0) {
+    } else if (this.settings().windowMs === 0) {
       // windowMs 0 turns batching off: the trigger goes to the agent at once, not a timer tick later.
       this.flush(key, "quiet");
     } else {
       window.quietTimer?.cancel();
-      window.quietTimer = this.clock.setTimer(() => this.flush(key, "quiet"), this.settings.windowMs);
+      window.quietTimer = this.clock.setTimer(() => this.flush(key, "quiet"), this.settings().windowMs);
     }
     return true;
   }
@@ -74,7 +64,7 @@ export class RealtimeBatcher {
       messages: [],
       triggerIds: [],
       chars: 0,
-      maxTimer: this.clock.setTimer(() => this.flush(key, "max-window"), this.settings.maxWindowMs),
+      maxTimer: this.clock.setTimer(() => this.flush(key, "max-window"), this.settings().maxWindowMs),
     };
     this.windows.set(key, window);
     return window;

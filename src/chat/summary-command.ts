@@ -2,17 +2,8 @@ import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import type { MessageStore } from "../store/types.ts";
 import type { Batch } from "./batch.ts";
+import type { SummarySettings } from "./config.ts";
 import { stripLeadingMention } from "./triggers.ts";
-
-/** `chat.summary` of the config (the transcript bound applies when the summary turn runs). */
-export interface SummarySettings {
-  /** Command words, matched case-insensitively at the start of a message. */
-  commands: string[];
-  /** Messages summarised when the command names no count. */
-  count: number;
-  /** The most a command may ask for. */
-  maxCount: number;
-}
 
 const LEADING_COUNT = /^\d+/;
 

@@ -2,15 +2,12 @@ import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
 import { isSegment } from "../message/segment-guards.ts";
+import type { TriggersConfig } from "./config.ts";
 
-export interface TriggerSettings {
-  mention: boolean;
-  replyToSelf: boolean;
-  keywords: string[];
-  privateAlways: boolean;
+export type TriggerSettings = TriggersConfig & {
   /** The bot's name and aliases: saying them counts as a keyword. */
   names: string[];
-}
+};
 
 export type TriggerReason = "mention" | "reply_to_self" | "keyword" | "private";
 

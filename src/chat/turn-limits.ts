@@ -4,19 +4,10 @@ import type { Monitor } from "../monitor/monitor.ts";
 import type { SessionOrigin } from "../reply/outbox.ts";
 import type { Batch } from "./batch.ts";
 import type { Clock } from "./clock.ts";
+import type { LimitSettings } from "./config.ts";
 import { SlidingWindowCounter } from "./rate-limiter.ts";
 import { recordRefusal } from "./refusal.ts";
 import type { DailyTokenTally } from "./token-budget.ts";
-
-/** `limits` of the config; 0 turns a limit off. */
-export interface LimitSettings {
-  userTurnsPerMinute: number;
-  groupTurnsPerMinute: number;
-  dailyTokens: number;
-  groupDailyTokens: number;
-  /** Say once that a limit was reached, instead of staying silent. */
-  notify: boolean;
-}
 
 export type LimitName = Exclude<keyof LimitSettings, "notify">;
 

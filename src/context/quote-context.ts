@@ -2,10 +2,11 @@ import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { type ClockText, clockText } from "./clock-text.ts";
+import type { QuoteSettings } from "./config.ts";
 import { formatQuoteContext } from "./quote-format.ts";
 import { resolveQuote } from "./quote-resolver.ts";
 import { quoteSourceOf } from "./quote-source.ts";
-import type { QuoteFetcher, QuoteSettings } from "./quote-types.ts";
+import type { QuoteFetcher } from "./quote-types.ts";
 
 export interface QuoteContextSettings {
   quote: QuoteSettings;

@@ -1,14 +1,9 @@
 import type { Logger } from "../log/logger.ts";
 import { extractForwardIds, renderSegments } from "../message/render.ts";
 import { applyCharBudget } from "./char-budget.ts";
+import type { QuoteSettings } from "./config.ts";
 import { forwardEntries } from "./forward-answer.ts";
-import {
-  FETCH_FAILED_TEXT,
-  type ForwardNode,
-  type QuoteFetcher,
-  type QuoteSettings,
-  type ResolvedQuote,
-} from "./quote-types.ts";
+import { FETCH_FAILED_TEXT, type ForwardNode, type QuoteFetcher, type ResolvedQuote } from "./quote-types.ts";
 import { parseQuotedMessage } from "./quoted-message.ts";
 
 /** What one message points at: the message it replies to and the forwards it carries. */

@@ -1,19 +1,5 @@
 /** Shapes shared by quote resolution (seed 003), its budgets and its renderer. */
 
-/** `chat.quote` of the config. */
-export interface QuoteSettings {
-  enabled: boolean;
-  resolveForward: boolean;
-  /** Forwards nested deeper than this are not fetched (depth 0 is the top level). */
-  maxDepth: number;
-  /** Forward nodes rendered across the whole tree, failure nodes included. */
-  maxNodes: number;
-  /** Characters of quoted text plus every node's text. */
-  maxChars: number;
-  /** Limit for each `get_msg` / `get_forward_msg` call. */
-  timeoutMs: number;
-}
-
 /** One message of an expanded merged forward. */
 export interface ForwardNode {
   senderId?: string;

@@ -2,14 +2,13 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import type { LanguageModelV2 } from "@ai-sdk/provider";
 import type { Logger } from "../log/logger.ts";
 import { type ClassifiedError, classifyError } from "./attempt-error.ts";
+import type { LlamaCppProviderConfig, LlmProviderConfig } from "./config.ts";
 import { createKeepAliveFetch } from "./keepalive-fetch.ts";
 import { createLanguageModel } from "./providers.ts";
 import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
 import {
-  type LlamaCppProviderConfig,
   type LlmAttemptFailure,
   LlmError,
-  type LlmProviderConfig,
   type LlmRequest,
   type LlmResult,
   type LlmUsageRecord,

@@ -3,7 +3,7 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV2 } from "@ai-sdk/provider";
-import type { RemoteProviderConfig } from "./types.ts";
+import type { RemoteProviderConfig } from "./config.ts";
 
 /**
  * Builds the AI SDK model for one configured provider and model name. The API key is always

@@ -88,38 +88,6 @@ export interface LlmResult {
   finishReason: LlmFinishReason;
 }
 
-export type LlmProviderType = "openai-compatible" | "openai" | "gemini" | "anthropic" | "llama-cpp";
-
-/** A provider reached over HTTP. */
-export interface RemoteProviderConfig {
-  id: string;
-  type: Exclude<LlmProviderType, "llama-cpp">;
-  /** Required for openai-compatible; the others fall back to the vendor's public endpoint. */
-  baseUrl?: string;
-  apiKey: string;
-  /** Limit for one HTTP attempt. */
-  timeoutMs: number;
-  /** Retries of one model on 429 / 5xx / timeout / network errors before the next model. */
-  maxRetries: number;
-  headers: Record<string, string>;
-}
-
-/** A GGUF model run in-process by llama.cpp. */
-export interface LlamaCppProviderConfig {
-  id: string;
-  type: "llama-cpp";
-  /** A `.gguf` path or the name of a recommended model downloaded into the data directory. */
-  model: string;
-  /** CPU threads; 0 means one per physical core but one. */
-  threads: number;
-  contextSize: number;
-  gpu: "auto" | false;
-  /** Limit for one generation, including its wait in the queue. */
-  timeoutMs: number;
-}
-
-export type LlmProviderConfig = RemoteProviderConfig | LlamaCppProviderConfig;
-
 /** One record per HTTP attempt, successful or not: exactly what the usage store keeps. */
 export type LlmUsageRecord = UsageRecord;
 

@@ -5,19 +5,12 @@ import type { Logger } from "../log/logger.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import type { ComponentRegistry } from "./component-registry.ts";
 import type { Component, ComponentKind, Disposer } from "./components.ts";
+import type { PluginSettings } from "./config.ts";
 import { type PluginManifest, readManifest } from "./manifest.ts";
 import { validatePluginConfig } from "./plugin-config.ts";
 import { discoverPluginFolders } from "./plugin-discovery.ts";
 import { watchPluginFolders } from "./plugin-watcher.ts";
 import type { LoadedPlugin, PluginRuntime, RuntimeDetails } from "./runtime.ts";
-
-/** The `plugins` section of the bot config. */
-export interface PluginSettings {
-  dirs: string[];
-  /** "pluginId" or "pluginId.component". */
-  disabled: string[];
-  config: Record<string, Record<string, unknown>>;
-}
 
 export type PluginState = "enabled" | "disabled" | "failed";
 
@@ -52,7 +45,8 @@ export interface PluginStatus extends RuntimeDetails {
 export type PluginChangeResult = { ok: true; status: PluginStatus } | { ok: false; error: string };
 
 export interface PluginHostDeps {
-  settings: PluginSettings;
+  /** The `plugins` section of the current bot config; `applySettings` acts on an edited one. */
+  settings: () => PluginSettings;
   registries: { [K in ComponentKind]: ComponentRegistry<Extract<Component, { kind: K }>> };
   runtimes: Partial<Record<PluginManifest["runtime"], PluginRuntime>>;
   ajv: Ajv;
@@ -99,7 +93,10 @@ const RETIRE_GRACE_MS = 60_000;
  */
 export class PluginHost {
   private readonly records = new Map<string, PluginRecord>();
-  private settings: PluginSettings;
+  /** The folders last scanned, to tell whether an edited config moved them. */
+  private scannedDirs: string;
+  /** Plugin configs replaced for this run (`setConfig`), until the bot config is edited. */
+  private configOverrides: Record<string, Record<string, unknown>> = {};
   private disabled: Set<string>;
   /** Components switched on at run time although they declare `enabled: false`. */
   private readonly enabledOverrides = new Set<string>();
@@ -109,8 +106,9 @@ export class PluginHost {
   private stopped = false;
 
   constructor(private readonly deps: PluginHostDeps) {
-    this.settings = deps.settings;
-    this.disabled = new Set(deps.settings.disabled);
+    const settings = deps.settings();
+    this.scannedDirs = JSON.stringify(settings.dirs);
+    this.disabled = new Set(settings.disabled);
   }
 
   /**
@@ -186,7 +184,7 @@ export class PluginHost {
     return this.serial(async () => {
       const record = this.byId(id);
       if (!record) return { ok: false, error: `no plugin "${id}"` };
-      this.settings = { ...this.settings, config: { ...this.settings.config, [id]: config } };
+      this.configOverrides = { ...this.configOverrides, [id]: config };
       const problem = await this.applyConfig(record);
       return problem ? { ok: false, error: problem } : this.result(record);
     });
@@ -198,10 +196,12 @@ export class PluginHost {
   }
 
   /** Applies an edited bot config: folders, disabled list and plugin configs. */
-  applySettings(next: PluginSettings): Promise<void> {
+  applySettings(): Promise<void> {
     return this.serial(async () => {
-      const dirsChanged = JSON.stringify(next.dirs) !== JSON.stringify(this.settings.dirs);
-      this.settings = next;
+      const next = this.deps.settings();
+      const dirsChanged = JSON.stringify(next.dirs) !== this.scannedDirs;
+      this.scannedDirs = JSON.stringify(next.dirs);
+      this.configOverrides = {};
       this.disabled = new Set(next.disabled);
       this.enabledOverrides.clear();
       if (dirsChanged) {
@@ -364,11 +364,7 @@ export class PluginHost {
   /** Validates the plugin's current config and hands a changed one to the running version. */
   private async applyConfig(record: PluginRecord): Promise<string | undefined> {
     if (!record.manifest) return undefined;
-    const result = validatePluginConfig(
-      this.deps.ajv,
-      record.manifest.config,
-      this.settings.config[record.id],
-    );
+    const result = validatePluginConfig(this.deps.ajv, record.manifest.config, this.configOf(record.id));
     if (!result.ok) {
       const problem = `config rejected, the previous config stays: ${result.problems.join("; ")}`;
       record.error = problem;
@@ -495,7 +491,7 @@ export class PluginHost {
   }
 
   private validConfig(manifest: PluginManifest, id: string): Record<string, unknown> {
-    const result = validatePluginConfig(this.deps.ajv, manifest.config, this.settings.config[id]);
+    const result = validatePluginConfig(this.deps.ajv, manifest.config, this.configOf(id));
     if (!result.ok) throw new Error(`plugins.config.${id} is invalid: ${result.problems.join("; ")}`);
     return result.config;
   }
@@ -517,7 +513,11 @@ export class PluginHost {
   }
 
   private dirs(): string[] {
-    return this.settings.dirs.map((dir) => resolve(dir));
+    return this.deps.settings().dirs.map((dir) => resolve(dir));
+  }
+
+  private configOf(id: string): Record<string, unknown> | undefined {
+    return this.configOverrides[id] ?? this.deps.settings().config[id];
   }
 
   private watch(): void {

@@ -16,14 +16,15 @@ import { registerBuiltinCommands } from "./builtin-commands.ts";
 import { CallContextFactory } from "./call-context.ts";
 import { CommandDispatcher, CommandRegistry } from "./command-dispatcher.ts";
 import type { Disposer } from "./components.ts";
+import type { PluginSettings } from "./config.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
-import { PluginHost, type PluginSettings } from "./plugin-host.ts";
+import { PluginHost } from "./plugin-host.ts";
 import type { StdioChannels } from "./stdio/channel-adapter.ts";
 import { StdioPluginRuntime } from "./stdio/stdio-runtime.ts";
 
 export interface PluginSystemOptions {
-  settings: PluginSettings;
+  settings: () => PluginSettings;
   outbox: Outbox;
   adapterById: (id: string) => ChatAdapter | undefined;
   messages: MessageStore;

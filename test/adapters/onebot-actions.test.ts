@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { OneBotActionError } from "../../src/adapters/onebot/action-error.ts";
 import type { Segment } from "../../src/message/segment.ts";
+import { GROUP, SELF } from "../support/messages.ts";
 import { type OneBotHarness, startOneBotHarness } from "../support/onebot-harness.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const ALICE = "30000";
 
 let harness: OneBotHarness | undefined;

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { GROUP, SELF } from "../support/messages.ts";
 import { LOG_LEVEL, type OneBotHarness, startOneBotHarness, until } from "../support/onebot-harness.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const ALICE = "30000";
 
 let harness: OneBotHarness | undefined;

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { OneBotActionError } from "../../src/adapters/onebot/action-error.ts";
+import { GROUP, SELF } from "../support/messages.ts";
 import { HTTP_EVENT_PATH, type OneBotHarness, startOneBotHarness, until } from "../support/onebot-harness.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const SECRET = "post-secret";
 
 let harness: OneBotHarness | undefined;

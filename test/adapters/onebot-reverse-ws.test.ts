@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { GROUP, SELF } from "../support/messages.ts";
 import { ONEBOT_PATH, type OneBotHarness, startOneBotHarness, until } from "../support/onebot-harness.ts";
 import { OneBotStandIn, UpgradeRejectedError } from "../support/onebot-standin.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const ALICE = "30000";
 
 let harness: OneBotHarness | undefined;

@@ -1,43 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { ALICE, BOB, GROUP, mention, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
-const BOB = "30002";
-
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
-const plain = (text: string) => [{ type: "text", data: { text } }];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("end-to-end replies through OneBot and a scripted model", () => {
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
   let qq: OneBotStandIn;
+  let scene: Scene;
 
   beforeEach(async () => {
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene();
+    ({ llm, bot, qq } = scene);
   });
 
-  afterEach(async () => {
-    await qq.close();
-    await bot.dispose();
-    await llm.close();
-  });
-
-  /** Waits until the bot has recorded a turn outcome (replied / silent / failed). */
-  const turnEnded = (count = 1) =>
-    waitFor(
-      () => bot.logs.filter((l) => typeof l.msg === "string" && l.msg.startsWith("turn ")).length >= count,
-    );
+  afterEach(() => scene.close());
 
   it("answers an @mention with the replyer's text, without the mention in the prompt", async () => {
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "在的，怎么啦" });
@@ -98,20 +80,20 @@ describe("end-to-end replies through OneBot and a scripted model", () => {
   it("sends nothing on no_reply and records the reason", async () => {
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "不是在问我" } }] });
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("随便说说") });
-    await turnEnded();
+    const finished = await bot.turnFinished();
     await sleep(100);
     expect(qq.sent).toHaveLength(0);
-    const line = bot.logs.find((l) => l.msg === "turn silent")!;
-    expect(line.reason).toBe("no_reply: 不是在问我");
+    expect(finished.data).toMatchObject({ status: "silent", reason: "no_reply: 不是在问我" });
     expect(llm.requests).toHaveLength(1);
   });
 
   it("stays silent when the planner calls no tool", async () => {
     llm.enqueue({ text: "我想想……还是不说了" });
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("?") });
-    await turnEnded();
+    const finished = await bot.turnFinished();
     expect(qq.sent).toHaveLength(0);
-    expect(String(bot.logs.find((l) => l.msg === "turn silent")!.reason)).toContain("planner called no tool");
+    expect(finished.data.status).toBe("silent");
+    expect(String(finished.data.reason)).toContain("planner called no tool");
   });
 
   it("retries after a 500 and replies exactly once", async () => {
@@ -146,8 +128,9 @@ describe("end-to-end replies through OneBot and a scripted model", () => {
   it("fails a turn cleanly when every model is down, then answers the next message", async () => {
     llm.enqueue({ status: 503 }, { status: 503 });
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("第一条") });
-    const failed = await bot.waitForLog((l) => l.msg === "turn failed", 8_000);
-    expect(String(failed.reason)).toContain("503");
+    const failed = await bot.turnFinished();
+    expect(failed.data.status).toBe("failed");
+    expect(String(failed.data.reason)).toContain("503");
     expect(qq.sent).toHaveLength(0);
 
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "恢复了" });
@@ -163,8 +146,9 @@ describe("end-to-end replies through OneBot and a scripted model", () => {
       return { toolCalls: [{ name: "reply", arguments: "{still not json" }] };
     });
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("hi") });
-    const failed = await bot.waitForLog((l) => l.msg === "turn failed", 5_000);
-    expect(String(failed.reason)).toContain("malformed tool arguments twice");
+    const failed = await bot.turnFinished();
+    expect(failed.data.status).toBe("failed");
+    expect(String(failed.data.reason)).toContain("malformed tool arguments twice");
     expect(qq.sent).toHaveLength(0);
     expect(llm.requests).toHaveLength(2);
   });
@@ -239,7 +223,7 @@ describe("model fallback and memory across restarts", () => {
       await qq.connectReverse(bot.wsUrl);
       llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "记住了，你喜欢猫" });
       qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("我最喜欢猫") });
-      await bot.waitForLog((l) => l.msg === "turn replied", 5_000);
+      expect((await bot.turnFinished()).data.status).toBe("replied");
       await qq.close();
       await bot.stop();
 
@@ -259,11 +243,3 @@ describe("model fallback and memory across restarts", () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(10);
-  }
-}

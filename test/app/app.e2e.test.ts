@@ -7,22 +7,12 @@ import { startApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { startBot } from "../support/bot-harness.ts";
+import { ALICE, GROUP, groupSession, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const plain = (text: string) => [{ type: "text", data: { text } }];
-
-async function waitFor(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(10);
-  }
-}
 
 describe("the running bot", () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -51,9 +41,12 @@ describe("the running bot", () => {
       storage: { state: "ok", spooled: 0, dropped: 0 },
     });
     await qq.connectReverse(bot.wsUrl);
-    await waitFor(() => bot.logs.some((l) => String(l.msg).startsWith("onebot connection")));
-    const after = (await (await fetch(`${bot.baseUrl}/healthz`)).json()) as { adapters: unknown[] };
-    expect(after.adapters).toEqual([expect.objectContaining({ id: "qq", selfId: SELF, connected: true })]);
+    const health = async () =>
+      (await (await fetch(`${bot.baseUrl}/healthz`)).json()) as { adapters: unknown[] };
+    await waitFor(async () => JSON.stringify(await health()).includes(`"selfId":"${SELF}"`));
+    expect((await health()).adapters).toEqual([
+      expect.objectContaining({ id: "qq", selfId: SELF, connected: true }),
+    ]);
   });
 
   it("guards /api/* with the bearer token but not /healthz", async () => {
@@ -75,7 +68,7 @@ describe("the running bot", () => {
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "第一次回复" });
     qq.pushPrivateMessage({ userId: ALICE, message: plain("hi") });
     const first = await qq.waitForSent(undefined, 5_000);
-    await bot.waitForLog((l) => l.msg === "turn replied");
+    expect((await bot.turnFinished(1)).data.status).toBe("replied");
 
     // In a group, a quote of the bot's message triggers even without a mention.
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "第二次回复" });
@@ -83,7 +76,8 @@ describe("the running bot", () => {
     const second = await qq.waitForSent((s) => s.groupId === GROUP, 5_000);
     expect(second.text).toBe("第二次回复");
     expect(sentInGroup).toBeTruthy();
-    await bot.waitForLog((l) => l.msg === "turn replied" && l.sessionId === `onebot:${SELF}:group:${GROUP}`);
+    const inGroup = await bot.turnFinished(2);
+    expect(inGroup).toMatchObject({ sessionId: groupSession(), data: { status: "replied" } });
 
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "第三次回复" });
     qq.pushGroupMessage({
@@ -105,12 +99,11 @@ describe("the running bot", () => {
     await qq.connectReverse(bot.wsUrl);
     for (let i = 0; i < 5; i++)
       qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain(`闲聊 ${i}`) });
-    await waitFor(() => bot.logs.filter((l) => l.msg === "message received").length === 5);
+    const ingested = () => bot.events.filter((event) => event.type === "message.ingested");
+    await waitFor(() => ingested().length === 5);
     await sleep(100);
     expect(llm.requests).toHaveLength(0);
-    expect(bot.logs.filter((l) => l.msg === "message received").every((l) => l.trigger === "none")).toBe(
-      true,
-    );
+    expect(ingested().every((event) => event.data.trigger === null)).toBe(true);
   });
 
   it("records the token usage and the outcome of every turn in SQLite", async () => {
@@ -121,7 +114,8 @@ describe("the running bot", () => {
       { text: "好", usage: { promptTokens: 400, completionTokens: 2 } },
     );
     qq.pushPrivateMessage({ userId: ALICE, message: plain("hi") });
-    const line = await bot.waitForLog((l) => l.msg === "turn replied", 5_000);
+    const finished = await bot.turnFinished();
+    expect(finished.data.status).toBe("replied");
     await bot.stop();
     const db = new Database(join(bot.dataDir, "tsumugi.db"), { readonly: true });
     try {
@@ -132,7 +126,7 @@ describe("the running bot", () => {
         { task: "planner", prompt_tokens: 321, completion_tokens: 7, success: 1 },
         { task: "replyer", prompt_tokens: 400, completion_tokens: 2, success: 1 },
       ]);
-      const turn = db.prepare("SELECT status, reason FROM turns WHERE reply_id = ?").get(line.replyId);
+      const turn = db.prepare("SELECT status, reason FROM turns WHERE reply_id = ?").get(finished.replyId);
       expect(turn).toEqual({ status: "replied", reason: expect.stringContaining("replied to") });
     } finally {
       db.close();
@@ -144,8 +138,8 @@ describe("the running bot", () => {
     await qq.connectReverse(bot.wsUrl);
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }], delayMs: 2_000 });
     qq.pushPrivateMessage({ userId: ALICE, message: plain("hi") });
-    const failed = await bot.waitForLog((l) => l.msg === "turn failed", 5_000);
-    expect(failed.reason).toBe("turn timed out");
+    const failed = await bot.turnFinished();
+    expect(failed.data).toMatchObject({ status: "failed", reason: "turn timed out" });
     await sleep(200);
     expect(qq.sent).toHaveLength(0);
   });
@@ -159,8 +153,8 @@ describe("the running bot", () => {
     const stopping = Date.now();
     await bot.stop();
     expect(Date.now() - stopping).toBeLessThan(9_500);
-    const failed = bot.logs.find((l) => l.msg === "turn failed");
-    expect(failed?.reason).toBe("shutting down");
+    const failed = bot.events.find((event) => event.type === "turn.finished");
+    expect(failed?.data).toMatchObject({ status: "failed", reason: "shutting down" });
     expect(qq.sent).toHaveLength(0);
   });
 
@@ -179,7 +173,7 @@ describe("the running bot", () => {
     await restarted;
     const sent = await qq.waitForSent(undefined, 8_000);
     expect(sent.text).toBe("我回来了");
-    await bot.waitForLog((l) => l.msg === "turn replied", 5_000);
+    expect((await bot.turnFinished()).data.status).toBe("replied");
     await sleep(200);
     expect(qq.sent).toHaveLength(1);
   });
@@ -190,7 +184,7 @@ describe("the running bot", () => {
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看时间" } }] });
     // 2025-11-29 17:06:40 UTC is 01:06:40 the next day in Shanghai.
     qq.pushPrivateMessage({ userId: ALICE, message: plain("几点了"), time: 1764436000 });
-    await bot.waitForLog((l) => l.msg === "turn silent", 5_000);
+    expect((await bot.turnFinished()).data.status).toBe("silent");
     expect(llm.requests[0]!.promptText).toContain("[01:06:40] user30001(30001): 几点了");
   });
 
@@ -202,7 +196,7 @@ describe("the running bot", () => {
         `"user_id":${ALICE},"message_id":-2147483000,"time":1764400000,"font":0,"raw_message":"",` +
         `"sender":{"user_id":${ALICE},"nickname":"A"},"message":[{"type":"forward","data":{"id":7321873298371293187}}]}`,
     );
-    await waitFor(() => bot.logs.some((l) => l.msg === "message received"));
+    await bot.waitForEvent("message.ingested");
     await bot.stop();
     const db = new Database(join(bot.dataDir, "tsumugi.db"), { readonly: true });
     try {

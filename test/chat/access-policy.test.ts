@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type AccessSettings, accessDenial } from "../../src/chat/access-policy.ts";
+import { accessDenial } from "../../src/chat/access-policy.ts";
+import type { AccessSettings } from "../../src/chat/config.ts";
 import { createConfigValidator } from "../../src/config/validate.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { groupMessage } from "../store/helpers.ts";

@@ -1,41 +1,27 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { BOB, GROUP, SELF, plain as text } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const BOB = "30002";
-const text = (value: string) => [{ type: "text", data: { text: value } }];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+let scene: Scene;
 let llm: ScriptedLlmServer;
 let bot: BotHarness;
 let qq: OneBotStandIn;
 
 async function start(chat: Record<string, unknown>): Promise<void> {
-  llm = await ScriptedLlmServer.start();
-  bot = await startBot({ llm, config: { chat } });
-  qq = new OneBotStandIn({ selfId: SELF });
-  await qq.connectReverse(bot.wsUrl);
+  scene = await startScene({ config: { chat } });
+  ({ llm, bot, qq } = scene);
 }
 
-afterEach(async () => {
-  await qq.close();
-  await bot.dispose();
-  await llm.close();
-});
+afterEach(() => scene.close());
 
 const chatter = (line: string, userId = BOB) =>
   qq.pushGroupMessage({ groupId: GROUP, userId, nickname: "Bob", message: text(line) });
-
-async function waitFor(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(10);
-  }
-}
 
 describe("realtime windows", () => {
   it("answers a sender's burst of three lines once, with all three in the prompt", async () => {
@@ -75,8 +61,8 @@ describe("digests", () => {
       message: [{ type: "reply", data: { id: "123" } }, ...text("确实")],
     });
     chatter("明天去吃火锅吧");
-    const line = await bot.waitForLog((l) => l.msg === "turn silent", 3_000);
-    expect(line.reason).toBe("digest: SKIP");
+    const finished = await bot.turnFinished();
+    expect(finished.data).toMatchObject({ status: "silent", reason: "digest: SKIP" });
     await sleep(100);
     expect(qq.sent).toHaveLength(0);
     expect(llm.requests).toHaveLength(1);
@@ -107,7 +93,7 @@ describe("digests", () => {
     chatter("最早的一条消息，应该被裁掉了");
     chatter("中间的一条消息");
     chatter("最新的一条消息");
-    await bot.waitForLog((l) => l.msg === "turn silent", 3_000);
+    expect((await bot.turnFinished()).data.status).toBe("silent");
     const prompt = llm.requests[0]!.promptText;
     expect(prompt).toContain("最新的一条消息");
     expect(prompt).not.toContain("最早的一条消息");

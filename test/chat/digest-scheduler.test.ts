@@ -1,14 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { type Batch, carriesAdminAuthority } from "../../src/chat/batch.ts";
-import {
-  type DigestFlushReason,
-  DigestScheduler,
-  type DigestSettings,
-} from "../../src/chat/digest-scheduler.ts";
+import type { DigestSettings } from "../../src/chat/config.ts";
+import { type DigestFlushReason, DigestScheduler } from "../../src/chat/digest-scheduler.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 
-const DEFAULTS: DigestSettings = { enabled: true, intervalMs: 300_000, minMessages: 3, maxMessages: 50 };
+const DEFAULTS: DigestSettings = {
+  enabled: true,
+  intervalMs: 300_000,
+  minMessages: 3,
+  maxMessages: 50,
+  maxTranscriptChars: 20_000,
+};
 
 let nextId = 1;
 function chatter(group = "20000", fromSelf = false): ChatMessage {

@@ -1,14 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { Batch } from "../../src/chat/batch.ts";
-import {
-  RealtimeBatcher,
-  type RealtimeFlushReason,
-  type RealtimeSettings,
-} from "../../src/chat/realtime-batcher.ts";
+import type { RealtimeSettings } from "../../src/chat/config.ts";
+import { RealtimeBatcher, type RealtimeFlushReason } from "../../src/chat/realtime-batcher.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 
-const DEFAULTS: RealtimeSettings = { windowMs: 800, maxWindowMs: 3000, maxMessages: 10, maxChars: 8000 };
+const DEFAULTS: RealtimeSettings = {
+  windowMs: 800,
+  maxWindowMs: 3000,
+  maxMessages: 10,
+  maxChars: 8000,
+  maxTurnMessages: 30,
+  maxTurnChars: 8000,
+  maxTurnMessagesPerUser: 10,
+};
 
 let nextId = 1;
 function message(userId: string, text: string, group = "20000"): ChatMessage {
@@ -32,8 +37,10 @@ function setup(settings: Partial<RealtimeSettings> = {}) {
   const clock = new ManualClock();
   const flushed: Array<{ batch: Batch; reason: RealtimeFlushReason; at: number }> = [];
   const start = clock.now();
-  const batcher = new RealtimeBatcher({ ...DEFAULTS, ...settings }, clock, (batch, reason) =>
-    flushed.push({ batch, reason, at: clock.now() - start }),
+  const batcher = new RealtimeBatcher(
+    () => ({ ...DEFAULTS, ...settings }),
+    clock,
+    (batch, reason) => flushed.push({ batch, reason, at: clock.now() - start }),
   );
   const texts = (index: number) =>
     flushed[index]!.batch.messages.map((m) => (m.segments[0]!.data as { text: string }).text);

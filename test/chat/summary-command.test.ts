@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { parseSummaryCommand, type SummarySettings } from "../../src/chat/summary-command.ts";
+import type { SummarySettings } from "../../src/chat/config.ts";
+import { parseSummaryCommand } from "../../src/chat/summary-command.ts";
 
-const SETTINGS: SummarySettings = { commands: ["/summary", "/总结"], count: 100, maxCount: 200 };
+const SETTINGS: SummarySettings = {
+  commands: ["/summary", "/总结"],
+  count: 100,
+  maxCount: 200,
+  maxTranscriptChars: 20_000,
+};
 
 describe("the summary command", () => {
   it.each([

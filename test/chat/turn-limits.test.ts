@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Batch } from "../../src/chat/batch.ts";
+import type { LimitSettings } from "../../src/chat/config.ts";
 import { DailyTokenTally } from "../../src/chat/token-budget.ts";
-import { LIMIT_NOTICES, type LimitSettings, TurnLimits } from "../../src/chat/turn-limits.ts";
+import { LIMIT_NOTICES, TurnLimits } from "../../src/chat/turn-limits.ts";
 import { zonedClock } from "../../src/context/clock-text.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { OneBotActionError } from "../../src/adapters/onebot/action-error.ts";
 import { clockText } from "../../src/context/clock-text.ts";
+import type { QuoteSettings } from "../../src/context/config.ts";
 import { formatQuoteContext } from "../../src/context/quote-format.ts";
 import { type QuoteSource, resolveQuote } from "../../src/context/quote-resolver.ts";
-import type { QuoteFetcher, QuoteSettings, ResolvedQuote } from "../../src/context/quote-types.ts";
+import type { QuoteFetcher, ResolvedQuote } from "../../src/context/quote-types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 
 const DEFAULTS: QuoteSettings = {

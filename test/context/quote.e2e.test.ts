@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn, type WireSegment } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, SELF } from "../support/messages.ts";
+import type { OneBotStandIn, WireSegment } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
 /** Unix seconds of 2024-06-01 at this wall-clock time in Shanghai. */
 const at = (hh: number, mm: number, ss: number) => Date.UTC(2024, 5, 1, hh - 8, mm, ss) / 1000;
 
@@ -17,19 +16,17 @@ const REPLY = [{ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "好�
 
 let llm: ScriptedLlmServer;
 let bot: BotHarness;
+let scene: Scene | undefined;
 let qq: OneBotStandIn;
 
 async function start(config: Record<string, unknown> = {}): Promise<void> {
-  llm = await ScriptedLlmServer.start();
-  bot = await startBot({ llm, config: { chat: { timezone: "Asia/Shanghai", ...config } } });
-  qq = new OneBotStandIn({ selfId: SELF });
-  await qq.connectReverse(bot.wsUrl);
+  scene = await startScene({ config: { chat: { timezone: "Asia/Shanghai", ...config } } });
+  ({ llm, bot, qq } = scene);
 }
 
 afterEach(async () => {
-  await qq.close();
-  await bot.dispose();
-  await llm.close();
+  await scene?.close();
+  scene = undefined;
 });
 
 /** Pushes the message 张三 wrote earlier (plain chatter, stored by the stand-in for get_msg). */

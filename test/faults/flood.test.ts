@@ -2,13 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { StoredMonitorEvent } from "../../src/monitor/event-store.ts";
 import type { StoredMessage } from "../../src/store/types.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { ALICE, BOB, GROUP, mention, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
-const BOB = "30002";
 const FLOOD = 300;
 const MAX_TURN_CHARS = 8_000;
 
@@ -21,19 +19,6 @@ afterEach(async () => {
   await bot?.dispose();
   await llm?.close();
 });
-
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function api<T>(path: string): Promise<T> {
   const response = await fetch(`${bot.baseUrl}${path}`);
@@ -71,7 +56,7 @@ describe("a flood while the model is thinking", () => {
         message: mention(text),
       });
     const first = push(ALICE, "第一个问题");
-    await until(() => llm.requests.length === 1, "the first planner request");
+    await waitFor(() => llm.requests.length === 1, 10_000, "the first planner request");
 
     const flood: string[] = [];
     for (let i = 0; i < FLOOD; i++) {
@@ -80,12 +65,16 @@ describe("a flood while the model is thinking", () => {
     }
     const bobId = flood[FLOOD / 2]!;
     const received = () =>
-      new Set(bot.logs.filter((l) => l.msg === "message received").map((l) => l.messageId));
-    await until(() => flood.every((id) => received().has(id)), "every flood message to be received");
+      new Set(bot.events.filter((e) => e.type === "message.ingested").map((e) => e.data.messageId));
+    await waitFor(
+      () => flood.every((id) => received().has(id)),
+      10_000,
+      "every flood message to be received",
+    );
     floodIn();
 
     await qq.waitForSent(undefined, 10_000);
-    await bot.waitForLog((l) => l.msg === "turn replied", 10_000);
+    expect((await bot.turnFinished()).data.status).toBe("replied");
 
     // The planner planned again with what arrived meanwhile: that prompt stays within the budget.
     const planner = llm.requestsWithTool("reply");

@@ -14,12 +14,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { ALICE, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer, type ScriptedResponse } from "../support/scripted-llm-server.ts";
 
-const SELF = "10000";
-const ALICE = "30001";
-const plain = (text: string) => [{ type: "text", data: { text } }];
 const REPLY: ScriptedResponse = { toolCalls: [{ name: "reply", arguments: {} }] };
 /** The provider's per-request limit in these tests, so a hanging model fails fast. */
 const TIMEOUT_MS = 400;
@@ -94,10 +92,7 @@ describe("model and connection faults", () => {
       ...then,
     );
     trigger = qq.pushPrivateMessage({ userId: ALICE, message: plain("明天几点集合？") });
-    const ended = await bot.waitForLog(
-      (line) => String(line.msg).startsWith("turn ") && "status" in line,
-      8_000,
-    );
+    const ended = await bot.turnFinished();
     expect(whileAsked).toEqual([{ status: "running", reason: null }]);
     await bot.stop();
     // Stopped: nothing can send any more, and the record is final.
@@ -117,7 +112,7 @@ describe("model and connection faults", () => {
     "records the trigger failed with the reason when the planner answers %s, and sends nothing",
     async (_fault, faulty, reason) => {
       const { ended, sent, turns, llm } = await triggerWith(faulty, []);
-      expect(ended.msg).toBe("turn failed");
+      expect(ended.data.status).toBe("failed");
       expect(turns).toEqual([{ status: "failed", reason: expect.stringContaining(reason) }]);
       expect(sent).toEqual([]);
       expect(llm.unscriptedRequests).toEqual([]);
@@ -149,13 +144,14 @@ describe("model and connection faults", () => {
     const trigger = qq.pushPrivateMessage({ userId: ALICE, message: plain("明天几点集合？") });
     await qq.waitForAction("send_private_msg", 5_000);
     await qq.restart(200);
-    const failed = await bot.waitForLog((line) => line.msg === "turn failed", 5_000);
+    const failed = await bot.turnFinished();
     await qq.waitForSent(undefined, 2_000);
     await bot.stop();
     expect(qq.sent.map((message) => message.text)).toEqual(["八点，老地方"]);
     expect(qq.actions.filter((action) => action.action === "send_private_msg")).toHaveLength(1);
-    expect(String(failed.reason)).toContain("the last may have gone out; not sent again");
-    expect(turnsFor(bot, trigger)).toEqual([{ status: "failed", reason: failed.reason }]);
+    expect(failed.data.status).toBe("failed");
+    expect(String(failed.data.reason)).toContain("the last may have gone out; not sent again");
+    expect(turnsFor(bot, trigger)).toEqual([{ status: "failed", reason: failed.data.reason }]);
     const db = new Database(join(bot.dataDir, "tsumugi.db"), { readonly: true });
     try {
       const journal = db.prepare("SELECT state, error FROM sends WHERE reply_id = ?").all(failed.replyId);

@@ -19,22 +19,15 @@ import {
   PluginSandbox,
   pluginStatus,
   SUPERVISED_PLUGIN,
-  waitFor,
 } from "../stdio/stdio-fixtures.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
+import { ALICE, GROUP, mention, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
 const ADMIN = "39999";
-
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
 
 describe("stdio plugin faults", () => {
   let sandbox: PluginSandbox;
@@ -50,7 +43,6 @@ describe("stdio plugin faults", () => {
   };
   const ask = (text: string) =>
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
-  const turnEnded = () => bot.waitForLog((line) => String(line.msg).startsWith("turn "), 8_000);
   const toolResult = (index: number) =>
     String(llm.requests[index]!.body.messages.find((message) => message.role === "tool")?.content);
 
@@ -110,7 +102,7 @@ describe("stdio plugin faults", () => {
       { text: "好了" },
     );
     ask("回声");
-    await turnEnded();
+    await bot.turnFinished();
     expect(llm.requests[0]!.toolNames).toContain("echo");
     expect(toolResult(1)).toBe("echo: 终于");
     expect(qq.sent.map((sent) => sent.text)).toEqual(["好了"]);
@@ -149,7 +141,7 @@ describe("stdio plugin faults", () => {
       { toolCalls: [{ name: "no_reply", arguments: { reason: "好" } }] },
     );
     ask("回声");
-    await turnEnded();
+    await bot.turnFinished();
     expect(toolResult(1)).toBe("echo: 在");
   });
 
@@ -171,7 +163,7 @@ describe("stdio plugin faults", () => {
     );
     const askedAt = Date.now();
     ask("来个大的");
-    await turnEnded();
+    await bot.turnFinished();
     // Well under the 10 s timeout: the call failed as the line passed the limit.
     expect(Date.now() - askedAt).toBeLessThan(4_000);
     expect(toolResult(1)).toContain("工具 big 出错");

@@ -9,15 +9,12 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
+import { BOB, GROUP, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const BOB = "30002";
 const CAROL = "30003";
 const MALLORY = "30666";
-const plain = (text: string) => [{ type: "text", data: { text } }];
 
 /** A group message event as text, with `message` spliced in as raw JSON. */
 function groupEventText(messageId: number, userId: string, messageJson: string): string {

@@ -11,12 +11,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
+import { GROUP, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const LOCKED_MESSAGES = 30;
-const plain = (text: string) => [{ type: "text", data: { text } }];
 
 /** Another process: opens the file, takes the write lock, says so, and commits when told. */
 const LOCKER = `

@@ -11,19 +11,19 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
+import { plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import {
   type RecordedLlmRequest,
   ScriptedLlmServer,
   type ScriptedResponse,
 } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
 const ALICE = "30001"; // A: answered after the restart
 const BOB = "30002"; // B: too old to answer
 const CAROL = "30003"; // C: her reply may already have gone out
 const RECOVER_WITHIN_MS = 60_000;
-const plain = (text: string) => [{ type: "text", data: { text } }];
 
 interface TurnRow {
   reply_id: string;
@@ -76,7 +76,7 @@ describe("a bot killed mid-turn and restarted", () => {
     );
     // A and B are recorded running before their model calls, which now hang.
     const asked = (name: string) => llm.requests.some((request) => request.promptText.includes(name));
-    await waitUntil(() => asked("艾丽丝") && asked("鲍勃"));
+    await waitFor(() => asked("艾丽丝") && asked("鲍勃"), 10_000);
     await first.kill("SIGKILL");
     slow = false;
     qq.delay("send_private_msg", 0);
@@ -149,11 +149,3 @@ describe("a bot killed mid-turn and restarted", () => {
     });
   });
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

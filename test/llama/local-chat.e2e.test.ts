@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { GROUP, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type TinyModelFolder, tinyModelFolder } from "./llama-fixture.ts";
-
-const SELF = "10000";
-const GROUP = "20000";
 
 describe("chatting with a local model, no API key (tiny generated GGUF)", () => {
   let folder: TinyModelFolder;
@@ -61,8 +59,7 @@ describe("chatting with a local model, no API key (tiny generated GGUF)", () => 
 
     const loaded = await bot.waitForLog((line) => line.msg === "local model loaded");
     expect(loaded).toMatchObject({ provider: "local", threads: 1, contextSize: 4096, gpu: false });
-    const turn = await bot.waitForLog((line) => typeof line.msg === "string" && line.msg.startsWith("turn "));
-    expect(turn).toMatchObject({ msg: "turn replied", status: "replied" });
+    expect((await bot.turnFinished()).data.status).toBe("replied");
     expect(bot.logs.filter((line) => line.msg === "local model loaded")).toHaveLength(1);
   });
 

@@ -52,10 +52,11 @@ describe("the console's local model option", () => {
     const qq = new OneBotStandIn({ selfId: "10000" });
     await qq.connectReverse(bot.wsUrl);
     qq.pushPrivateMessage({ userId: "30001", message: [{ type: "text", data: { text: "在吗" } }] });
-    const failed = await bot.waitForLog((line) => line.msg === "turn failed", 10_000);
+    const failed = await bot.turnFinished();
     await qq.close();
     const problem = `model file ${path} has ${readFileSync(path).length} bytes instead of 1117320736 (corrupt or incomplete): run "npm run model -- pull ${RECOMMENDED}"`;
-    expect(String(failed.reason)).toContain(problem);
+    expect(failed.data.status).toBe("failed");
+    expect(String(failed.data.reason)).toContain(problem);
     const status = await api.get("/api/local-model");
     expect(status.body.models).toEqual([
       expect.objectContaining({ providerId: "local", state: "failed", error: problem }),

@@ -1,14 +1,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { LlmProviderConfig, RemoteProviderConfig } from "../../src/llm/config.ts";
 import { LlmClient, parseModelRef } from "../../src/llm/llm-client.ts";
-import {
-  LlmError,
-  type LlmProviderConfig,
-  type LlmRequest,
-  type LlmUsageRecord,
-  type RemoteProviderConfig,
-} from "../../src/llm/types.ts";
+import { LlmError, type LlmRequest, type LlmUsageRecord } from "../../src/llm/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 

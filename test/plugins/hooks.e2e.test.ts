@@ -1,19 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention, plain } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
 const ADMIN = "39999";
 
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
-const plain = (text: string) => [{ type: "text", data: { text } }];
 const probe = globalThis as { pluginProbe?: Record<string, unknown> };
 
 /** A tool that counts its calls, and a hook plugin whose PreToolUse answer the test chooses. */
@@ -48,21 +42,19 @@ describe("hooks and enrichers around the planner", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   const start = async () => {
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] }, bot: { admins: [ADMIN] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] }, bot: { admins: [ADMIN] } } });
+    ({ llm, bot, qq } = scene);
   };
   const toolResult = (index: number) =>
     String(llm.requests[index]!.body.messages.find((message) => message.role === "tool")!.content);
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
     delete probe.pluginProbe;
   });
@@ -125,7 +117,7 @@ describe("hooks and enrichers around the planner", () => {
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "测试" } }] });
     const started = Date.now();
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("出门要带什么") });
-    await bot.waitForLog((line) => line.msg === "turn silent", 8_000);
+    expect((await bot.turnFinished()).data.status).toBe("silent");
     expect(Date.now() - started).toBeLessThan(900);
     const system = String(llm.requests[0]!.body.messages[0]!.content);
     expect(system).toContain("## weather_now（插件 guard 提供的补充信息）\n今天下雨，出门带伞。");

@@ -1,21 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SDK_VERSION } from "../../src/sdk/version.ts";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { classPlugin, PluginSandbox, waitFor } from "./plugin-fixtures.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention, OTHER_GROUP, plain } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
+import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const OTHER_GROUP = "20001";
-const ALICE = "30001";
 const ADMIN = "39999";
 
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
-const plain = (text: string) => [{ type: "text", data: { text } }];
 const probe = globalThis as { pluginProbe?: Record<string, unknown> };
 
 const versionedTool = (version: string, delayMs = 0) =>
@@ -31,24 +25,22 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   const start = async (config: Record<string, unknown> = {}) => {
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({
-      llm,
+    scene = await startScene({
       config: { plugins: { dirs: [sandbox.root] }, bot: { admins: [ADMIN] }, ...config },
     });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    ({ llm, bot, qq } = scene);
   };
-  const turns = () => bot.logs.filter((line) => String(line.msg).startsWith("turn ")).length;
+  const turns = () => bot.events.filter((event) => event.type === "turn.finished").length;
   /** Runs one silent turn in a chat and returns the plugin tools its planner request declared. */
   const toolsSeenIn = async (push: () => void): Promise<string[]> => {
     const before = turns();
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看看工具" } }] });
     push();
-    await waitFor(() => turns() > before, 8_000);
+    await bot.turnFinished(before + 1);
     return llm.requests.at(-1)!.toolNames.filter((name) => !["reply", "no_reply", "wait"].includes(name));
   };
   /** Sends a command and returns the first answer sent after it (earlier answers never match). */
@@ -60,9 +52,8 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
   };
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
     delete probe.pluginProbe;
   });
@@ -135,7 +126,7 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
     await waitFor(() => probe.pluginProbe?.started === true);
     plugin.write("index.ts", versionedTool("v2"));
     await bot.waitForLog((line) => line.msg === "plugin reloaded", 5_000);
-    await waitFor(() => turns() === 1, 8_000);
+    await bot.turnFinished(1);
     expect(toolResult()).toContain('"v1"');
     // Turn 2 sees the new declaration and code.
     llm.enqueue(
@@ -143,7 +134,7 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
       { toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] },
     );
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("现在呢？") });
-    await waitFor(() => turns() === 2, 8_000);
+    await bot.turnFinished(2);
     expect(
       llm.requests.at(-2)!.body.tools?.find((t) => t.function.name === "which_version")?.function.description,
     ).toBe("返回版本 v2");
@@ -160,7 +151,7 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
       { toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] },
     );
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("还在吗？") });
-    await waitFor(() => turns() === 3, 8_000);
+    await bot.turnFinished(3);
     expect(toolResult()).toContain('"v2"');
   });
 

@@ -45,11 +45,3 @@ export class PluginSandbox {
 export function classPlugin(body: string, imports = "Plugin, Tool"): string {
   return `import { ${imports} } from "tsumugi/sdk";\n\nexport default class TestPlugin extends Plugin {\n${body}\n}\n`;
 }
-
-export async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

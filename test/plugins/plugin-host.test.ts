@@ -6,10 +6,11 @@ import { ApprovalService } from "../../src/agent/hooks-approval.ts";
 import { ToolRegistry } from "../../src/agent/tool-registry.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { CommandRegistry } from "../../src/plugins/command-dispatcher.ts";
+import type { PluginSettings } from "../../src/plugins/config.ts";
 import { PluginModuleLoader } from "../../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../../src/plugins/node-runtime.ts";
 import { normalizeParameters } from "../../src/plugins/parameters.ts";
-import { PluginHost, type PluginSettings } from "../../src/plugins/plugin-host.ts";
+import { PluginHost } from "../../src/plugins/plugin-host.ts";
 import { ReplyExtensionRegistry } from "../../src/reply/extension-registry.ts";
 import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
@@ -21,9 +22,12 @@ describe("PluginHost (the console's control surface)", () => {
   const tools = new ToolRegistry();
   const logs: Array<{ msg: string }> = [];
 
-  const startHost = async (settings: Partial<PluginSettings> = {}) => {
+  /** The bot config's `plugins` section the host reads; tests edit it and call `applySettings`. */
+  let settings: PluginSettings;
+  const startHost = async (overrides: Partial<PluginSettings> = {}) => {
+    settings = { dirs: [sandbox.root], disabled: [], config: {}, ...overrides };
     host = new PluginHost({
-      settings: { dirs: [sandbox.root], disabled: [], config: {}, ...settings },
+      settings: () => settings,
       registries: {
         tool: tools,
         command: new CommandRegistry(),
@@ -65,7 +69,8 @@ describe("PluginHost (the console's control surface)", () => {
     );
     await startHost();
     expect(host.get("greeter")).toMatchObject({ state: "enabled", config: { greeting: "你好" } });
-    await host.applySettings({ dirs: [sandbox.root], disabled: [], config: { greeter: { greeting: "早" } } });
+    settings = { dirs: [sandbox.root], disabled: [], config: { greeter: { greeting: "早" } } };
+    await host.applySettings();
     expect(probe.pluginProbe).toEqual({ changes: ["早"] });
     const rejected = await host.setConfig("greeter", { greeting: 42 });
     expect(rejected).toEqual({ ok: false, error: expect.stringContaining("greeting: must be string") });
@@ -86,7 +91,8 @@ describe("PluginHost (the console's control surface)", () => {
     await host.refresh();
     expect(host.list().map((status) => [status.id, status.state])).toEqual([["late", "enabled"]]);
     expect(tools.all().map((tool) => tool.fullName)).toEqual(["late.late_tool"]);
-    await host.applySettings({ dirs: [sandbox.root], disabled: ["late"], config: {} });
+    settings = { dirs: [sandbox.root], disabled: ["late"], config: {} };
+    await host.applySettings();
     expect(host.get("late")?.state).toBe("disabled");
     expect(tools.all()).toEqual([]);
   });

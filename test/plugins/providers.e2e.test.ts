@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { GROUP, SELF } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { geminiDeclarations } from "../support/provider-wire.ts";
+import { type Scene, startScene } from "../support/scene.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const PARAMETERS = {
   type: "object",
   properties: { city: { type: "string", description: "城市" } },
@@ -25,13 +24,12 @@ describe.each([
 ] as const)("plugin tools through a %s provider", (type, api) => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
-  let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
   });
 
@@ -43,7 +41,7 @@ describe.each([
   weather(args: { city: string }) { return { city: args.city, forecast: "小雨" }; }`),
     });
     llm = await ScriptedLlmServer.start();
-    bot = await startBot({
+    scene = await startScene({
       llm,
       config: {
         plugins: { dirs: [sandbox.root] },
@@ -53,8 +51,7 @@ describe.each([
         },
       },
     });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    ({ qq } = scene);
     llm.enqueue(
       { toolCalls: [{ name: "get_weather", arguments: { city: "杭州" } }] },
       { toolCalls: [{ name: "reply", arguments: {} }] },

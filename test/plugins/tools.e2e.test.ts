@@ -1,44 +1,34 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
-
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
 const probe = globalThis as { pluginProbe?: Record<string, unknown> };
 
 describe("plugin tools in the planner loop (seed 004, DESIGN §5)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   const start = async (pluginConfig: Record<string, unknown> = {}, config: Record<string, unknown> = {}) => {
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({
-      llm,
+    scene = await startScene({
       config: { plugins: { dirs: [sandbox.root], config: pluginConfig }, ...config },
     });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    ({ llm, bot, qq } = scene);
   };
   const ask = (text: string) =>
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
-  const turnEnded = () => bot.waitForLog((line) => String(line.msg).startsWith("turn "), 8_000);
   const toolMessages = (index: number) =>
     llm.requests[index]!.body.messages.filter((message) => message.role === "tool");
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
     delete probe.pluginProbe;
   });
@@ -118,9 +108,9 @@ export async function query_user_coins(bot: any, event: any, config: any, args: 
     ask("我有多少金币");
     const sent = await qq.waitForSent(undefined, 8_000);
     expect(sent.text).toBe(`Alice 有 1250 枚金币（self，bot.send 是 function，群 ${GROUP}）`);
-    const ended = await turnEnded();
-    expect(ended.msg).toBe("turn replied");
-    expect(String(ended.reason)).toContain("query_user_coins acted");
+    const ended = await bot.turnFinished();
+    expect(ended.data.status).toBe("replied");
+    expect(String(ended.data.reason)).toContain("query_user_coins acted");
     expect(probe.pluginProbe).toEqual({ imported: true });
     expect(llm.requests).toHaveLength(1);
   });
@@ -190,7 +180,7 @@ export async function install_tool(bot: any, event: any, config: { root: string 
       { toolCalls: [{ name: "no_reply", arguments: { reason: "装好了" } }] },
     );
     ask("装个新工具");
-    await turnEnded();
+    await bot.turnFinished();
     // The round right after the call: no watcher delay, refreshTools itself rescanned.
     expect(llm.requests[1]!.toolNames).toContain("fresh_tool");
     expect(llm.requests[0]!.toolNames).not.toContain("fresh_tool");
@@ -268,9 +258,9 @@ export async function install_tool(bot: any, event: any, config: { root: string 
     const again = { toolCalls: [{ name: "get_weather", arguments: { city: "上海" } }] };
     llm.enqueue(again, again, again, again);
     ask("一直查");
-    const ended = await turnEnded();
-    expect(ended.msg).toBe("turn failed");
-    expect(String(ended.reason)).toBe("planner did not finish within 3 rounds");
+    const ended = await bot.turnFinished();
+    expect(ended.data.status).toBe("failed");
+    expect(String(ended.data.reason)).toBe("planner did not finish within 3 rounds");
     expect(llm.requests).toHaveLength(3);
     expect(probe.pluginProbe).toMatchObject({ calls: 3 });
     expect(qq.sent).toEqual([]);

@@ -6,16 +6,6 @@ import type { BotHarness } from "../support/bot-harness.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import type { RecordedLlmRequest } from "../support/scripted-llm-server.ts";
 
-export const SELF = "10000";
-export const GROUP = "20000";
-export const OTHER_GROUP = "20001";
-export const ALICE = "30001";
-
-export const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
-
 /** One call an extension saw: the payload as the host gave it, and which extension it was. */
 export interface SeenCall {
   extension: string;
@@ -99,15 +89,4 @@ export async function timelineOf(bot: BotHarness, replyId: string): Promise<Time
   const response = await fetch(`${bot.baseUrl}/api/monitor/turns/${encodeURIComponent(replyId)}`);
   if (!response.ok) throw new Error(`timeline of ${replyId}: HTTP ${response.status}`);
   return ((await response.json()) as { events: TimelineEvent[] }).events;
-}
-
-/** Waits for the next "turn …" log line after `count` of them and returns it. */
-export async function turnEnded(bot: BotHarness, count = 1): Promise<Record<string, unknown>> {
-  const turns = () => bot.logs.filter((line) => String(line.msg).startsWith("turn "));
-  const deadline = Date.now() + 10_000;
-  while (turns().length < count) {
-    if (Date.now() > deadline) throw new Error(`fewer than ${count} turns ended in time`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return turns()[count - 1]!;
 }

@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { MonitorEvent } from "../../src/monitor/monitor.ts";
 import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import {
-  ALICE,
   clearSeenCalls,
   extensionPlugin,
-  GROUP,
-  mention,
-  OTHER_GROUP,
   postApi,
-  SELF,
   seenCalls,
   sendActions,
   timelineOf,
-  turnEnded,
 } from "./extension-fixtures.ts";
 
 const failing = (name: string, beforeSend: string, options = "{ parameters: {} }") => ({
@@ -32,6 +29,7 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
   const sandbox = new PluginSandbox();
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
   let turns = 0;
 
@@ -72,16 +70,13 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
       ),
     });
     sandbox.add("fickle", { "index.ts": extensionPlugin({ name: "ext", options: "{ parameters: {} }" }) });
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } } });
+    ({ llm, bot, qq } = scene);
   });
 
   afterAll(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
   });
 
@@ -90,26 +85,21 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
     qq.actions.length = 0;
   });
 
-  /** A reply selecting `extension`; resolves once the turn has ended, with its log line. */
+  /** A reply selecting `extension`; resolves once the turn has ended, with its `turn.finished` event. */
   const replyWith = async (extension: string, replyer: Parameters<ScriptedLlmServer["enqueue"]>[0]) => {
     llm.enqueue(
       { toolCalls: [{ name: "reply", arguments: { plugin_options: { [extension]: {} } } }] },
       replyer,
     );
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("来段语音") });
-    return turnEnded(bot, ++turns);
+    return bot.turnFinished(++turns);
   };
 
   /** The reply failed, nothing was sent, and the log line and the monitor name reply, extension and reason. */
-  const expectFailed = async (
-    ended: Record<string, unknown>,
-    extension: string,
-    phase: string,
-    reason: string,
-  ) => {
-    expect(ended.msg).toBe("turn failed");
-    expect(String(ended.reason)).toContain(`reply extension ${extension} failed in ${phase}: `);
-    expect(String(ended.reason)).toContain(reason);
+  const expectFailed = async (ended: MonitorEvent, extension: string, phase: string, reason: string) => {
+    expect(ended.data.status).toBe("failed");
+    expect(String(ended.data.reason)).toContain(`reply extension ${extension} failed in ${phase}: `);
+    expect(String(ended.data.reason)).toContain(reason);
     expect(sendActions(qq)).toEqual([]);
     const replyId = String(ended.replyId);
     const line = bot.logs.find(
@@ -151,7 +141,7 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
       toolCalls: [{ name: "reply", arguments: { plugin_options: { [extension]: {} } } }],
     });
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("来段语音") });
-    const ended = await turnEnded(bot, ++turns);
+    const ended = await bot.turnFinished(++turns);
     await expectFailed(ended, extension, "prepare", reason);
     expect(llm.requests.length - before).toBe(1);
   });
@@ -181,8 +171,8 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
     llm.enqueue(select, select, slowAnswer, slowAnswer);
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("一") });
     qq.pushGroupMessage({ groupId: OTHER_GROUP, userId: ALICE, message: mention("二") });
-    await turnEnded(bot, ++turns);
-    await turnEnded(bot, ++turns);
+    await bot.turnFinished(++turns);
+    await bot.turnFinished(++turns);
     expect(sendActions(qq)).toHaveLength(2);
     const bySession = new Map<string, Map<string, string>>();
     for (const call of seenCalls()) {
@@ -200,7 +190,9 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
     });
     expect(new Set(ids).size).toBe(2);
     // Each is the reply_id of its own turn.
-    const turnIds = bot.logs.filter((line) => line.msg === "turn replied").map((line) => line.replyId);
+    const turnIds = bot.events
+      .filter((event) => event.type === "turn.finished" && event.data.status === "replied")
+      .map((event) => event.replyId);
     expect(turnIds).toEqual(expect.arrayContaining(ids));
   });
 });

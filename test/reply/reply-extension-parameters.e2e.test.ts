@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { PluginSandbox, waitFor } from "../plugins/plugin-fixtures.ts";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention, SELF } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 import {
-  ALICE,
   clearSeenCalls,
   extensionPlugin,
-  GROUP,
-  mention,
   pluginOptionsOf,
-  SELF,
   seenCalls,
   sendActions,
-  turnEnded,
 } from "./extension-fixtures.ts";
 
 /** A reply long enough to be split into two messages at the 20-character chunk limit below. */
@@ -28,6 +26,7 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
   const sandbox = new PluginSandbox();
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
   let turns = 0;
 
@@ -63,19 +62,13 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
         options: `{ parameters: { attach_voice: { type: "boolean", default: "yes" } } }`,
       }),
     });
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({
-      llm,
-      config: { plugins: { dirs: [sandbox.root] }, chat: { textChunkLimit: 20 } },
-    });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] }, chat: { textChunkLimit: 20 } } });
+    ({ llm, bot, qq } = scene);
   });
 
   afterAll(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
   });
 
@@ -95,14 +88,14 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
       { toolCalls: [{ name: "reply", arguments: { plugin_options: second } }] },
     );
     ask();
-    const ended = await turnEnded(bot, ++turns);
-    expect(ended.msg).toBe("turn failed");
+    const ended = await bot.turnFinished(++turns);
+    expect(ended.data.status).toBe("failed");
     // Only the two planner requests: no replyer, no extension call, nothing sent.
     expect(llm.requests.length - before).toBe(2);
     expect(seenCalls()).toEqual([]);
     expect(sendActions(qq)).toEqual([]);
     const told = llm.requests.at(-1)!.body.messages.find((message) => message.role === "tool");
-    return { told: String(told?.content), reason: String(ended.reason) };
+    return { told: String(told?.content), reason: String(ended.data.reason) };
   };
 
   it("refuses a default that breaks its own schema when the plugin loads", async () => {
@@ -118,7 +111,7 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
   it("declares a full object schema as written, refusing unknown parameters unless it allows them", async () => {
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看看参数" } }] });
     ask();
-    await turnEnded(bot, ++turns);
+    await bot.turnFinished(++turns);
     const declared = pluginOptionsOf(llm.requests.at(-1)!)!;
     expect(Object.keys(declared.properties)).toEqual(["other.tone", "schema.open", "schema.strict"]);
     expect(declared.properties["schema.strict"]).toEqual({
@@ -165,7 +158,7 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
       { text: "好" },
     );
     ask();
-    expect((await turnEnded(bot, ++turns)).msg).toBe("turn replied");
+    expect((await bot.turnFinished(++turns)).data.status).toBe("replied");
     const parametersOf = (extension: string) =>
       seenCalls()
         .filter((call) => call.extension === extension)
@@ -190,7 +183,7 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
       { text: LONG_REPLY },
     );
     const messageId = qq.pushPrivateMessage({ userId: ALICE, message: "在吗" });
-    expect((await turnEnded(bot, ++turns)).msg).toBe("turn replied");
+    expect((await bot.turnFinished(++turns)).data.status).toBe("replied");
     const sessionId = `onebot:${SELF}:private:${ALICE}`;
     const [prepare, beforeSend] = seenCalls();
     const chat = {

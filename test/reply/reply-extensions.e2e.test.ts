@@ -1,24 +1,22 @@
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { SDK_VERSION } from "../../src/sdk/version.ts";
-import { PluginSandbox, waitFor } from "../plugins/plugin-fixtures.ts";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import { pluginStatuses } from "../stdio/stdio-fixtures.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 import {
-  ALICE,
   clearSeenCalls,
   extensionPlugin,
-  GROUP,
-  mention,
-  OTHER_GROUP,
   pluginOptionsOf,
   postApi,
-  SELF,
   seenCalls,
   sendActions,
   timelineOf,
-  turnEnded,
 } from "./extension-fixtures.ts";
 
 /** One base64 PNG pixel, as an extension would attach a picture. */
@@ -31,14 +29,13 @@ describe("reply extensions in the reply flow (seeds 000/001, DESIGN §5/§7)", (
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
   let turns = 0;
 
   const start = async () => {
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } } });
+    ({ llm, bot, qq } = scene);
     turns = 0;
   };
   const ask = (text: string, groupId = GROUP) =>
@@ -47,7 +44,7 @@ describe("reply extensions in the reply flow (seeds 000/001, DESIGN §5/§7)", (
   const optionsSeenIn = async (push: () => void) => {
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看看参数" } }] });
     push();
-    await turnEnded(bot, ++turns);
+    await bot.turnFinished(++turns);
     return pluginOptionsOf(llm.requests.at(-1)!);
   };
   const keysSeenIn = async (push: () => void) => Object.keys((await optionsSeenIn(push))?.properties ?? {});
@@ -55,14 +52,13 @@ describe("reply extensions in the reply flow (seeds 000/001, DESIGN §5/§7)", (
   const replyWith = async (args: Record<string, unknown>, text: string, question = "说点什么") => {
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: args }] }, { text });
     const messageId = ask(question);
-    const ended = await turnEnded(bot, ++turns);
+    const ended = await bot.turnFinished(++turns);
     return { messageId, ended };
   };
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
     clearSeenCalls();
   });
@@ -125,7 +121,7 @@ describe("reply extensions in the reply flow (seeds 000/001, DESIGN §5/§7)", (
     expect(await keysSeenIn(() => ask("在吗"))).toEqual(["alpha.style"]);
     // Unloading (the folder removed) drops the key from the very next request as well.
     rmSync(`${sandbox.root}/alpha`, { recursive: true, force: true });
-    await bot.waitForLog((line) => line.msg === "plugin removed" && line.plugin === "alpha", 5_000);
+    await waitFor(async () => !(await pluginStatuses(bot)).some((status) => status.id === "alpha"));
     expect(await optionsSeenIn(() => ask("在吗"))).toBeUndefined();
   });
 
@@ -406,14 +402,14 @@ export default class Watcher extends Plugin {
       { toolCalls: [{ name: "reply", arguments: { plugin_options: { "nobody.voice": {} } } }] },
     );
     ask("学猫叫");
-    const ended = await turnEnded(bot, 1);
-    expect(ended.msg).toBe("turn failed");
+    const ended = await bot.turnFinished(1);
+    expect(ended.data.status).toBe("failed");
     const told = llm.requests[1]!.body.messages.find((message) => message.role === "tool");
     expect(String(told?.content)).toContain("调用 reply 出错");
     expect(String(told?.content)).toContain('plugin_options["alpha.style"]');
     expect(String(told?.content)).toContain('mode must be one of ["cat","robot"]');
     expect(String(told?.content)).toContain('unknown parameter "volume"');
-    expect(String(ended.reason)).toContain(
+    expect(String(ended.data.reason)).toContain(
       'plugin_options has unknown "nobody.voice"; available here: alpha.style',
     );
     // Neither the replyer nor the extension ran, and nothing was sent.

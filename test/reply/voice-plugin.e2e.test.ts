@@ -1,9 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn, type SentMessage } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { ALICE, GROUP, mention, SELF, sendActions, timelineOf, turnEnded } from "./extension-fixtures.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention } from "../support/messages.ts";
+import type { OneBotStandIn, SentMessage } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { sendActions, timelineOf } from "./extension-fixtures.ts";
 
 /** The built-in plugins folder, where `plugins/voice` lives. */
 const BUILTIN_PLUGINS = fileURLToPath(new URL("../../plugins", import.meta.url));
@@ -58,27 +60,24 @@ function recordAudio(sent: SentMessage): Buffer {
 describe("the built-in voice plugin (seed 000/001's example, espeak-ng)", () => {
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   const start = async (voiceConfig: Record<string, unknown> = {}) => {
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({
-      llm,
+    scene = await startScene({
       config: { plugins: { dirs: [BUILTIN_PLUGINS], config: { voice_plugin: voiceConfig } } },
     });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    ({ llm, bot, qq } = scene);
   };
   const replyWith = async (args: Record<string, unknown>, text: string) => {
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: args }] }, { text });
     const messageId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("用语音说") });
-    return { messageId, ended: await turnEnded(bot) };
+    return { messageId, ended: await bot.turnFinished() };
   };
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
   });
 
   it("sends the reply as a decodable WAV voice message instead of text when keep_text is false", async () => {
@@ -87,7 +86,7 @@ describe("the built-in voice plugin (seed 000/001's example, espeak-ng)", () => 
       { plugin_options: { "voice_plugin.voice": { attach_voice: true, keep_text: false } } },
       "大家晚上好，今天辛苦了",
     );
-    expect(ended.msg).toBe("turn replied");
+    expect(ended.data.status).toBe("replied");
     const planner = llm.requestsWithTool("reply")[0]!;
     const declared = planner.body.tools?.find((tool) => tool.function.name === "reply")?.function
       .parameters as {
@@ -158,8 +157,8 @@ describe("the built-in voice plugin (seed 000/001's example, espeak-ng)", () => 
       { plugin_options: { "voice_plugin.voice": { attach_voice: true, keep_text: true } } },
       "这句不会发出去",
     );
-    expect(ended.msg).toBe("turn failed");
-    expect(String(ended.reason)).toContain(
+    expect(ended.data.status).toBe("failed");
+    expect(String(ended.data.reason)).toContain(
       "reply extension voice_plugin.voice failed in before_send: /nonexistent/espeak-ng is not installed: install the Debian package espeak-ng",
     );
     expect(sendActions(qq)).toEqual([]);

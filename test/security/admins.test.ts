@@ -8,11 +8,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createConfigValidator } from "../../src/config/validate.ts";
 import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
 import { classPlugin, type PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
-import { eventually, nodeStdioPlugin } from "../stdio/stdio-fixtures.ts";
+import { nodeStdioPlugin } from "../stdio/stdio-fixtures.ts";
+import { GROUP, SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const REFUSAL = "只有管理员可以使用这个命令。";
 
 /**
@@ -73,7 +73,7 @@ describe("admins are users of one platform", () => {
       },
       selfId: SELF,
     });
-    await eventually(async () => (await statusOf("chan")).process?.state === "running");
+    await waitFor(async () => (await statusOf("chan")).process?.state === "running");
     return scene;
   };
 
@@ -92,7 +92,7 @@ describe("admins are users of one platform", () => {
     const before = answers().length;
     writeFileSync(join(channel.dir, "data/say.tmp"), text);
     renameSync(join(channel.dir, "data/say.tmp"), join(channel.dir, "data/say"));
-    await eventually(async () => answers().length > before, 8_000);
+    await waitFor(async () => answers().length > before, 8_000);
     return String(answers()[before]!.msg).slice("sent to c1: ".length);
   };
 
@@ -174,7 +174,7 @@ describe("admins are users of one platform", () => {
     );
     expect(await stateOfX()).toBe("enabled");
     expect((await post("10001")).status).toBe(201);
-    await eventually(async () => (await stateOfX()) === "disabled");
+    await waitFor(async () => (await stateOfX()) === "disabled");
   });
 
   it("refuses an admins entry in no known form, naming the forms", () => {

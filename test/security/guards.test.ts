@@ -4,18 +4,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
-import { eventually, nodeStdioPlugin, pluginStatus } from "../stdio/stdio-fixtures.ts";
+import { nodeStdioPlugin, pluginStatus } from "../stdio/stdio-fixtures.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention, SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
-
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
 const probe = globalThis as { guardProbe?: { deleted: string[] } };
 const deleted = () => probe.guardProbe?.deleted ?? [];
 
@@ -41,15 +35,6 @@ const noReply = { toolCalls: [{ name: "no_reply", arguments: { reason: "好了" 
 interface TimelineEvent {
   type: string;
   data: Record<string, unknown>;
-}
-
-/** The n-th (1-based) "turn …" log line, once it is written. */
-async function turnEnded(bot: BotHarness, n: number): Promise<Record<string, unknown>> {
-  await eventually(
-    async () => bot.logs.filter((line) => String(line.msg).startsWith("turn ")).length >= n,
-    10_000,
-  );
-  return bot.logs.filter((line) => String(line.msg).startsWith("turn "))[n - 1]!;
 }
 
 async function timelineOf(bot: BotHarness, replyId: unknown): Promise<TimelineEvent[]> {
@@ -101,7 +86,7 @@ describe("guards fail closed", () => {
     const { llm, bot, qq } = await start();
     llm.enqueue(deleteCall("/srv/data"), noReply);
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("把 /srv/data 删了") });
-    const turn = await turnEnded(bot, 1);
+    const turn = await bot.turnFinished(1);
 
     expect(deleted()).toEqual([]);
     expect(toolResult(1)).toMatch(/^调用被拒绝：检查钩子 guard\.check 没能作出判断（.+），为安全起见不放行$/);
@@ -135,11 +120,11 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     const { pid } = (await pluginStatus(bot, "sentinel")).process!;
     process.kill(pid!, "SIGKILL");
     // autoRetry is off: the process is given up ("failed") and stays down.
-    await eventually(async () => (await pluginStatus(bot, "sentinel")).process?.state === "failed");
+    await waitFor(async () => (await pluginStatus(bot, "sentinel")).process?.state === "failed");
 
     llm.enqueue(deleteCall("/srv/data"), noReply);
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("把 /srv/data 删了") });
-    await turnEnded(bot, 1);
+    await bot.turnFinished(1);
     expect(deleted()).toEqual([]);
     expect(toolResult(1)).toContain(
       "调用被拒绝：检查钩子 sentinel.PreToolUse_1 没能作出判断（the plugin sentinel is not running",
@@ -163,7 +148,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     const { llm, bot, qq } = await start();
     llm.enqueue(deleteCall("/tmp/a.log"), deleteCall("/tmp/boom.log"), noReply);
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("清理一下") });
-    const turn = await turnEnded(bot, 1);
+    const turn = await bot.turnFinished(1);
 
     expect(deleted()).toEqual(["/tmp/a.log"]);
     expect(toolResult(1)).toContain("/tmp/a.log");
@@ -188,9 +173,9 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     const { llm, bot, qq } = await start();
 
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("说说禁书") });
-    const denied = await turnEnded(bot, 1);
-    expect(denied).toMatchObject({
-      msg: "turn silent",
+    const denied = await bot.turnFinished(1);
+    expect(denied.data).toMatchObject({
+      status: "silent",
       reason: "UserPromptSubmit hook guard.gate denied: 不聊这个话题",
     });
     const events = await timelineOf(bot, denied.replyId);
@@ -206,9 +191,9 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     });
 
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("炸一下") });
-    const failed = await turnEnded(bot, 2);
-    expect(failed.msg).toBe("turn silent");
-    expect(String(failed.reason)).toContain(
+    const failed = await bot.turnFinished(2);
+    expect(failed.data.status).toBe("silent");
+    expect(String(failed.data.reason)).toContain(
       "UserPromptSubmit hook guard.gate denied: 检查钩子 guard.gate 没能作出判断（关键词表坏了）",
     );
     expect(llm.requests).toHaveLength(0);
@@ -217,7 +202,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     // A prompt the guard lets through reaches the planner as usual.
     llm.enqueue(noReply);
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("今天天气不错") });
-    await turnEnded(bot, 3);
+    await bot.turnFinished(3);
     expect(llm.requests).toHaveLength(1);
   });
 });

@@ -7,14 +7,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { apiClient } from "../console/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { ALICE, BOB, SELF } from "../support/messages.ts";
 import { OneBotStandIn, type WireSegment } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
+import { waitFor } from "../support/wait.ts";
 
-const SELF = "10000";
 const GROUP_A = "20001";
 const GROUP_B = "20002";
-const ALICE = "30001";
-const BOB = "30002";
 const SESSION_A = `onebot:${SELF}:group:${GROUP_A}`;
 const TOO_FAST = "说得太快了，稍后再试。";
 const BUDGET_GONE = "今天的额度用完了，明天再聊吧。";
@@ -93,10 +92,16 @@ async function storedTexts(bot: BotHarness, sessionId: string): Promise<string[]
   return messages.map((m) => m.segments.map((segment) => segment.data.text ?? "").join(""));
 }
 
-const refusedCount = (bot: BotHarness) => bot.logs.filter((line) => line.msg === "turn refused").length;
+/** Refused turns that are over (their notice, if any, sent): `turn.finished` after a refusal event. */
+const refusedCount = (bot: BotHarness) => {
+  const refused = new Set(
+    bot.events.filter((e) => e.type === "access.denied" || e.type === "limit.reached").map((e) => e.replyId),
+  );
+  return bot.events.filter((e) => e.type === "turn.finished" && refused.has(e.replyId)).length;
+};
 
 async function waitForRefusals(bot: BotHarness, count: number): Promise<void> {
-  await bot.waitForLog(() => refusedCount(bot) >= count, 3_000);
+  await waitFor(() => refusedCount(bot) >= count);
 }
 
 describe("access rules", () => {

@@ -10,10 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { GROUP, SELF } from "../support/messages.ts";
 import { OneBotStandIn, UpgradeRejectedError } from "../support/onebot-standin.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
 const ALICE = "30000";
 const TOKEN = "onebot-secret-token";
 const PATH = "/onebot/v11/ws";

@@ -12,9 +12,10 @@ import { parse, parseDocument } from "yaml";
 import { secretPaths } from "../../src/config/secret-paths.ts";
 import { type ApiClient, apiClient } from "../console/api-client.ts";
 import type { PluginFolder } from "../plugins/plugin-fixtures.ts";
-import { nodeStdioPlugin, PluginSandbox, waitFor } from "../stdio/stdio-fixtures.ts";
+import { nodeStdioPlugin, PluginSandbox } from "../stdio/stdio-fixtures.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
 const TOKEN = "secrets-console-token";
 const API_KEY = "sk-main-secret-key";

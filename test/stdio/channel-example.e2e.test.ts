@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { copyExample, eventually, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
-
-const SELF = "10000";
+import { waitFor } from "../support/wait.ts";
+import { copyExample, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
 
 /** plugins/example-node: a Node channel plugin serving a web chat, driven over its own HTTP API. */
 describe("the Node channel example (channel_inbound, channel_send, channel_tools, channel_prompt, web_ui)", () => {
@@ -26,7 +26,7 @@ describe("the Node channel example (channel_inbound, channel_send, channel_tools
   /** The chat page's address, once the plugin has announced it as a console widget. */
   const chatUrl = async () => {
     let url: string | undefined;
-    await eventually(async () => {
+    await waitFor(async () => {
       const widgets = (await pluginStatus(bot, "example-node")).widgets as
         | Array<{ url?: string }>
         | undefined;
@@ -67,8 +67,8 @@ describe("the Node channel example (channel_inbound, channel_send, channel_tools
     expect(planner.promptText).toContain("Alice");
     const toolResult = llm.requests[1]!.body.messages.find((message) => message.role === "tool");
     expect(JSON.parse(String(toolResult!.content))).toMatchObject({ url, replies: 0 });
-    const ended = await bot.waitForLog((line) => line.msg === "turn replied");
-    expect(ended.sessionId).toBe("stdio:example-node:alice");
+    const ended = await bot.turnFinished();
+    expect(ended).toMatchObject({ sessionId: "stdio:example-node:alice", data: { status: "replied" } });
   });
 
   it("keeps the channel's tools and prompt out of other chats", async () => {
@@ -83,7 +83,7 @@ describe("the Node channel example (channel_inbound, channel_send, channel_tools
         userId: "30001",
         message: [{ type: "at", data: { qq: SELF } }],
       });
-      await bot.waitForLog((line) => line.msg === "turn silent", 8_000);
+      expect((await bot.turnFinished()).data.status).toBe("silent");
       expect(llm.requests[0]!.toolNames).not.toContain("webchat_status");
       expect(String(llm.requests[0]!.body.messages[0]!.content)).not.toContain("网页聊天窗口");
     } finally {
@@ -94,7 +94,7 @@ describe("the Node channel example (channel_inbound, channel_send, channel_tools
   it("stays closed, with nothing in the prompt, until its config gives it an address", async () => {
     await start();
     let widgets: unknown;
-    await eventually(async () => {
+    await waitFor(async () => {
       widgets = (await pluginStatus(bot, "example-node")).widgets;
       return widgets !== undefined;
     });

@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { GROUP, SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { nodeStdioPlugin, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
-
-const SELF = "10000";
-const GROUP = "20000";
 
 /**
  * Answers activate with the seed's `"result": "success"` beside its lists, and PreToolUse with

@@ -1,38 +1,29 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { copyExample, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
-
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
-
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
 
 /** plugins/example-python, a real Python 3 process, driven through the whole bot. */
 describe("the Python example plugin (tools, hooks, enrichers, config_changed over stdio)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   const start = async (pluginConfig: Record<string, unknown>, configFile = false) => {
     sandbox = new PluginSandbox();
     copyExample(sandbox, "example-python");
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({
-      llm,
+    scene = await startScene({
       configFile,
       config: { plugins: { dirs: [sandbox.root], config: { "example-python": pluginConfig } } },
     });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    ({ llm, bot, qq } = scene);
   };
   const ask = (text: string) =>
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
@@ -41,9 +32,8 @@ describe("the Python example plugin (tools, hooks, enrichers, config_changed ove
   const systemPrompt = (index: number) => String(llm.requests[index]!.body.messages[0]!.content);
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
   });
 
@@ -77,7 +67,7 @@ describe("the Python example plugin (tools, hooks, enrichers, config_changed ove
       { toolCalls: [{ name: "no_reply", arguments: { reason: "算不了" } }] },
     );
     ask("算一下");
-    await bot.waitForLog((line) => line.msg === "turn silent", 8_000);
+    expect((await bot.turnFinished()).data.status).toBe("silent");
     expect(toolResult(1)).toContain("工具 calculate 出错：cannot calculate");
     expect(systemPrompt(0)).not.toContain("插件 example-python"); // no notes, no section
   });
@@ -105,7 +95,7 @@ describe("the Python example plugin (tools, hooks, enrichers, config_changed ove
     expect((await pluginStatus(bot, "example-python")).config).toEqual({ notes: "新的备注", deny_tools: [] });
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看看" } }] });
     ask("在吗");
-    await bot.waitForLog((line) => line.msg === "turn silent", 8_000);
+    expect((await bot.turnFinished()).data.status).toBe("silent");
     expect(systemPrompt(0)).toContain("新的备注");
     expect(systemPrompt(0)).not.toContain("旧的备注");
   });

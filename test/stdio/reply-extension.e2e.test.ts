@@ -1,11 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { GROUP, SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
-
-const SELF = "10000";
-const GROUP = "20000";
 
 /** A reply extension over stdio: a prompt in prepare, a rewrite in before_send; it logs every payload. */
 const CAT = `

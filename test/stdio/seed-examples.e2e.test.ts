@@ -3,12 +3,13 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { mention } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { isAlive, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
 
-const SELF = "10000";
 /** The Python and Node.js examples printed in seed 002, byte for byte (biome leaves them alone). */
 const SEED_EXAMPLES = fileURLToPath(new URL("./seed-examples/", import.meta.url));
 
@@ -21,21 +22,16 @@ const SEED_SHA256 = {
   "plugin.js": "fcc76da2f7d9c1b59f1fc19d8247c7505efe076b97c4adbd37952b2124e937e7",
 };
 
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
-
 describe("seed 002's printed examples, saved unchanged as plugin entries", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox?.remove();
   });
 
@@ -52,10 +48,8 @@ describe("seed 002's printed examples, saved unchanged as plugin entries", () =>
     copyFileSync(join(SEED_EXAMPLES, "plugin.py"), join(python.dir, "plugin.py"));
     const node = sandbox.add("seed-node", {}, { runtime: "stdio", entry: "node plugin.js" });
     copyFileSync(join(SEED_EXAMPLES, "plugin.js"), join(node.dir, "plugin.js"));
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } } });
+    ({ llm, bot, qq } = scene);
 
     const pythonStatus = await pluginStatus(bot, "seed-python");
     expect(pythonStatus.components.map((component) => `${component.kind}:${component.name}`)).toEqual([

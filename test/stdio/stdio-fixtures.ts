@@ -9,7 +9,7 @@ import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
 import type { PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 
-export { PluginSandbox, waitFor } from "../plugins/plugin-fixtures.ts";
+export { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 
 const REPOSITORY_PLUGINS = fileURLToPath(new URL("../../plugins/", import.meta.url));
 
@@ -126,14 +126,6 @@ export const SUPERVISED_CONFIG_SCHEMA = {
 };
 
 /** Polls an asynchronous condition (e.g. an HTTP status) until it holds. */
-export async function eventually(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** What `FAULT_PLUGIN` does, written to its `behaviour.json`. */
 export interface FaultBehaviour {
   /** Never answer `activate`. */

@@ -2,26 +2,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import {
-  nodeStdioPlugin,
-  PluginSandbox,
-  pluginStatus,
-  SUPERVISED_PLUGIN,
-  waitFor,
-} from "./stdio-fixtures.ts";
+import { ALICE, GROUP, mention } from "../support/messages.ts";
+import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
+import { nodeStdioPlugin, PluginSandbox, pluginStatus, SUPERVISED_PLUGIN } from "./stdio-fixtures.ts";
 
-const SELF = "10000";
-const GROUP = "20000";
-const ALICE = "30001";
 /** As the planner lists them: ordered by full name. */
 const PLUGIN_TOOLS = ["crash", "echo", "hang", "noisy"];
 
-const mention = (text: string) => [
-  { type: "at", data: { qq: SELF } },
-  { type: "text", data: { text: ` ${text}` } },
-];
 const times = (dir: string, file: string) =>
   readFileSync(join(dir, "data", file), "utf8")
     .trim()
@@ -32,30 +22,32 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
+  let scene: Scene | undefined;
   let qq: OneBotStandIn;
 
   const start = async (manifest: Record<string, unknown> = {}) => {
     sandbox = new PluginSandbox();
     const folder = nodeStdioPlugin(sandbox, "sup", SUPERVISED_PLUGIN, manifest);
-    llm = await ScriptedLlmServer.start();
-    bot = await startBot({ llm, config: { plugins: { dirs: [sandbox.root] } } });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } } });
+    ({ llm, bot, qq } = scene);
     return folder;
   };
   const ask = (text: string) =>
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
-  const turnEnded = (count: number) =>
-    waitFor(() => bot.logs.filter((line) => String(line.msg).startsWith("turn ")).length >= count, 8_000);
+  /** Resolves once `plugin`'s process is running again after its `restarts`-th restart. */
+  const runningAgain = (plugin: string, restarts: number) =>
+    bot.waitForEvent(
+      "plugin.process",
+      ({ data }) => data.plugin === plugin && data.state === "running" && data.restarts === restarts,
+    );
   const toolResult = (index: number) =>
     String(llm.requests[index]!.body.messages.find((message) => message.role === "tool")?.content);
   const pluginTools = (index: number) =>
     llm.requests[index]!.toolNames.filter((name) => PLUGIN_TOOLS.includes(name));
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
     sandbox.remove();
   });
 
@@ -68,7 +60,7 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
       { toolCalls: [{ name: "no_reply", arguments: { reason: "插件坏了" } }] },
     );
     ask("崩一下");
-    await turnEnded(1);
+    await bot.turnFinished(1);
     expect(pluginTools(0)).toEqual(PLUGIN_TOOLS);
     expect(toolResult(1)).toContain("工具 crash 出错");
     expect(toolResult(1)).toContain("the plugin process closed its stdout");
@@ -86,7 +78,7 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     expect(firstRetry! - crashedAt!).toBeLessThan(1_600);
     expect(secondRetry! - firstRetry!).toBeGreaterThanOrEqual(1_950);
     expect(secondRetry! - firstRetry!).toBeLessThan(2_600);
-    await waitFor(() => bot.logs.some((line) => line.msg === "plugin process restarted"), 2_000);
+    await runningAgain("sup", 2);
     const back = await pluginStatus(bot, "sup");
     // The series of failures is forgotten only once a process has stayed up a minute.
     expect(back.process).toMatchObject({ state: "running", failures: 2, restarts: 2 });
@@ -119,11 +111,11 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
     );
     const askedAt = Date.now();
     ask("卡住");
-    await turnEnded(1);
+    await bot.turnFinished(1);
     expect(Date.now() - askedAt).toBeLessThan(3_000);
     expect(toolResult(1)).toContain("工具 hang 出错：execute_tool timed out after 600 ms");
     expect(pluginTools(1)).toEqual([]);
-    await waitFor(() => bot.logs.some((line) => line.msg === "plugin process restarted"), 3_000);
+    await runningAgain("sup", 1);
     const back = await pluginStatus(bot, "sup");
     expect(back.process).toMatchObject({ state: "running", restarts: 1 });
     expect(back.process!.pid).not.toBe(firstPid);
@@ -138,7 +130,7 @@ describe("stdio plugin supervision (seed 002 error handling)", () => {
       { toolCalls: [{ name: "no_reply", arguments: { reason: "好" } }] },
     );
     ask("吵一下");
-    await turnEnded(1);
+    await bot.turnFinished(1);
     expect(toolResult(1)).toBe("still here");
     expect(bot.logs.some((line) => line.msg === "plugin wrote a line that is not JSON; skipped")).toBe(true);
     expect(

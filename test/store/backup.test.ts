@@ -9,12 +9,12 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
+import { plain } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = join(ROOT, "node_modules/.bin/tsx");
 const BACKUP = join(ROOT, "scripts/backup.ts");
-const plain = (text: string) => [{ type: "text", data: { text } }];
 
 describe("npm run backup", () => {
   let bot: BotProcess;

@@ -4,19 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { openStore, type StoreOptions } from "../../src/store/open-store.ts";
 import type { Stores } from "../../src/store/types.ts";
+import { waitFor } from "../support/wait.ts";
 import { type CapturedLog, captureLog, groupMessage, makeTempDir, type TempDir } from "./helpers.ts";
 
 const SESSION = "onebot:10000:group:20000";
 
 /** Resolves once `check` holds, polling; the store retries on timers of its own. */
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe("storage while the database cannot be written", () => {
   let dir: TempDir;
   let file: string;
@@ -56,7 +49,7 @@ describe("storage while the database cannot be written", () => {
   it("spools writes while another connection holds the lock, stays fast, and writes them all once it is released", async () => {
     open();
     stores.messages.append(groupMessage({ messageId: "before" }));
-    await until(() => storedIds().length === 1);
+    await waitFor(() => storedIds().length === 1);
     other.exec("BEGIN EXCLUSIVE");
 
     const started = performance.now();
@@ -81,7 +74,7 @@ describe("storage while the database cannot be written", () => {
     );
 
     other.exec("COMMIT");
-    await until(() => stores.status().state === "ok");
+    await waitFor(() => stores.status().state === "ok");
     expect(storedIds()).toEqual(["before", ...Array.from({ length: 50 }, (_, index) => `locked-${index}`)]);
     expect(stores.status()).toEqual({ state: "ok", spooled: 0, dropped: 0 });
     expect(log.lines).toContainEqual(
@@ -108,7 +101,7 @@ describe("storage while the database cannot be written", () => {
     );
 
     other.exec("COMMIT");
-    await until(() => stores.status().state === "ok");
+    await waitFor(() => stores.status().state === "ok");
     const ids = storedIds();
     expect(ids).toHaveLength(100);
     expect(ids[0]).toBe("mention-first");

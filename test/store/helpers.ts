@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Database } from "better-sqlite3";
-import { createLogger, type Logger } from "../../src/log/logger.ts";
+import type { Logger } from "../../src/log/logger.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { WriteTick } from "../../src/store/sqlite/write-tick.ts";
+import { LogCapture } from "../support/log-capture.ts";
 
 export interface TempDir {
   path: string;
@@ -23,12 +24,8 @@ export interface CapturedLog {
 
 /** A real pino logger whose JSON lines are kept for assertions. */
 export function captureLog(): CapturedLog {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({
-    level: "debug",
-    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  });
-  return { logger, lines };
+  const log = new LogCapture();
+  return { logger: log.logger(), lines: log.lines };
 }
 
 export function groupMessage(overrides: Partial<ChatMessage> = {}): ChatMessage {

@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import type { Database } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { MessageRetentionSettings } from "../../src/store/config.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
-import { MessageRetention, type MessageRetentionSettings } from "../../src/store/sqlite/message-retention.ts";
+import { MessageRetention } from "../../src/store/sqlite/message-retention.ts";
 import { SqliteMessageStore } from "../../src/store/sqlite/message-store.ts";
 import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "./helpers.ts";
 

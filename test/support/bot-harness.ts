@@ -14,8 +14,8 @@ import { stringify } from "yaml";
 import { type RunningApp, startApp } from "../../src/app.ts";
 import type { TsumugiConfig } from "../../src/config/schema.ts";
 import { createConfigValidator } from "../../src/config/validate.ts";
-import { createLogger } from "../../src/log/logger.ts";
-import { LogCapture, type LogLine } from "./log-capture.ts";
+import type { MonitorEvent, MonitorEventType } from "../../src/monitor/monitor.ts";
+import { Capture, LogCapture, type LogLine } from "./log-capture.ts";
 import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
 
 export interface BotHarness {
@@ -35,6 +35,19 @@ export interface BotHarness {
     predicate: (line: Record<string, unknown>) => boolean,
     timeoutMs?: number,
   ): Promise<Record<string, unknown>>;
+  /** Every monitor event emitted since `startApp` returned (not those of start-up itself), in order. */
+  events: MonitorEvent[];
+  /** Waits for a monitor event of `type` (already emitted or future) matching `predicate`. */
+  waitForEvent(
+    type: MonitorEventType,
+    predicate?: (event: MonitorEvent) => boolean,
+    timeoutMs?: number,
+  ): Promise<MonitorEvent>;
+  /**
+   * Waits until `count` turns have finished (replied, silent, failed or refused) and returns
+   * the `count`-th `turn.finished` event: `data.status`, `data.reason`, `replyId`.
+   */
+  turnFinished(count?: number, timeoutMs?: number): Promise<MonitorEvent>;
   /** Stops the bot; the data folder is kept so a restart sees the same database. */
   stop(): Promise<void>;
   /** Stops the bot and deletes its data folder. */
@@ -102,16 +115,15 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
   const config = validation.config;
 
   const logs = new LogCapture();
-  const logger = createLogger({
-    level: config.log.level,
-    destination: { write: (line: string) => logs.push(JSON.parse(line)) },
-  });
+  const logger = logs.logger(config.log.level);
   let configFile: string | undefined;
   if (options.configFile) {
     configFile = join(dataDir, "tsumugi.yaml");
     writeFileSync(configFile, stringify(merged));
   }
   const app = await startApp({ config, configFile, logger });
+  const events = new Capture<MonitorEvent>();
+  app.monitor.subscribe((event) => events.push(event));
   if (options.waitForPlugins !== false) await app.pluginsActivated;
   const baseUrl = `http://127.0.0.1:${app.address.port}`;
   let stopped = false;
@@ -129,6 +141,17 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
     configFile,
     logs: logs.lines,
     waitForLog: (predicate, timeoutMs) => logs.waitFor(predicate, timeoutMs),
+    events: events.items,
+    waitForEvent: (type, predicate = () => true, timeoutMs = 10_000) =>
+      events.waitFor((event) => event.type === type && predicate(event), timeoutMs, `${type} event`),
+    turnFinished(count = 1, timeoutMs = 10_000) {
+      const finished = (event: MonitorEvent) => event.type === "turn.finished";
+      return events.waitFor(
+        (event) => finished(event) && events.items.filter(finished).indexOf(event) === count - 1,
+        timeoutMs,
+        `turn.finished #${count}`,
+      );
+    },
     stop,
     async dispose() {
       await stop();

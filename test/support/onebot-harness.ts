@@ -8,7 +8,7 @@
  *   await h.close();
  */
 
-import type { OneBotAdapterConfig, OneBotMode } from "../../src/adapters/onebot/config.ts";
+import type { OneBotAdapterConfig, OneBotMode, ReconnectConfig } from "../../src/adapters/onebot/config.ts";
 import { OneBotAdapter } from "../../src/adapters/onebot/onebot-adapter.ts";
 import type { AccountStatus, AdapterEvents } from "../../src/adapters/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
@@ -29,7 +29,8 @@ export interface OneBotHarnessOptions {
   secret?: string;
   messageFormat?: OneBotStandInOptions["messageFormat"];
   actionTimeoutMs?: number;
-  reconnect?: OneBotAdapterConfig["reconnect"];
+  /** forward-ws only. */
+  reconnect?: ReconnectConfig;
   /**
    * Default true: dial the adapter (reverse-ws) and wait until the account is connected.
    * false: return at once; reverse-ws tests then dial with `standin.connectReverse` themselves.
@@ -85,22 +86,28 @@ export async function startOneBotHarness(options: OneBotHarnessOptions): Promise
     accessToken: options.accessToken,
     messageFormat: options.messageFormat,
   });
-  const config: OneBotAdapterConfig = {
+  const common = {
+    type: "onebot" as const,
     id: "qq",
-    mode: options.mode,
-    path: options.mode === "http" ? HTTP_EVENT_PATH : ONEBOT_PATH,
-    url: "",
-    accessToken: options.adapterAccessToken ?? options.accessToken,
-    secret: options.secret,
+    accessToken: options.adapterAccessToken ?? options.accessToken ?? "",
     actionTimeoutMs: options.actionTimeoutMs ?? 2_000,
-    reconnect: options.reconnect ?? { minDelayMs: 50, maxDelayMs: 200 },
   };
-  if (options.mode === "forward-ws") config.url = await standin.listenForward();
-  if (options.mode === "http") {
-    config.url = await standin.listenHttp({
+  let config: OneBotAdapterConfig;
+  if (options.mode === "forward-ws") {
+    config = {
+      ...common,
+      mode: "forward-ws",
+      url: await standin.listenForward(),
+      reconnect: options.reconnect ?? { minDelayMs: 50, maxDelayMs: 200 },
+    };
+  } else if (options.mode === "http") {
+    const url = await standin.listenHttp({
       eventUrl: `${server.baseUrl}${HTTP_EVENT_PATH}`,
       secret: options.secret,
     });
+    config = { ...common, mode: "http", path: HTTP_EVENT_PATH, url, secret: options.secret ?? "" };
+  } else {
+    config = { ...common, mode: "reverse-ws", path: ONEBOT_PATH };
   }
   const adapter = new OneBotAdapter({ config, routes: server.routes, events, logger });
   await adapter.start();

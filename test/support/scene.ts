@@ -1,4 +1,5 @@
 import { type BotHarness, type StartBotOptions, startBot } from "./bot-harness.ts";
+import { SELF } from "./messages.ts";
 import { OneBotStandIn } from "./onebot-standin.ts";
 import { ScriptedLlmServer } from "./scripted-llm-server.ts";
 
@@ -11,12 +12,11 @@ export interface Scene {
   close(): Promise<void>;
 }
 
-export async function startScene(
-  options: Omit<StartBotOptions, "llm"> & { selfId?: string } = {},
-): Promise<Scene> {
-  const llm = await ScriptedLlmServer.start();
+/** `llm`, when given (a test that needs its address in the config), is closed with the scene. */
+export async function startScene(options: StartBotOptions & { selfId?: string } = {}): Promise<Scene> {
+  const llm = options.llm ?? (await ScriptedLlmServer.start());
   const bot = await startBot({ ...options, llm });
-  const qq = new OneBotStandIn({ selfId: options.selfId ?? "10000" });
+  const qq = new OneBotStandIn({ selfId: options.selfId ?? SELF });
   await qq.connectReverse(bot.wsUrl);
   return {
     llm,

@@ -4,7 +4,6 @@ import type { HttpRoutes } from "../../server/routes.ts";
 import { parseJsonLossless } from "../../util/json.ts";
 import { actionDisconnected, actionTimedOut, settleActionResponse } from "./action-error.ts";
 import { signatureMatches } from "./auth.ts";
-import type { ReconnectConfig } from "./config.ts";
 import { parseFrame } from "./frame.ts";
 import { ReconnectBackoff } from "./reconnect-backoff.ts";
 import type { OneBotTransport, TransportSink } from "./transport.ts";
@@ -18,11 +17,13 @@ export interface HttpModeOptions {
   accessToken: string | undefined;
   secret: string | undefined;
   actionTimeoutMs: number;
-  reconnect: ReconnectConfig;
   routes: HttpRoutes;
   sink: TransportSink;
   logger: Logger;
 }
+
+/** Back-off between probes of an unreachable API (http mode has no `reconnect` config keys). */
+const PROBE_BACKOFF = { minDelayMs: 1_000, maxDelayMs: 30_000 };
 
 /**
  * OneBot over plain HTTP: actions are POSTed to `${url}/${action}`, events arrive as POSTs
@@ -42,7 +43,7 @@ export class HttpTransport implements OneBotTransport {
   constructor(options: HttpModeOptions) {
     this.#options = options;
     this.#apiBase = options.url.replace(/\/+$/, "");
-    this.#backoff = new ReconnectBackoff(options.reconnect);
+    this.#backoff = new ReconnectBackoff(PROBE_BACKOFF);
   }
 
   async start(): Promise<void> {

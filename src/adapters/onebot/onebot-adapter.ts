@@ -133,7 +133,6 @@ function createTransport(
         accessToken,
         secret: config.secret || undefined,
         actionTimeoutMs: config.actionTimeoutMs,
-        reconnect: config.reconnect,
         routes,
         sink,
         logger,

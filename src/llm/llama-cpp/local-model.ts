@@ -1,5 +1,5 @@
 import type { Logger } from "../../log/logger.ts";
-import type { LlamaCppProviderConfig } from "../types.ts";
+import type { LlamaCppProviderConfig } from "../config.ts";
 import type {
   ChatHistoryItem,
   Llama,

@@ -1,7 +1,7 @@
 import type { LanguageModelV2 } from "@ai-sdk/provider";
 import type { Logger } from "../../log/logger.ts";
+import type { LlamaCppProviderConfig, LlmProviderConfig } from "../config.ts";
 import type { LocalLanguageModels } from "../llm-client.ts";
-import type { LlamaCppProviderConfig, LlmProviderConfig } from "../types.ts";
 import { localLanguageModel } from "./language-model.ts";
 import { LocalModel, type LocalModelStatus } from "./local-model.ts";
 import type { LlamaRuntime } from "./runtime.ts";

@@ -1,15 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
+import type { MessageRetentionSettings } from "../config.ts";
 import { errorText, isStorageUnavailable } from "./storage-errors.ts";
-
-/** `storage.retention`: 0 turns a limit off. */
-export interface MessageRetentionSettings {
-  /** Messages older than this many days are deleted. */
-  days: number;
-  /** Only this many newest messages are kept per chat. */
-  messagesPerSession: number;
-}
 
 const DAY_MS = 86_400_000;
 /** Rows one step deletes at most: each step is a short transaction on the event loop. */

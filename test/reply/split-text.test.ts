@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitText } from "../../src/agent/split-text.ts";
+import { splitText } from "../../src/reply/split-text.ts";
 
 describe("splitText", () => {
   it("keeps short text whole", () => {

@@ -1,0 +1,39 @@
+import { Type } from "@sinclair/typebox";
+import { count, formattedString, group, milliseconds } from "../config/schema-helpers.ts";
+
+export const botSchema = group("Who the bot is.", {
+  name: Type.String({
+    minLength: 1,
+    default: "紬",
+    description: "The bot's name; mentioning it triggers a reply.",
+  }),
+  aliases: Type.Array(Type.String({ minLength: 1 }), {
+    default: ["tsumugi"],
+    description: "Other names that count as mentioning the bot.",
+  }),
+  persona: Type.String({
+    default: "你是群里的一名普通成员，说话简短自然。",
+    description: "Persona prompt, placed first in every prompt.",
+  }),
+  admins: Type.Array(
+    formattedString("admin-id", {
+      description:
+        'A QQ user ("10001" = "onebot:10001", any OneBot adapter), "onebot.<adapterId>:10001" (that adapter only) or "stdio.<pluginId>:<userId>" (a user of that stdio channel plugin).',
+    }),
+    {
+      default: [],
+      description:
+        'Users allowed to run admin commands, e.g. ["10001"]: a bare id is a QQ (OneBot) user; a stdio channel\'s users are admins only when named with the plugin, as "stdio.<pluginId>:<userId>".',
+    },
+  ),
+});
+
+export const agentSchema = group("The planner loop.", {
+  maxRounds: count("Most planner calls in one turn", 8),
+  turnTimeoutMs: milliseconds("Limit for one whole turn", 120_000),
+  recoverWithinMs: milliseconds(
+    "After a crash, turns whose trigger is younger than this are run again; older ones are marked interrupted (0: never run again)",
+    120_000,
+    0,
+  ),
+});

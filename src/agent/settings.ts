@@ -1,0 +1,20 @@
+import type { ZonedClock } from "../context/clock-text.ts";
+import type { PromptIdentity } from "./prompt.ts";
+
+/** How digest and summary turns read their transcript: the model task and the size bound. */
+export interface TranscriptTurnSettings {
+  task: string;
+  maxTranscriptChars: number;
+}
+
+export interface AgentSettings {
+  identity: PromptIdentity;
+  maxRounds: number;
+  turnTimeoutMs: number;
+  history: { maxMessages: number; maxChars: number };
+  textChunkLimit: number;
+  digest: TranscriptTurnSettings;
+  summary: TranscriptTurnSettings;
+  /** `chat.timezone`'s clock, for every time the models read. */
+  clock: ZonedClock;
+}

@@ -1,0 +1,205 @@
+import type { LlmToolCall, LlmToolResult } from "../llm/types.ts";
+import type { ToolComponent } from "../plugins/components.ts";
+import type { ReplyPlan } from "../reply/reply-plan.ts";
+import type { ReplyStage } from "../reply/reply-stage.ts";
+import {
+  MAX_WAIT_SECONDS,
+  NO_REPLY_TOOL,
+  REPLY_TOOL,
+  type ReplyArguments,
+  WAIT_TOOL,
+} from "./builtin-tools.ts";
+import { modelTexts } from "./model-texts.ts";
+import { replyerMessages } from "./prompt.ts";
+import type { TurnContext } from "./turn-context.ts";
+import { TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
+import type { TurnPluginScope } from "./turn-plugins.ts";
+
+type ToolOutput = Pick<LlmToolResult, "output" | "isError">;
+
+/** One tool call's result; `acted` marks a plugin tool that returned nothing (it has acted itself). */
+export interface ToolRun {
+  output: ToolOutput;
+  outcome?: TurnOutcome;
+  acted?: boolean;
+}
+
+/**
+ * The planner's tool calls in one turn: the built-in reply / no_reply / wait and the plugins'
+ * tools, with the hooks around them. A second invalid or malformed call fails the turn.
+ */
+export class ToolCalls {
+  private invalidArguments = 0;
+  private malformedJson = 0;
+
+  constructor(
+    private readonly turn: TurnContext,
+    private readonly plugins: TurnPluginScope,
+    private readonly replyStage: ReplyStage,
+  ) {}
+
+  /**
+   * Runs one answer's tool calls: consecutive plugin tool calls run concurrently, a built-in
+   * call waits for the calls before it and runs alone (so nothing runs beside or after a
+   * sent reply). Results come back in call order.
+   */
+  async run(calls: LlmToolCall[], plannerText: string): Promise<ToolRun[]> {
+    const runs: Array<Promise<ToolRun>> = [];
+    for (const call of calls) {
+      if (this.plugins.findTool(call)) {
+        runs.push(this.runTool(call, plannerText));
+        continue;
+      }
+      await Promise.all(runs);
+      const run = this.runTool(call, plannerText);
+      runs.push(run);
+      await run;
+    }
+    return Promise.all(runs);
+  }
+
+  /** Checks a call, asks the PreToolUse hooks, runs it, and tells the PostToolUse hooks. */
+  private async runTool(call: LlmToolCall, plannerText: string): Promise<ToolRun> {
+    if (call.invalidJson !== undefined) {
+      this.malformedJson++;
+      if (this.malformedJson > 1)
+        throw new TurnFailure(`model sent malformed tool arguments twice (${call.name})`);
+      return { output: { output: modelTexts.malformedJson, isError: true } };
+    }
+    const input = isRecord(call.input) ? call.input : undefined;
+    if (!input) return this.invalid(call.name, "arguments must be a JSON object");
+    if (this.turn.replies.sentMessageIds.length > 0) {
+      // One trigger never yields two replies: tools after a sent reply are not run.
+      return { output: { output: modelTexts.alreadyReplied, isError: true } };
+    }
+    const refusal = await this.plugins.admit(call, input);
+    if (refusal !== undefined) return { output: { output: refusal, isError: true } };
+    const run = await this.dispatch(call, input, plannerText);
+    const failure = run.output.isError ? String(run.output.output) : undefined;
+    await this.plugins.settled(call, input, run.acted ? undefined : run.output.output, failure);
+    return run;
+  }
+
+  private async dispatch(
+    call: LlmToolCall,
+    input: Record<string, unknown>,
+    plannerText: string,
+  ): Promise<ToolRun> {
+    switch (call.name) {
+      case REPLY_TOOL:
+        return this.reply(call, input, plannerText);
+      case NO_REPLY_TOOL: {
+        const reason = typeof input.reason === "string" && input.reason ? input.reason : "no reason given";
+        return { output: { output: "ok" }, outcome: { status: "silent", reason: `no_reply: ${reason}` } };
+      }
+      case WAIT_TOOL: {
+        if (typeof input.seconds !== "number" || !(input.seconds >= 0)) {
+          return this.invalid(call.name, "seconds must be a non-negative number");
+        }
+        return { output: { output: await this.wait(input.seconds) } };
+      }
+      default: {
+        const tool = this.plugins.findTool(call);
+        if (!tool) return this.invalid(call.name, `unknown tool "${call.name}"`);
+        return this.runPluginTool(tool, call, input);
+      }
+    }
+  }
+
+  private async runPluginTool(
+    tool: ToolComponent,
+    call: LlmToolCall,
+    input: Record<string, unknown>,
+  ): Promise<ToolRun> {
+    const outcome = await this.plugins.runTool(tool, call, input);
+    switch (outcome.kind) {
+      case "result":
+        return { output: { output: outcome.output } };
+      case "done":
+        return { output: { output: modelTexts.toolActed }, acted: true };
+      case "invalid":
+        return this.invalid(call.name, outcome.problem);
+      case "failed":
+        return { output: { output: modelTexts.toolFailed(call.name, outcome.error), isError: true } };
+    }
+  }
+
+  private invalid(tool: string, problem: string): ToolRun {
+    this.invalidArguments++;
+    if (this.invalidArguments > 1)
+      throw new TurnFailure(`invalid tool arguments twice (${tool}: ${problem})`);
+    return { output: { output: modelTexts.invalidCall(tool, problem), isError: true } };
+  }
+
+  /** The reply call: checked into a reply plan, which the reply stage writes and sends. */
+  private async reply(
+    call: LlmToolCall,
+    input: Record<string, unknown>,
+    plannerText: string,
+  ): Promise<ToolRun> {
+    const plan = this.replyPlan(call, input as ReplyArguments, plannerText);
+    if ("problem" in plan) return this.invalid(REPLY_TOOL, plan.problem);
+    const target = plan.target;
+    await this.turn.replies.write(plan, {
+      generating: (extraPrompts) =>
+        this.plugins.generating({
+          reply_message_id: target.messageId,
+          ...(plan.intent === undefined ? {} : { intent: plan.intent }),
+          extra_prompt: extraPrompts.join("\n"),
+        }),
+      prompt: (extraPrompts) =>
+        replyerMessages({
+          ...this.turn.promptInput(),
+          targetLine: this.turn.line(target),
+          intent: plan.intent,
+          extraPrompts,
+        }),
+    });
+    return {
+      output: { output: { sent: true, message_ids: this.turn.replies.sentMessageIds } },
+      outcome: { status: "replied", reason: `replied to ${target.messageId}` },
+    };
+  }
+
+  /** The reply plan of a reply call, or what is wrong with the call (told to the model before anything is generated). */
+  private replyPlan(
+    call: LlmToolCall,
+    args: ReplyArguments,
+    plannerText: string,
+  ): ReplyPlan | { problem: string } {
+    if (args.msg_id !== undefined && typeof args.msg_id !== "string" && typeof args.msg_id !== "number") {
+      return { problem: "msg_id must be a string" };
+    }
+    if (args.set_quote !== undefined && typeof args.set_quote !== "boolean") {
+      return { problem: "set_quote must be a boolean" };
+    }
+    const target = this.turn.findTarget(args.msg_id === undefined ? undefined : String(args.msg_id));
+    if (!target) return { problem: `no message with msg_id ${String(args.msg_id)} in this chat` };
+    const selection = this.replyStage.readOptions(args.plugin_options, this.plugins.session);
+    if (!selection.ok) return { problem: selection.problem };
+    const intent = typeof args.intent === "string" && args.intent ? args.intent : plannerText || undefined;
+    return {
+      callId: call.id,
+      target,
+      quote: args.set_quote === true,
+      ...(intent === undefined ? {} : { intent }),
+      extensions: selection.selected,
+      origin: this.turn.origin(),
+    };
+  }
+
+  /** Waits up to `seconds` (capped) for the session's next messages, which join this turn. */
+  private async wait(seconds: number): Promise<string> {
+    const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
+    while (Date.now() < deadline && !this.turn.signal.aborted) {
+      const arrived = this.turn.absorb();
+      if (arrived) return modelTexts.waitArrived(arrived.map((message) => this.turn.newLine(message)));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
+    }
+    return modelTexts.waitEmpty;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,190 @@
+import type { Batch } from "../chat/batch.ts";
+import { stripLeadingMention } from "../chat/triggers.ts";
+import { findQuoteMessage } from "../context/quote-source.ts";
+import type { LlmResult } from "../llm/types.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { SessionOrigin } from "../reply/outbox.ts";
+import type { TurnReplies } from "../reply/reply-stage.ts";
+import type { MessageStore } from "../store/types.ts";
+import type { TurnPromptInput } from "./prompt.ts";
+import type { AgentSettings } from "./settings.ts";
+import { boundedHistory, formatMessageLine } from "./transcript.ts";
+import type { TurnJournal } from "./turn-journal.ts";
+
+export interface TurnContextDeps {
+  messages: MessageStore;
+  /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
+  quotes: { blockFor(message: ChatMessage, replyId: string): Promise<string | undefined> };
+}
+
+/**
+ * What one turn knows and has done: its batch (growing as messages arrive), the history and
+ * quote it shows the models, its model calls and the messages it sent.
+ */
+export class TurnContext {
+  private readonly rounds: Array<{ toolCalls: string[]; text: string; model: string; latencyMs: number }> =
+    [];
+  private history: { batch: Batch; lines: string[] } | undefined;
+  /** The message whose quote `quoteBlock` renders; resolved again only when a newer one arrives. */
+  private quoteMessage: ChatMessage | undefined;
+  private quoteBlock: string | undefined;
+  /** Enricher sections for the planner's system prompt, gathered once per turn. */
+  enrichments: string[] = [];
+  /** The channel's system prompt parts, read once per turn. */
+  systemParts: string[] = [];
+
+  constructor(
+    readonly replyId: string,
+    public batch: Batch,
+    private readonly absorbInto: (current: Batch) => Batch | undefined,
+    readonly settings: AgentSettings,
+    private readonly deps: TurnContextDeps,
+    readonly signal: AbortSignal,
+    private readonly journal: TurnJournal,
+    readonly replies: TurnReplies,
+  ) {}
+
+  /** Records one model call for the turn's stored detail. */
+  recordCall(result: LlmResult, toolCalls: string[]): void {
+    this.rounds.push({
+      toolCalls,
+      text: result.text,
+      model: `${result.provider}/${result.model}`,
+      latencyMs: result.latencyMs,
+    });
+  }
+
+  detail(sentByTools: string[]): Record<string, unknown> {
+    return {
+      rounds: this.rounds,
+      sentMessageIds: this.replies.sentMessageIds,
+      sentByTools,
+      // Left out to keep the prompt bounded; the turn answered the batch as a whole.
+      ...(this.batch.omitted && { omitted: this.batch.omitted }),
+    };
+  }
+
+  /** Takes the session's waiting batches into this turn (bounded); returns the new messages it kept, if any arrived. */
+  absorb(): ChatMessage[] | undefined {
+    const merged = this.absorbInto(this.batch);
+    if (!merged) return undefined;
+    const before = new Set(this.batch.messages);
+    this.batch = merged;
+    this.journal.running(merged);
+    return merged.messages.filter((message) => !before.has(message));
+  }
+
+  /** Where the turn's replies go: the requester, else the first message from someone else. */
+  origin(): SessionOrigin {
+    return (
+      this.batch.requestedBy ??
+      this.batch.messages.find((message) => !message.fromSelf) ??
+      this.batch.messages[0]!
+    );
+  }
+
+  /** The message a reply answers: the given id (from this turn or history), else the newest trigger. */
+  findTarget(msgId: string | undefined): ChatMessage | undefined {
+    const messages = this.batch.messages;
+    if (msgId === undefined) {
+      const newestTrigger = this.batch.triggerIds.at(-1);
+      return messages.findLast((m) => m.messageId === newestTrigger) ?? messages.at(-1);
+    }
+    return (
+      messages.find((m) => m.messageId === msgId) ??
+      this.deps.messages.findByMessageId(this.batch.sessionId, msgId)
+    );
+  }
+
+  /** A new message as the models read it, with its msg_id label. */
+  newLine(message: ChatMessage): string {
+    const identity = this.settings.identity;
+    const segments = stripLeadingMention(message.segments, message.selfId, [
+      identity.name,
+      ...identity.aliases,
+    ]);
+    return formatMessageLine(message, this.settings.clock.time, {
+      withId: true,
+      segments,
+      selfName: identity.name,
+    });
+  }
+
+  /** A message as a transcript line. */
+  line(message: ChatMessage): string {
+    return formatMessageLine(message, this.settings.clock.time, { selfName: this.settings.identity.name });
+  }
+
+  /** Resolves what the batch's newest quoting message quotes, for realtime turns only. */
+  async resolveQuote(): Promise<void> {
+    const message = findQuoteMessage(this.batch.messages);
+    if (message === this.quoteMessage) return;
+    this.quoteMessage = message;
+    this.quoteBlock = message ? await this.deps.quotes.blockFor(message, this.replyId) : undefined;
+  }
+
+  chat(): TurnPromptInput["chat"] {
+    const first = this.batch.requestedBy ?? this.batch.messages[0]!;
+    return {
+      platform: first.platform,
+      isGroup: first.chatType === "group",
+      peerId: first.groupId ?? first.userId,
+    };
+  }
+
+  promptInput(): TurnPromptInput {
+    return {
+      identity: this.settings.identity,
+      chat: this.chat(),
+      historyLines: this.historyLines(),
+      newLines: this.batch.messages.map((message) => this.newLine(message)),
+      omittedCount: this.batch.omitted?.messageIds.length ?? 0,
+      quoteBlock: this.quoteBlock,
+      systemParts: this.systemParts,
+      enrichments: this.enrichments,
+      now: Date.now(),
+      clock: this.settings.clock,
+    };
+  }
+
+  /**
+   * The history shown with this turn's batch, read once per batch: the planner and the
+   * replyer see the same history, and the replyer does not re-read and re-render it.
+   */
+  private historyLines(): string[] {
+    if (this.history?.batch === this.batch) return this.history.lines;
+    const { history } = this.settings;
+    const stored = withoutNewest(
+      this.deps.messages.recent({
+        sessionId: this.batch.sessionId,
+        limit: history.maxMessages + this.batch.messages.length,
+      }),
+      this.batch.messages,
+    );
+    const lines = boundedHistory(
+      stored.map((message) => this.line(message)),
+      history.maxMessages,
+      history.maxChars,
+    );
+    this.history = { batch: this.batch, lines };
+    return lines;
+  }
+}
+
+/**
+ * History without this turn's own messages. Platform ids are reused (NapCat's after a
+ * restart), so only the newest stored copy of each of them is dropped.
+ */
+function withoutNewest(stored: ChatMessage[], current: ChatMessage[]): ChatMessage[] {
+  const key = (message: ChatMessage) => `${message.messageId}|${message.userId}|${message.time}`;
+  const remaining = new Map<string, number>();
+  for (const message of current) remaining.set(key(message), (remaining.get(key(message)) ?? 0) + 1);
+  const kept: ChatMessage[] = [];
+  for (let i = stored.length - 1; i >= 0; i--) {
+    const message = stored[i]!;
+    const left = remaining.get(key(message)) ?? 0;
+    if (left > 0) remaining.set(key(message), left - 1);
+    else kept.push(message);
+  }
+  return kept.reverse();
+}

@@ -1,0 +1,126 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { count, formattedString, group, milliseconds } from "../config/schema-helpers.ts";
+
+export const triggersSchema = group("What makes the bot answer right away.", {
+  mention: Type.Boolean({ default: true, description: "An @ of the bot, or its name or an alias." }),
+  replyToSelf: Type.Boolean({ default: true, description: "A reply to one of the bot's messages." }),
+  keywords: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description: "Words that trigger the bot when a message contains them.",
+  }),
+  privateAlways: Type.Boolean({ default: true, description: "Every private message." }),
+});
+
+export const realtimeSchema = group(
+  "Batching of triggered messages: a trigger opens a window that collects follow-ups.",
+  {
+    windowMs: milliseconds("Quiet time that closes the window", 800, 0),
+    maxWindowMs: milliseconds("Longest a window stays open", 3_000, 0),
+    maxMessages: count("Messages that close the window early", 10),
+    maxChars: count("Characters that close the window early", 8_000),
+    maxTurnMessages: count(
+      "Most new messages one turn reads, however many waited while the bot was busy; the oldest surplus is left out of the prompt (still stored) with a note",
+      30,
+    ),
+    maxTurnChars: count(
+      "Most characters of new messages one turn reads; a message too long to fit is cut",
+      8_000,
+      100,
+    ),
+    maxTurnMessagesPerUser: count(
+      "Most of one sender's messages one turn reads, so one member's flood cannot crowd out the others",
+      10,
+    ),
+  },
+);
+
+export const digestSchema = group("Periodic look at untriggered group chatter.", {
+  enabled: Type.Boolean({
+    default: false,
+    description: "Whether the bot reads along without being triggered.",
+  }),
+  intervalMs: milliseconds("Time between digests", 300_000),
+  minMessages: count("Fewest new messages worth a digest", 3),
+  maxMessages: count("Most messages in one digest", 50),
+  maxTranscriptChars: count("Most characters of transcript in one digest", 20_000),
+});
+
+export const historySchema = group("Recent messages shown to the models.", {
+  maxMessages: count("Most history messages", 20, 0),
+  maxChars: count("Most history characters", 4_000, 0),
+});
+
+export const summarySchema = group("The summary command: summarises the chat's last messages on demand.", {
+  commands: Type.Array(Type.String({ minLength: 1 }), {
+    default: ["/summary", "/总结"],
+    description: "Command words, optionally followed by a count (/总结 50); empty turns the command off.",
+  }),
+  count: count("Messages summarised when the command names no count", 100),
+  maxCount: count("Most messages one command may ask for", 200),
+  maxTranscriptChars: count("Most characters of transcript in one summary", 20_000),
+});
+
+export const textChunkLimitSchema = count("Longest text message sent; longer replies are split", 4_500);
+
+export const accessSchema = group(
+  "Who the bot answers. A message from elsewhere is still stored as history but never starts a turn, command, summary or digest. The console playground is always answered.",
+  {
+    privateChats: Type.Boolean({ default: true, description: "Whether private chats are answered at all." }),
+    allow: Type.Array(
+      formattedString("access-rule", {
+        description:
+          '"group:<id>" or "user:<id>" (QQ; prefixed "onebot.<adapterId>:" for one adapter, "stdio:" for any stdio channel, "stdio.<pluginId>:" for one), or a whole source: "onebot", "onebot.<adapterId>", "stdio", "stdio.<pluginId>".',
+      }),
+      {
+        default: [],
+        description:
+          "Sources answered: a message is answered when its group, its sender or where it comes from (platform, OneBot adapter, stdio channel plugin) is listed. Empty means everyone.",
+      },
+    ),
+    deny: Type.Array(
+      formattedString("access-rule", { description: "A source, in the forms of access.allow." }),
+      {
+        default: [],
+        description:
+          "Sources never answered, in the forms of access.allow; a match here wins over access.allow.",
+      },
+    ),
+  },
+);
+
+export const limitsSchema = group(
+  "Rate limits and daily token budgets. Over a limit the bot starts no turn and the timeline shows why.",
+  {
+    userTurnsPerMinute: count(
+      "Most turns one user may start in any 60 seconds, in all chats; 0 means no limit",
+      6,
+      0,
+    ),
+    groupTurnsPerMinute: count(
+      "Most turns one group chat may start in any 60 seconds; 0 means no limit",
+      20,
+      0,
+    ),
+    dailyTokens: count(
+      "Most tokens (prompt plus completion) all LLM calls may use per day, after which no turn starts; the day is chat.timezone's; 0 means no limit",
+      0,
+      0,
+    ),
+    groupDailyTokens: count(
+      "Most tokens the turns of one group chat may use per day; 0 means no limit",
+      0,
+      0,
+    ),
+    notify: Type.Boolean({
+      default: true,
+      description: "Say once per chat that a limit was reached (until it clears); off: stay silent.",
+    }),
+  },
+);
+
+export type TriggersConfig = Static<typeof triggersSchema>;
+export type RealtimeSettings = Static<typeof realtimeSchema>;
+export type DigestSettings = Static<typeof digestSchema>;
+export type SummarySettings = Static<typeof summarySchema>;
+export type AccessSettings = Static<typeof accessSchema>;
+export type LimitSettings = Static<typeof limitsSchema>;

@@ -1,0 +1,127 @@
+import { type Static, Type } from "@sinclair/typebox";
+import {
+  count,
+  formattedString,
+  group,
+  milliseconds,
+  stringEnum,
+  taggedUnion,
+} from "../config/schema-helpers.ts";
+
+const providerCommon = {
+  id: formattedString("identifier", {
+    description: 'Provider id, the part before "/" in llm.models entries.',
+  }),
+  timeoutMs: milliseconds("Limit for one request", 60_000),
+};
+
+const remoteProviderCommon = {
+  ...providerCommon,
+  apiKey: Type.String({ default: "", writeOnly: true, description: "API key; empty means none." }),
+  maxRetries: count("Retries after a failed request", 2, 0),
+  // Header values are secrets: Authorization, x-api-key and the like carry keys.
+  headers: Type.Record(Type.String(), Type.String({ writeOnly: true }), {
+    default: {},
+    description: "Extra HTTP headers sent with every request.",
+  }),
+};
+
+const openAiCompatibleProviderSchema = Type.Object(
+  {
+    ...remoteProviderCommon,
+    type: Type.Literal("openai-compatible"),
+    baseUrl: formattedString("http-url", { description: "API base URL, e.g. https://api.deepseek.com/v1." }),
+  },
+  { additionalProperties: false },
+);
+
+const vendorProviderSchema = Type.Object(
+  {
+    ...remoteProviderCommon,
+    type: stringEnum(["openai", "gemini", "anthropic"], { description: "Vendor API." }),
+    baseUrl: Type.Optional(
+      formattedString("http-url", { description: "API base URL; the vendor's own when absent." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const llamaCppProviderSchema = Type.Object(
+  {
+    ...providerCommon,
+    type: Type.Literal("llama-cpp"),
+    model: Type.String({
+      minLength: 1,
+      description:
+        'GGUF model run in-process: a .gguf path, or a recommended model by name (e.g. "qwen2.5-1.5b-instruct-q4", fetched with npm run model -- pull).',
+    }),
+    threads: count(
+      "CPU threads; 0 means one per physical core but one, which the bot itself needs (more only slows generation)",
+      0,
+      0,
+    ),
+    contextSize: count("Context window in tokens", 8192),
+    gpu: Type.Unsafe<"auto" | false>({
+      enum: ["auto", false],
+      default: "auto",
+      description: 'GPU offloading: "auto" uses one when available, false runs on the CPU only.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const providerSchema = taggedUnion(
+  "type",
+  ["openai-compatible", "openai", "gemini", "anthropic", "llama-cpp"],
+  [openAiCompatibleProviderSchema, vendorProviderSchema, llamaCppProviderSchema],
+  { description: "One LLM provider." },
+);
+
+const modelRefList = (description: string) =>
+  Type.Array(formattedString("model-ref", { description: '"provider/model", split at the first "/".' }), {
+    default: [],
+    description,
+  });
+
+const modelsSchema = Type.Unsafe<{ planner: string[]; replyer: string[]; [task: string]: string[] }>(
+  Type.Object(
+    {
+      planner: modelRefList("Models that decide what to do, tried in order."),
+      replyer: modelRefList("Models that write the reply text, tried in order."),
+    },
+    {
+      default: {},
+      additionalProperties: modelRefList("Models for this task, tried in order."),
+      description: "Task → ordered fallback list of models. An empty list means the bot stays silent.",
+    },
+  ),
+);
+
+const pricesSchema = Type.Record(
+  Type.String(),
+  Type.Object(
+    {
+      input: Type.Number({ minimum: 0, description: "Price of a million prompt tokens." }),
+      output: Type.Number({ minimum: 0, description: "Price of a million completion tokens." }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    default: {},
+    description:
+      '"provider/model" → { input, output } prices per million tokens, for the console\'s cost estimate.',
+  },
+);
+
+export const llmSchema = group("Language models.", {
+  providers: Type.Array(providerSchema, { default: [], description: "Where models are served." }),
+  models: modelsSchema,
+  prices: pricesSchema,
+});
+
+/** One `llm.providers[]` entry, with defaults already applied by the config loader. */
+export type LlmProviderConfig = Static<typeof providerSchema>;
+/** A provider reached over HTTP. */
+export type RemoteProviderConfig = Exclude<LlmProviderConfig, { type: "llama-cpp" }>;
+/** A GGUF model run in-process by llama.cpp. */
+export type LlamaCppProviderConfig = Extract<LlmProviderConfig, { type: "llama-cpp" }>;

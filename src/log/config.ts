@@ -1,0 +1,8 @@
+import { group, stringEnum } from "../config/schema-helpers.ts";
+
+export const logSchema = group("Logging.", {
+  level: stringEnum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+    default: "info",
+    description: "Lowest level written.",
+  }),
+});

@@ -1,0 +1,31 @@
+import type { LlmMessage } from "../llm/types.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { SessionOrigin } from "./outbox.ts";
+import type { SelectedExtension } from "./plugin-options.ts";
+
+/**
+ * What the planner decided to say (its `reply` call, checked): the reply stage writes and
+ * sends it. Made by the agent, read by the reply stage (DESIGN §1).
+ */
+export interface ReplyPlan {
+  /** The planner's reply tool call id (reply extensions see it as `call_id`). */
+  callId: string;
+  /** The message being answered. */
+  target: ChatMessage;
+  /** Whether the first message quotes the target (`set_quote`). */
+  quote: boolean;
+  /** What the planner wants to say, when it said. */
+  intent?: string;
+  /** The reply extensions its `plugin_options` selected, in chain order, with their parameters. */
+  extensions: SelectedExtension[];
+  /** Where the reply goes. */
+  origin: SessionOrigin;
+}
+
+/** The turn's side of writing a reply: its prompt and its hooks. */
+export interface ReplyWriting {
+  /** Told what the replyer is about to be asked (PreReplyGenerate), extensions' extra prompts included. */
+  generating(extraPrompts: string[]): Promise<void>;
+  /** The replyer's messages for the plan, with the extensions' extra requirements. */
+  prompt(extraPrompts: string[]): LlmMessage[];
+}

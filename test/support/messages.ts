@@ -1,0 +1,20 @@
+/** The ids and message segments end-to-end tests talk to the bot with. */
+
+/** The bot's own QQ account (the stand-in's default `selfId`). */
+export const SELF = "10000";
+export const GROUP = "20000";
+export const OTHER_GROUP = "20001";
+export const ALICE = "30001";
+export const BOB = "30002";
+
+/** The session id the bot gives `group` on the default adapter. */
+export const groupSession = (group = GROUP, self = SELF) => `onebot:${self}:group:${group}`;
+
+/** A text-only message. */
+export const plain = (text: string) => [{ type: "text", data: { text } }];
+
+/** A message that @-mentions the bot, then ` text`. */
+export const mention = (text: string, self = SELF) => [
+  { type: "at", data: { qq: self } },
+  { type: "text", data: { text: ` ${text}` } },
+];

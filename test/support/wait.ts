@@ -1,0 +1,16 @@
+/**
+ * Polls `condition` until it holds. For state only readable by asking (a database row, an HTTP
+ * answer, a file); a bot's turns and other monitor events are waited on with
+ * `bot.waitForEvent`, which needs no polling.
+ */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+  what = "condition",
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
