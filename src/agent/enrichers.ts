@@ -1,7 +1,7 @@
 import type { Logger } from "../log/logger.ts";
 import { ComponentRegistry } from "../plugins/component-registry.ts";
 import type { CallContext, EnricherComponent } from "../plugins/components.ts";
-import { errorMessage } from "./tool-executor.ts";
+import { errorMessage } from "../util/values.ts";
 
 export class EnricherRegistry extends ComponentRegistry<EnricherComponent> {}
 

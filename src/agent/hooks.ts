@@ -3,7 +3,7 @@ import type { Monitor } from "../monitor/monitor.ts";
 import { ComponentRegistry } from "../plugins/component-registry.ts";
 import type { CallContext, HookComponent, SessionRef } from "../plugins/components.ts";
 import type { HookDecision, HookEventName, HookInput } from "../sdk/types.ts";
-import { errorMessage } from "./tool-executor.ts";
+import { clip, errorMessage } from "../util/values.ts";
 
 export class HookRegistry extends ComponentRegistry<HookComponent> {}
 
@@ -105,7 +105,7 @@ export class HookRunner {
       if (result === undefined || result === null) return { decision: "allow" };
       if (typeof result !== "object" || !DECISIONS.has(result.decision)) {
         throw new Error(
-          `answered ${clip(String(JSON.stringify(result)))}, not { decision: allow | deny | ask | defer }`,
+          `answered ${clip(String(JSON.stringify(result)), 200)}, not { decision: allow | deny | ask | defer }`,
         );
       }
       return typeof result.message === "string"
@@ -128,8 +128,4 @@ export class HookRunner {
       clearTimeout(timer);
     }
   }
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -1,6 +1,7 @@
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolResult } from "../llm/types.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
+import { clip } from "../util/values.ts";
 import { builtinToolSpecs } from "./builtin-tools.ts";
 import { plannerMessages } from "./prompt.ts";
 import { ToolCalls } from "./tool-calls.ts";
@@ -79,7 +80,7 @@ export async function runPlanner(
     if (result.toolCalls.length === 0) {
       return {
         status: "silent",
-        reason: `planner called no tool${result.text ? `: ${clip(result.text)}` : ""}`,
+        reason: `planner called no tool${result.text ? `: ${clip(result.text, 120)}` : ""}`,
       };
     }
     conversation.push({
@@ -111,8 +112,4 @@ export async function runPlanner(
     conversation.push({ role: "tool", results });
   }
   throw new TurnFailure(`planner did not finish within ${maxRounds} rounds`);
-}
-
-function clip(text: string): string {
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

@@ -2,6 +2,7 @@ import type { LlmToolCall, LlmToolResult } from "../llm/types.ts";
 import type { ToolComponent } from "../plugins/components.ts";
 import type { ReplyPlan } from "../reply/reply-plan.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
+import { isRecord } from "../util/values.ts";
 import {
   MAX_WAIT_SECONDS,
   NO_REPLY_TOOL,
@@ -198,8 +199,4 @@ export class ToolCalls {
     }
     return modelTexts.waitEmpty;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { CallContext, ToolComponent } from "../plugins/components.ts";
+import { errorMessage } from "../util/values.ts";
 
 /** How one plugin tool call ended. */
 export type ToolOutcome =
@@ -46,8 +47,4 @@ export async function executeTool(
     clearTimeout(timer);
     turnSignal.removeEventListener("abort", forwardAbort);
   }
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -29,15 +29,6 @@ export interface OmittedMessages {
   triggerIds: string[];
 }
 
-/**
- * Whether a batch may act with its senders' admin authority. Only messages people addressed
- * to the bot can; a digest or summary is the bot reading the chat, and a line in it that
- * looks like an admin command must never run as one.
- */
-export function carriesAdminAuthority(batch: Batch): boolean {
-  return batch.kind === "realtime";
-}
-
 /** Joins batches that waited for the same turn into one, keeping arrival order. */
 export function mergeBatches(batches: Batch[]): Batch {
   const first = batches[0];

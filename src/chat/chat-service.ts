@@ -3,6 +3,7 @@ import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
+import { clip } from "../util/values.ts";
 import { accessDenial } from "./access-policy.ts";
 import type { AccessSettings } from "./config.ts";
 import type { DigestScheduler } from "./digest-scheduler.ts";
@@ -51,7 +52,7 @@ export class ChatService {
           sender: message.userId,
           trigger: trigger ?? "none",
           ...(denial === undefined ? {} : { denied: denial }),
-          text: clip(renderSegments(message.segments)),
+          text: clip(renderSegments(message.segments), 80),
         },
         "message received",
       );
@@ -92,8 +93,4 @@ export class ChatService {
       },
     );
   }
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

@@ -1,3 +1,4 @@
+import { isRecord } from "../util/values.ts";
 import type { KeyPath } from "./key-path.ts";
 
 /**
@@ -177,8 +178,4 @@ function refTarget(ref: string, root: SchemaNode): SchemaNode | undefined {
 
 function asNode(schema: unknown): SchemaNode | undefined {
   return isRecord(schema) ? (schema as SchemaNode) : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import { isRecord } from "../adapters/onebot/wire-values.ts";
+import { isRecord } from "../util/values.ts";
 
 /**
  * The message entries of a `get_forward_msg` answer, whichever shape the implementation

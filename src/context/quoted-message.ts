@@ -1,6 +1,7 @@
-import { idToString, isRecord, nonEmptyString } from "../adapters/onebot/wire-values.ts";
+import { idToString, nonEmptyString } from "../adapters/onebot/wire-values.ts";
 import { normalizeSegments } from "../message/normalize.ts";
 import type { Segment } from "../message/segment.ts";
+import { isRecord } from "../util/values.ts";
 
 /** A message as read from a `get_msg` answer or one entry of a `get_forward_msg` answer. */
 export interface QuotedMessage {

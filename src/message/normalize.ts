@@ -4,6 +4,7 @@
  * segments we do not model are carried untouched.
  */
 
+import { isRecord } from "../util/values.ts";
 import { decodeCq, MAX_NODE_DEPTH } from "./cq-codec.ts";
 import {
   isKnownSegment,
@@ -76,8 +77,4 @@ function stringifyCard(card: unknown): unknown {
   } catch {
     return card;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { ReplyExtensionComponent } from "../plugins/components.ts";
+import { isRecord } from "../util/values.ts";
 
 /** An extension the planner selected, with its validated parameters (defaults filled). */
 export interface SelectedExtension {
@@ -54,8 +55,4 @@ function chainOrder(a: SelectedExtension, b: SelectedExtension): number {
 
 function refuse(problem: string): Selection {
   return { ok: false, problem };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

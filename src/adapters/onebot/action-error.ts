@@ -1,4 +1,5 @@
-import { isRecord, nonEmptyString } from "./wire-values.ts";
+import { isRecord } from "../../util/values.ts";
+import { nonEmptyString } from "./wire-values.ts";
 
 /** `failed`: the implementation answered with an error; `timeout`: no answer in time; `disconnected`: no usable connection. */
 export type OneBotActionErrorKind = "failed" | "timeout" | "disconnected";
@@ -48,11 +49,6 @@ export function actionDisconnected(action: string, why: string, notSent = false)
     message: `${action} not completed: ${why}`,
     notSent,
   });
-}
-
-/** An answer frame without `status`/`retcode` is not an action answer at all. */
-export function isActionResponse(frame: Record<string, unknown>): boolean {
-  return "status" in frame || "retcode" in frame;
 }
 
 /**

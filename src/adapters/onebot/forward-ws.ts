@@ -1,12 +1,13 @@
 import { WebSocket } from "ws";
 import { type Logger, scrubText } from "../../log/logger.ts";
+import { isRecord } from "../../util/values.ts";
 import { actionDisconnected } from "./action-error.ts";
 import type { ReconnectConfig } from "./config.ts";
 import { MAX_FRAME_BYTES } from "./frame.ts";
 import { OneBotSocket } from "./onebot-socket.ts";
 import { ReconnectBackoff } from "./reconnect-backoff.ts";
 import type { OneBotTransport, TransportSink } from "./transport.ts";
-import { idToString, isRecord } from "./wire-values.ts";
+import { idToString } from "./wire-values.ts";
 
 export interface ForwardWsOptions {
   url: string;

@@ -1,6 +1,6 @@
 import { scrubText } from "../../log/logger.ts";
 import { parseJsonLossless } from "../../util/json.ts";
-import { isRecord } from "./wire-values.ts";
+import { isRecord } from "../../util/values.ts";
 
 /**
  * The largest frame (WS message or HTTP event body) accepted from an implementation. NapCat

@@ -2,12 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, scrubText } from "../../log/logger.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
 import { parseJsonLossless } from "../../util/json.ts";
+import { isRecord } from "../../util/values.ts";
 import { actionDisconnected, actionTimedOut, settleActionResponse } from "./action-error.ts";
 import { signatureMatches } from "./auth.ts";
 import { parseFrame } from "./frame.ts";
 import { ReconnectBackoff } from "./reconnect-backoff.ts";
 import type { OneBotTransport, TransportSink } from "./transport.ts";
-import { idToString, isRecord } from "./wire-values.ts";
+import { idToString } from "./wire-values.ts";
 
 export interface HttpModeOptions {
   /** Where the implementation POSTs events to us. */

@@ -2,6 +2,7 @@ import type { Logger } from "../../log/logger.ts";
 import { toOneBotSegments } from "../../message/onebot-wire.ts";
 import type { Segment } from "../../message/segment.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
+import { isRecord } from "../../util/values.ts";
 import type { AccountStatus, ActionOptions, AdapterEvents, ChatAdapter, SendTarget } from "../types.ts";
 import { AccountTable } from "./account-table.ts";
 import type { OneBotAdapterConfig } from "./config.ts";
@@ -10,7 +11,7 @@ import { ForwardWsTransport } from "./forward-ws.ts";
 import { HttpTransport } from "./http-mode.ts";
 import { ReverseWsTransport } from "./reverse-ws.ts";
 import type { ConnectionChange, OneBotTransport, TransportSink } from "./transport.ts";
-import { idToString, isRecord, toWireId } from "./wire-values.ts";
+import { idToString, toWireId } from "./wire-values.ts";
 
 export interface OneBotAdapterOptions {
   config: OneBotAdapterConfig;

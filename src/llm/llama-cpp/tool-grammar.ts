@@ -1,3 +1,4 @@
+import { isRecord } from "../../util/values.ts";
 import type { ToolSpec } from "../types.ts";
 
 /**
@@ -118,8 +119,4 @@ function numberKeys(schema: Schema, keys: string[]): Schema {
 
 function isScalar(value: unknown): boolean {
   return value === null || ["string", "number", "boolean"].includes(typeof value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

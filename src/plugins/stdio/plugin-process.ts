@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Logger } from "../../log/logger.ts";
 import { parseJsonLossless } from "../../util/json.ts";
+import { clip } from "../../util/values.ts";
 import { encodeLine, LineSplitter, MAX_LINE_BYTES } from "./json-lines.ts";
 import { answerError, classifyLine, type JsonObject, oversizedLineKind } from "./protocol.ts";
 
@@ -238,13 +239,13 @@ export class PluginProcess {
     try {
       value = parseJsonLossless(text);
     } catch {
-      this.options.logger.warn({ line: clip(text) }, "plugin wrote a line that is not JSON; skipped");
+      this.options.logger.warn({ line: clip(text, 200) }, "plugin wrote a line that is not JSON; skipped");
       return;
     }
     const line = classifyLine(value);
     if (!line) {
       this.options.logger.warn(
-        { line: clip(text) },
+        { line: clip(text, 200) },
         "plugin wrote a line that is not a JSON object; skipped",
       );
       return;
@@ -255,7 +256,7 @@ export class PluginProcess {
     }
     const pending = this.current;
     if (!pending) {
-      this.options.logger.warn({ line: clip(text) }, "plugin answered with no call pending; skipped");
+      this.options.logger.warn({ line: clip(text, 200) }, "plugin answered with no call pending; skipped");
       return;
     }
     clearTimeout(this.timer);
@@ -324,8 +325,4 @@ function abortError(signal: AbortSignal): Error {
 
 function delay(ms: number): Promise<false> {
   return new Promise((resolve) => setTimeout(() => resolve(false), Math.max(0, ms)).unref());
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
