@@ -1,6 +1,6 @@
 /**
- * Runs the bot as its own process through the real command line (`tsx src/main.ts --config
- * FILE`), for what only a process can show: a SIGKILL mid-turn, a restart on the same
+ * Runs the bot as its own process through the real command line (`src/main.ts --config FILE`
+ * under tsx's loader), for what only a process can show: a SIGKILL mid-turn, a restart on the same
  * database, a file locked by another process. Logs are read from its stdout (JSON lines).
  *
  *   const bot = await startBotProcess({ llm });
@@ -12,14 +12,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { stringify } from "yaml";
 import { harnessConfig } from "./bot-harness.ts";
 import { LogCapture, type LogLine } from "./log-capture.ts";
 import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = join(ROOT, "node_modules/.bin/tsx");
+// Node with tsx's loader, not the tsx command: the command runs the bot in a child process of
+// its own, so a SIGKILL would kill only the wrapper and leave the bot running.
+const TSX_LOADER = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const MAIN = join(ROOT, "src/main.ts");
 
 export interface BotProcessOptions {
@@ -58,7 +60,7 @@ export async function startBotProcess(options: BotProcessOptions = {}): Promise<
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-proc-"));
   const configFile = join(dataDir, "tsumugi.yaml");
   writeFileSync(configFile, stringify(harnessConfig(dataDir, options.llm, options.config)));
-  const child = spawn(TSX, [MAIN, "--config", configFile], {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, "--config", configFile], {
     cwd: dataDir,
     env: { ...process.env, TSUMUGI_CONFIG: "", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
