@@ -3,25 +3,13 @@ import { type Batch, mergeBatches } from "../../src/chat/batch.ts";
 import { type BatchBounds, boundBatch } from "../../src/chat/batch-bounds.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { renderSegments } from "../../src/message/render.ts";
+import { groupChatMessage } from "../support/messages.ts";
 
 const BOUNDS: BatchBounds = { maxMessages: 30, maxChars: 8_000, maxMessagesPerUser: 10 };
 
-let nextId = 1;
+const nextId = 1;
 function message(userId: string, text: string): ChatMessage {
-  return {
-    platform: "onebot",
-    adapterId: "qq",
-    selfId: "10000",
-    sessionId: "onebot:10000:group:20000",
-    chatType: "group",
-    groupId: "20000",
-    userId,
-    senderName: `user${userId}`,
-    messageId: String(nextId++),
-    segments: [{ type: "text", data: { text } }],
-    time: 0,
-    fromSelf: false,
-  };
+  return groupChatMessage({ userId, text });
 }
 
 /** A realtime batch in which every message triggered the bot. */

@@ -4,6 +4,7 @@ import type { DigestSettings } from "../../src/chat/config.ts";
 import { type DigestFlushReason, DigestScheduler } from "../../src/chat/digest-scheduler.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { ManualClock } from "../support/manual-clock.ts";
+import { groupChatMessage } from "../support/messages.ts";
 
 const DEFAULTS: DigestSettings = {
   enabled: true,
@@ -13,22 +14,14 @@ const DEFAULTS: DigestSettings = {
   maxTranscriptChars: 20_000,
 };
 
-let nextId = 1;
 function chatter(group = "20000", fromSelf = false): ChatMessage {
-  return {
-    platform: "onebot",
-    adapterId: "qq",
-    selfId: "10000",
-    sessionId: `onebot:10000:group:${group}`,
-    chatType: "group",
+  return groupChatMessage({
     groupId: group,
     userId: fromSelf ? "10000" : "30001",
     senderName: "Alice",
-    messageId: String(nextId++),
-    segments: [{ type: "text", data: { text: "随便聊聊" } }],
-    time: 0,
+    text: "随便聊聊",
     fromSelf,
-  };
+  });
 }
 
 function setup(overrides: Partial<DigestSettings> = {}) {

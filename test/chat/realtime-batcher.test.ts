@@ -4,6 +4,7 @@ import type { RealtimeSettings } from "../../src/chat/config.ts";
 import { RealtimeBatcher, type RealtimeFlushReason } from "../../src/chat/realtime-batcher.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { ManualClock } from "../support/manual-clock.ts";
+import { groupChatMessage } from "../support/messages.ts";
 
 const DEFAULTS: RealtimeSettings = {
   windowMs: 800,
@@ -15,22 +16,8 @@ const DEFAULTS: RealtimeSettings = {
   maxTurnMessagesPerUser: 10,
 };
 
-let nextId = 1;
 function message(userId: string, text: string, group = "20000"): ChatMessage {
-  return {
-    platform: "onebot",
-    adapterId: "qq",
-    selfId: "10000",
-    sessionId: `onebot:10000:group:${group}`,
-    chatType: "group",
-    groupId: group,
-    userId,
-    senderName: `user${userId}`,
-    messageId: String(nextId++),
-    segments: [{ type: "text", data: { text } }],
-    time: 0,
-    fromSelf: false,
-  };
+  return groupChatMessage({ userId, text, groupId: group });
 }
 
 function setup(settings: Partial<RealtimeSettings> = {}) {

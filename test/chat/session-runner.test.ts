@@ -3,27 +3,13 @@ import type { Batch, OmittedMessages } from "../../src/chat/batch.ts";
 import type { BatchBounds } from "../../src/chat/batch-bounds.ts";
 import { KeyedQueue } from "../../src/chat/keyed-queue.ts";
 import { SessionRunner } from "../../src/chat/session-runner.ts";
-import type { ChatMessage } from "../../src/message/inbound.ts";
+import { groupChatMessage } from "../support/messages.ts";
 
 const BOUNDS: BatchBounds = { maxMessages: 30, maxChars: 8_000, maxMessagesPerUser: 10 };
 const SESSION = "onebot:10000:group:20000";
 
-let nextId = 1;
 function trigger(userId: string, text: string): Batch {
-  const message: ChatMessage = {
-    platform: "onebot",
-    adapterId: "qq",
-    selfId: "10000",
-    sessionId: SESSION,
-    chatType: "group",
-    groupId: "20000",
-    userId,
-    senderName: `user${userId}`,
-    messageId: String(nextId++),
-    segments: [{ type: "text", data: { text } }],
-    time: 0,
-    fromSelf: false,
-  };
+  const message = groupChatMessage({ userId, text });
   return { kind: "realtime", sessionId: SESSION, messages: [message], triggerIds: [message.messageId] };
 }
 

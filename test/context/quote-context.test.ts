@@ -6,28 +6,15 @@ import { createLogger } from "../../src/log/logger.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import type { Segment } from "../../src/message/segment.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
+import { groupChatMessage } from "../support/messages.ts";
 
 const SETTINGS: QuoteContextSettings = {
   quote: { enabled: true, resolveForward: true, maxDepth: 2, maxNodes: 20, maxChars: 4000, timeoutMs: 1000 },
   timeZone: "Asia/Shanghai",
 };
 
-let nextId = 1;
 function message(segments: Segment[]): ChatMessage {
-  return {
-    platform: "onebot",
-    adapterId: "qq",
-    selfId: "10000",
-    sessionId: "onebot:10000:group:20000",
-    chatType: "group",
-    groupId: "20000",
-    userId: "30001",
-    senderName: "Alice",
-    messageId: String(nextId++),
-    segments,
-    time: 0,
-    fromSelf: false,
-  };
+  return groupChatMessage({ senderName: "Alice", segments });
 }
 
 const multimsgCard = (resid: string) =>

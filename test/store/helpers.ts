@@ -6,6 +6,7 @@ import type { Logger } from "../../src/log/logger.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { WriteTick } from "../../src/store/sqlite/write-tick.ts";
 import { LogCapture } from "../support/log-capture.ts";
+import { groupChatMessage } from "../support/messages.ts";
 
 export interface TempDir {
   path: string;
@@ -28,22 +29,16 @@ export function captureLog(): CapturedLog {
   return { logger: log.logger(), lines: log.lines };
 }
 
+/** A stored group message with fixed ids and time, so rows compare exactly. */
 export function groupMessage(overrides: Partial<ChatMessage> = {}): ChatMessage {
-  return {
-    platform: "onebot",
-    adapterId: "qq",
-    selfId: "10000",
+  return groupChatMessage({
     sessionId: "onebot:10000:group:20000",
-    chatType: "group",
-    groupId: "20000",
     userId: "30000",
     senderName: "Alice",
     messageId: "1",
-    segments: [{ type: "text", data: { text: "hello" } }],
     time: 1_700_000_000_000,
-    fromSelf: false,
     ...overrides,
-  };
+  });
 }
 
 /** A write tick over `db` with a small spool, for stores built one at a time. */

@@ -1,3 +1,4 @@
+import type { ChatMessage } from "../../src/message/inbound.ts";
 /** The ids and message segments end-to-end tests talk to the bot with. */
 
 /** The bot's own QQ account (the stand-in's default `selfId`). */
@@ -18,3 +19,31 @@ export const mention = (text: string, self = SELF) => [
   { type: "at", data: { qq: self } },
   { type: "text", data: { text: ` ${text}` } },
 ];
+
+let nextMessageId = 1;
+
+/**
+ * A group chat message as an adapter delivers it (for tests below the adapter): Alice in
+ * GROUP unless `fields` say otherwise; `groupId` also sets the session, `text` the segments.
+ * Each call gets a new message id.
+ */
+export function groupChatMessage(fields: Partial<ChatMessage> & { text?: string } = {}): ChatMessage {
+  const { text = "hello", ...overrides } = fields;
+  const groupId = overrides.groupId ?? GROUP;
+  const userId = overrides.userId ?? ALICE;
+  return {
+    platform: "onebot",
+    adapterId: "qq",
+    selfId: SELF,
+    sessionId: groupSession(groupId),
+    chatType: "group",
+    groupId,
+    userId,
+    senderName: `user${userId}`,
+    messageId: String(nextMessageId++),
+    segments: [{ type: "text", data: { text } }],
+    time: 0,
+    fromSelf: false,
+    ...overrides,
+  };
+}
