@@ -7,7 +7,6 @@ import { groupChatMessage } from "../support/messages.ts";
 
 const BOUNDS: BatchBounds = { maxMessages: 30, maxChars: 8_000, maxMessagesPerUser: 10 };
 
-const nextId = 1;
 function message(userId: string, text: string): ChatMessage {
   return groupChatMessage({ userId, text });
 }
