@@ -2,85 +2,43 @@ import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Ajv } from "ajv";
 import type { Logger } from "../log/logger.ts";
-import type { JsonSchema } from "../sdk/types.ts";
-import type { ComponentRegistry } from "./component-registry.ts";
-import type { Component, ComponentKind, Disposer } from "./components.ts";
+import { type ComponentRegistries, PluginSwitches, syncComponents } from "./component-switches.ts";
+import type { Disposer } from "./components.ts";
 import type { PluginSettings } from "./config.ts";
 import { type PluginManifest, readManifest } from "./manifest.ts";
-import { validatePluginConfig } from "./plugin-config.ts";
 import { discoverPluginFolders } from "./plugin-discovery.ts";
+import { applyConfig, loadVersion, type PluginLoadContext } from "./plugin-loading.ts";
+import {
+  markFailed,
+  type PluginChangeResult,
+  type PluginRecord,
+  type PluginStatus,
+  statusOf,
+} from "./plugin-status.ts";
+import {
+  activateVersion,
+  deactivate,
+  RETIRE_GRACE_MS,
+  recountComponents,
+  retire,
+  unregisterAll,
+} from "./plugin-version.ts";
 import { watchPluginFolders } from "./plugin-watcher.ts";
-import type { LoadedPlugin, PluginRuntime, RuntimeDetails } from "./runtime.ts";
+import type { PluginRuntime } from "./runtime.ts";
+import { SerialQueue } from "./serial-queue.ts";
 
-export type PluginState = "enabled" | "disabled" | "failed";
-
-export interface ComponentStatus {
-  kind: ComponentKind;
-  name: string;
-  fullName: string;
-  description: string;
-  /** Registered and in use (where its scope applies). */
-  enabled: boolean;
-  error?: string;
-}
-
-export interface PluginStatus extends RuntimeDetails {
-  /** The manifest id; the folder name when the manifest could not be read. */
-  id: string;
-  dir: string;
-  name: string;
-  version: string;
-  description: string;
-  runtime: string;
-  state: PluginState;
-  /** The last error (a failed load, a broken edit, a rejected config), kept until the next success. */
-  error?: string;
-  errorAt?: number;
-  loadedAt?: number;
-  components: ComponentStatus[];
-  config?: Record<string, unknown>;
-  configSchema?: JsonSchema;
-}
-
-export type PluginChangeResult = { ok: true; status: PluginStatus } | { ok: false; error: string };
+export type { ComponentStatus, PluginChangeResult, PluginState, PluginStatus } from "./plugin-status.ts";
 
 export interface PluginHostDeps {
   /** The `plugins` section of the current bot config; `applySettings` acts on an edited one. */
   settings: () => PluginSettings;
-  registries: { [K in ComponentKind]: ComponentRegistry<Extract<Component, { kind: K }>> };
+  registries: ComponentRegistries;
   runtimes: Partial<Record<PluginManifest["runtime"], PluginRuntime>>;
   ajv: Ajv;
   logger: Logger;
   /** Watch the plugin folders and reload edited plugins. Default true. */
   watch?: boolean;
 }
-
-/** One loaded version of a plugin with its registrations and the calls running in it. */
-interface ActiveVersion {
-  loaded: LoadedPlugin;
-  /** Components with their invoke counted, and whether they start enabled. */
-  components: Array<{ component: Component; declaredEnabled: boolean }>;
-  registrations: Map<string, Disposer>;
-  componentErrors: Map<string, string>;
-  inflight: number;
-  drained: (() => void) | undefined;
-  loadedAt: number;
-}
-
-interface PluginRecord {
-  dir: string;
-  id: string;
-  manifest?: PluginManifest;
-  description?: string;
-  state: PluginState;
-  error?: string;
-  errorAt?: number;
-  config?: Record<string, unknown>;
-  active?: ActiveVersion;
-}
-
-/** How long an old version may keep running calls after a reload before it is unloaded anyway. */
-const RETIRE_GRACE_MS = 60_000;
 
 /**
  * Finds, loads and runs plugins, and is the control surface for chat commands and the
@@ -97,10 +55,9 @@ export class PluginHost {
   private scannedDirs: string;
   /** Plugin configs replaced for this run (`setConfig`), until the bot config is edited. */
   private configOverrides: Record<string, Record<string, unknown>> = {};
-  private disabled: Set<string>;
-  /** Components switched on at run time although they declare `enabled: false`. */
-  private readonly enabledOverrides = new Set<string>();
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly switches: PluginSwitches;
+  private readonly queue: SerialQueue;
+  private readonly loadContext: PluginLoadContext;
   private stopWatching: Disposer = () => {};
   private readonly listeners = new Set<(status: PluginStatus[]) => void>();
   private stopped = false;
@@ -108,15 +65,26 @@ export class PluginHost {
   constructor(private readonly deps: PluginHostDeps) {
     const settings = deps.settings();
     this.scannedDirs = JSON.stringify(settings.dirs);
-    this.disabled = new Set(settings.disabled);
+    this.switches = new PluginSwitches(settings.disabled);
+    this.queue = new SerialQueue((error) =>
+      deps.logger.error({ err: error }, "plugin host operation failed"),
+    );
+    this.loadContext = {
+      runtimes: deps.runtimes,
+      ajv: deps.ajv,
+      logger: deps.logger,
+      configOf: (id) => this.configOf(id),
+      refreshTools: () => this.refresh(),
+      componentsChanged: (record) => this.replaceComponents(record),
+      statusChanged: () => this.changed(),
+    };
   }
-
   /**
    * Loads every plugin found, then starts watching the folders. Stdio plugins go on
    * activating in the background, all at once (see `activated`).
    */
   start(): Promise<void> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       await this.rescan(false);
       this.watch();
     });
@@ -127,7 +95,7 @@ export class PluginHost {
    * activation attempt is over, whatever its outcome.
    */
   async activated(): Promise<void> {
-    await this.serial(async () => {});
+    await this.queue.run(async () => {});
     await Promise.all([...this.records.values()].map((record) => record.active?.loaded.activation));
   }
 
@@ -139,18 +107,18 @@ export class PluginHost {
     this.stopped = true;
     this.stopWatching();
     // Concurrently: a stdio plugin may take its whole deactivation grace to exit.
-    return this.serial(async () => {
-      await Promise.all([...this.records.values()].map((record) => this.deactivate(record, 0)));
+    return this.queue.run(async () => {
+      await Promise.all([...this.records.values()].map((record) => deactivate(record, this.deps.logger, 0)));
     });
   }
 
   list(): PluginStatus[] {
-    return [...this.records.values()].map((record) => this.statusOf(record));
+    return [...this.records.values()].map((record) => statusOf(record));
   }
 
   get(id: string): PluginStatus | undefined {
     const record = this.byId(id);
-    return record && this.statusOf(record);
+    return record && statusOf(record);
   }
 
   /** Follows every change of any plugin's status (the console's live view). */
@@ -161,17 +129,17 @@ export class PluginHost {
 
   /** Enables a plugin ("id") or one component ("id.component") at run time. */
   enable(ref: string): Promise<PluginChangeResult> {
-    return this.serial(() => this.setEnabled(ref, true));
+    return this.queue.run(() => this.setEnabled(ref, true));
   }
 
   /** Disables a plugin or one component at run time; a disabled plugin is unloaded. */
   disable(ref: string): Promise<PluginChangeResult> {
-    return this.serial(() => this.setEnabled(ref, false));
+    return this.queue.run(() => this.setEnabled(ref, false));
   }
 
   /** Loads the plugin again from disk. */
   reload(id: string): Promise<PluginChangeResult> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const record = this.byId(id);
       if (!record) return { ok: false, error: `no plugin "${id}"` };
       await this.reloadRecord(record);
@@ -181,41 +149,40 @@ export class PluginHost {
 
   /** Replaces a plugin's config (validated against its schema) for this run. */
   setConfig(id: string, config: Record<string, unknown>): Promise<PluginChangeResult> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const record = this.byId(id);
       if (!record) return { ok: false, error: `no plugin "${id}"` };
       this.configOverrides = { ...this.configOverrides, [id]: config };
-      const problem = await this.applyConfig(record);
+      const problem = await applyConfig(record, this.loadContext);
       return problem ? { ok: false, error: problem } : this.result(record);
     });
   }
 
   /** Rescans the plugin folders and reloads every plugin (seed 004's refresh_tools). */
   refresh(): Promise<void> {
-    return this.serial(() => this.rescan(true));
+    return this.queue.run(() => this.rescan(true));
   }
 
   /** Applies an edited bot config: folders, disabled list and plugin configs. */
   applySettings(): Promise<void> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const next = this.deps.settings();
       const dirsChanged = JSON.stringify(next.dirs) !== this.scannedDirs;
       this.scannedDirs = JSON.stringify(next.dirs);
       this.configOverrides = {};
-      this.disabled = new Set(next.disabled);
-      this.enabledOverrides.clear();
+      this.switches.reset(next.disabled);
       if (dirsChanged) {
         await this.rescan(false);
         this.watch();
       }
       for (const record of this.records.values()) {
         await this.applyEnabledState(record);
-        if (record.active) await this.applyConfig(record);
+        if (record.active) await applyConfig(record, this.loadContext);
       }
     });
   }
 
-  // ——— operations (run inside `serial`) ———
+  // ——— operations (run inside the queue) ———
 
   private async rescan(reloadExisting: boolean): Promise<void> {
     const folders = new Set(await discoverPluginFolders(this.dirs()));
@@ -246,7 +213,7 @@ export class PluginHost {
   }
 
   private async remove(record: PluginRecord): Promise<void> {
-    await this.deactivate(record);
+    await deactivate(record, this.deps.logger);
     this.records.delete(record.dir);
     this.deps.logger.info({ plugin: record.id }, "plugin removed");
     this.changed();
@@ -266,43 +233,25 @@ export class PluginHost {
       return;
     }
     record.id = manifest.id;
-    if (!this.pluginEnabled(manifest.id)) {
+    if (!this.switches.pluginEnabled(manifest.id)) {
       record.manifest = manifest;
-      await this.deactivate(record);
+      await deactivate(record, this.deps.logger);
       record.state = "disabled";
       this.changed();
       return;
     }
     try {
-      record.config = this.validConfig(manifest, record.id);
-      // Set once the load returns: a runtime's change reports count only while its version is the active one.
-      let current: LoadedPlugin | undefined;
-      const loaded = await this.runtime(manifest).load({
-        manifest,
-        dir: record.dir,
-        config: () => record.config ?? {},
-        logger: this.deps.logger.child({ plugin: manifest.id }),
-        refreshTools: () => this.refresh(),
-        ajv: this.deps.ajv,
-        componentsChanged: () => {
-          if (current && record.active?.loaded === current) this.replaceComponents(record, record.active);
-        },
-        statusChanged: () => {
-          if (current && record.active?.loaded === current) this.changed();
-        },
-        replacing: record.active !== undefined,
-      });
-      current = loaded;
+      const loaded = await loadVersion(record, manifest, this.loadContext);
       const previous = record.active;
-      if (previous) this.unregisterAll(previous);
+      if (previous) unregisterAll(previous);
       record.manifest = manifest;
       record.description = loaded.description;
-      record.active = this.activate(loaded);
+      record.active = activateVersion(loaded);
       record.state = "enabled";
       record.error = undefined;
       record.errorAt = undefined;
       this.syncComponents(record);
-      if (previous) void this.retire(record.id, previous, RETIRE_GRACE_MS);
+      if (previous) void retire(record.id, previous, RETIRE_GRACE_MS, this.deps.logger);
       this.deps.logger.info(
         { plugin: manifest.id, version: manifest.version, components: record.active.components.length },
         previous ? "plugin reloaded" : "plugin loaded",
@@ -335,23 +284,17 @@ export class PluginHost {
       if (record.active && !component)
         return { ok: false, error: `plugin ${id} has no component "${ref.slice(dot + 1)}"` };
     }
-    if (enabled) {
-      this.disabled.delete(ref);
-      if (dot !== -1) this.enabledOverrides.add(ref);
-    } else {
-      this.disabled.add(ref);
-      this.enabledOverrides.delete(ref);
-    }
+    this.switches.set(ref, enabled, dot !== -1);
     await this.applyEnabledState(record);
     this.deps.logger.info({ plugin: id, ref }, enabled ? "enabled" : "disabled");
     return this.result(record);
   }
 
   private async applyEnabledState(record: PluginRecord): Promise<void> {
-    const wanted = this.pluginEnabled(record.id);
+    const wanted = this.switches.pluginEnabled(record.id);
     if (wanted && record.state === "disabled") await this.reloadRecord(record);
     else if (!wanted && record.state !== "disabled") {
-      await this.deactivate(record);
+      await deactivate(record, this.deps.logger);
       record.state = "disabled";
       record.error = undefined;
       this.changed();
@@ -361,150 +304,23 @@ export class PluginHost {
     }
   }
 
-  /** Validates the plugin's current config and hands a changed one to the running version. */
-  private async applyConfig(record: PluginRecord): Promise<string | undefined> {
-    if (!record.manifest) return undefined;
-    const result = validatePluginConfig(this.deps.ajv, record.manifest.config, this.configOf(record.id));
-    if (!result.ok) {
-      const problem = `config rejected, the previous config stays: ${result.problems.join("; ")}`;
-      record.error = problem;
-      record.errorAt = Date.now();
-      this.deps.logger.warn({ plugin: record.id }, `plugin ${record.id} ${problem}`);
-      this.changed();
-      return problem;
-    }
-    if (JSON.stringify(result.config) === JSON.stringify(record.config)) return undefined;
-    record.config = result.config;
-    try {
-      await record.active?.loaded.configChanged(result.config);
-    } catch (error) {
-      this.deps.logger.warn({ plugin: record.id, err: error }, "plugin onConfigChanged failed");
-    }
-    this.deps.logger.info({ plugin: record.id }, "plugin config changed");
-    this.changed();
-    return undefined;
-  }
-
-  // ——— versions and registrations ———
-
-  private activate(loaded: LoadedPlugin): ActiveVersion {
-    const version: ActiveVersion = {
-      loaded,
-      components: [],
-      registrations: new Map(),
-      componentErrors: new Map(),
-      inflight: 0,
-      drained: undefined,
-      loadedAt: Date.now(),
-    };
-    version.components = countedComponents(loaded, version);
-    return version;
-  }
-
   /** The running version declared other components (synchronous, so no turn sees a half-swapped set). */
-  private replaceComponents(record: PluginRecord, version: ActiveVersion): void {
-    this.unregisterAll(version);
-    version.componentErrors.clear();
-    version.components = countedComponents(version.loaded, version);
+  private replaceComponents(record: PluginRecord): void {
+    if (!record.active) return;
+    recountComponents(record.active);
     this.syncComponents(record);
     this.changed();
   }
 
-  /** Registers the components that should be on, removes the ones that should be off. */
   private syncComponents(record: PluginRecord): void {
-    const version = record.active;
-    if (!version) return;
-    for (const { component, declaredEnabled } of version.components) {
-      const name = component.fullName;
-      const wanted = !this.disabled.has(name) && (declaredEnabled || this.enabledOverrides.has(name));
-      const registered = version.registrations.get(name);
-      if (wanted && !registered) {
-        try {
-          const registry = this.deps.registries[component.kind] as ComponentRegistry<Component>;
-          version.registrations.set(name, registry.add(component));
-          version.componentErrors.delete(name);
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          version.componentErrors.set(name, message);
-          this.deps.logger.error(
-            { plugin: record.id, component: name },
-            `component not registered: ${message}`,
-          );
-        }
-      } else if (!wanted && registered) {
-        registered();
-        version.registrations.delete(name);
-      }
-    }
-  }
-
-  private unregisterAll(version: ActiveVersion): void {
-    for (const dispose of version.registrations.values()) dispose();
-    version.registrations.clear();
-  }
-
-  /**
-   * Takes the running version out of the registries at once. Given a grace time, it is also
-   * unloaded before this returns, waiting that long at most for its calls; otherwise it is
-   * unloaded in the background once its calls are done.
-   */
-  private async deactivate(record: PluginRecord, graceMs?: number): Promise<void> {
-    const version = record.active;
-    if (!version) return;
-    this.unregisterAll(version);
-    record.active = undefined;
-    if (graceMs === undefined) void this.retire(record.id, version, RETIRE_GRACE_MS);
-    else await this.retire(record.id, version, graceMs);
-  }
-
-  /** Unloads an old version once its in-flight calls are done (or the grace time is over). */
-  private async retire(id: string, version: ActiveVersion, graceMs: number): Promise<void> {
-    if (version.inflight > 0 && graceMs > 0) {
-      await new Promise<void>((done) => {
-        const timer = setTimeout(done, graceMs);
-        timer.unref();
-        version.drained = () => {
-          clearTimeout(timer);
-          done();
-        };
-      });
-    }
-    try {
-      await version.loaded.unload();
-    } catch (error) {
-      this.deps.logger.warn({ plugin: id, err: error }, "plugin unload failed");
-    }
+    syncComponents(record, this.switches, this.deps.registries, this.deps.logger);
   }
 
   // ——— helpers ———
 
   private fail(record: PluginRecord, message: string, id: string | undefined): void {
-    if (id) record.id = id;
-    record.state = "failed";
-    record.error = message;
-    record.errorAt = Date.now();
-    this.deps.logger.error(
-      { plugin: record.id, dir: record.dir, error: message },
-      `plugin ${record.id} failed to load: ${message}`,
-    );
+    markFailed(record, message, id, this.deps.logger);
     this.changed();
-  }
-
-  private validConfig(manifest: PluginManifest, id: string): Record<string, unknown> {
-    const result = validatePluginConfig(this.deps.ajv, manifest.config, this.configOf(id));
-    if (!result.ok) throw new Error(`plugins.config.${id} is invalid: ${result.problems.join("; ")}`);
-    return result.config;
-  }
-
-  private runtime(manifest: PluginManifest): PluginRuntime {
-    const runtime = this.deps.runtimes[manifest.runtime];
-    if (!runtime)
-      throw new Error(`runtime "${manifest.runtime}" is not available in this version of Tsumugi`);
-    return runtime;
-  }
-
-  private pluginEnabled(id: string): boolean {
-    return !this.disabled.has(id);
   }
 
   private byId(id: string): PluginRecord | undefined {
@@ -525,21 +341,13 @@ export class PluginHost {
     if (this.deps.watch === false || this.stopped) return;
     this.stopWatching = watchPluginFolders(
       this.dirs(),
-      (folder) => void this.serial(() => this.folderChanged(folder)),
+      (folder) => void this.queue.run(() => this.folderChanged(folder)),
       this.deps.logger,
     );
   }
 
-  private serial<T>(operation: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(operation);
-    this.queue = next.catch((error: unknown) => {
-      this.deps.logger.error({ err: error }, "plugin host operation failed");
-    });
-    return next;
-  }
-
   private result(record: PluginRecord): PluginChangeResult {
-    return { ok: true, status: this.statusOf(record) };
+    return { ok: true, status: statusOf(record) };
   }
 
   private changed(): void {
@@ -547,59 +355,4 @@ export class PluginHost {
     const status = this.list();
     for (const listener of this.listeners) listener(status);
   }
-
-  private statusOf(record: PluginRecord): PluginStatus {
-    const manifest = record.manifest;
-    const version = record.active;
-    const components: ComponentStatus[] = (version?.components ?? []).map(({ component }) => {
-      const error = version?.componentErrors.get(component.fullName);
-      return {
-        kind: component.kind,
-        name: component.name,
-        fullName: component.fullName,
-        description: component.description,
-        enabled: version?.registrations.has(component.fullName) === true,
-        ...(error ? { error } : {}),
-      };
-    });
-    return {
-      id: record.id,
-      dir: record.dir,
-      name: manifest?.name ?? record.id,
-      version: manifest?.version ?? "",
-      description: record.description ?? manifest?.description ?? "",
-      runtime: manifest?.runtime ?? "",
-      state: record.state,
-      ...(record.error ? { error: record.error, errorAt: record.errorAt } : {}),
-      ...(version ? { loadedAt: version.loadedAt } : {}),
-      components,
-      ...(record.config ? { config: record.config } : {}),
-      ...(manifest ? { configSchema: manifest.config } : {}),
-      ...version?.loaded.details?.(),
-    };
-  }
-}
-
-function countedComponents(loaded: LoadedPlugin, version: ActiveVersion): ActiveVersion["components"] {
-  return loaded.components.map(({ component, enabled }) => ({
-    component: counted(component, version),
-    declaredEnabled: enabled,
-  }));
-}
-
-/** The component with its calls counted in its version, so a reload knows when the old one is idle. */
-function counted<T extends Component>(component: T, version: ActiveVersion): T {
-  const invoke = component.invoke as (...args: unknown[]) => Promise<unknown>;
-  return {
-    ...component,
-    invoke: async (...args: unknown[]) => {
-      version.inflight++;
-      try {
-        return await invoke(...args);
-      } finally {
-        version.inflight--;
-        if (version.inflight === 0) version.drained?.();
-      }
-    },
-  };
 }

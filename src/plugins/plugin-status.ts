@@ -1,0 +1,100 @@
+import type { Logger } from "../log/logger.ts";
+import type { JsonSchema } from "../sdk/types.ts";
+import type { ComponentKind } from "./components.ts";
+import type { PluginManifest } from "./manifest.ts";
+import type { ActiveVersion } from "./plugin-version.ts";
+import type { RuntimeDetails } from "./runtime.ts";
+
+export type PluginState = "enabled" | "disabled" | "failed";
+
+export interface ComponentStatus {
+  kind: ComponentKind;
+  name: string;
+  fullName: string;
+  description: string;
+  /** Registered and in use (where its scope applies). */
+  enabled: boolean;
+  error?: string;
+}
+
+export interface PluginStatus extends RuntimeDetails {
+  /** The manifest id; the folder name when the manifest could not be read. */
+  id: string;
+  dir: string;
+  name: string;
+  version: string;
+  description: string;
+  runtime: string;
+  state: PluginState;
+  /** The last error (a failed load, a broken edit, a rejected config), kept until the next success. */
+  error?: string;
+  errorAt?: number;
+  loadedAt?: number;
+  components: ComponentStatus[];
+  config?: Record<string, unknown>;
+  configSchema?: JsonSchema;
+}
+
+export type PluginChangeResult = { ok: true; status: PluginStatus } | { ok: false; error: string };
+
+/** What the host keeps about one plugin folder, whether or not a version of it is running. */
+export interface PluginRecord {
+  dir: string;
+  id: string;
+  manifest?: PluginManifest;
+  description?: string;
+  state: PluginState;
+  error?: string;
+  errorAt?: number;
+  config?: Record<string, unknown>;
+  active?: ActiveVersion;
+}
+
+/** Records a load that failed (the id, when known, is the manifest's) and logs it. */
+export function markFailed(
+  record: PluginRecord,
+  message: string,
+  id: string | undefined,
+  logger: Logger,
+): void {
+  if (id) record.id = id;
+  record.state = "failed";
+  record.error = message;
+  record.errorAt = Date.now();
+  logger.error(
+    { plugin: record.id, dir: record.dir, error: message },
+    `plugin ${record.id} failed to load: ${message}`,
+  );
+}
+
+/** The public view of a record: what `list`, `get` and the change results report. */
+export function statusOf(record: PluginRecord): PluginStatus {
+  const manifest = record.manifest;
+  const version = record.active;
+  const components: ComponentStatus[] = (version?.components ?? []).map(({ component }) => {
+    const error = version?.componentErrors.get(component.fullName);
+    return {
+      kind: component.kind,
+      name: component.name,
+      fullName: component.fullName,
+      description: component.description,
+      enabled: version?.registrations.has(component.fullName) === true,
+      ...(error ? { error } : {}),
+    };
+  });
+  return {
+    id: record.id,
+    dir: record.dir,
+    name: manifest?.name ?? record.id,
+    version: manifest?.version ?? "",
+    description: record.description ?? manifest?.description ?? "",
+    runtime: manifest?.runtime ?? "",
+    state: record.state,
+    ...(record.error ? { error: record.error, errorAt: record.errorAt } : {}),
+    ...(version ? { loadedAt: version.loadedAt } : {}),
+    components,
+    ...(record.config ? { config: record.config } : {}),
+    ...(manifest ? { configSchema: manifest.config } : {}),
+    ...version?.loaded.details?.(),
+  };
+}

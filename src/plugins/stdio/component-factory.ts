@@ -1,0 +1,183 @@
+import { buildReplyExtension } from "../../reply/extension-builder.ts";
+import type {
+  ComponentOptions,
+  HookEventName,
+  HookInput,
+  HookResult,
+  ParametersDeclaration,
+  ReplyExtensionOptions,
+} from "../../sdk/types.ts";
+import { type Built, buildEnricher, buildHook, buildTool } from "../component-builders.ts";
+import type { CallContext, Component, ToolComponent } from "../components.ts";
+import type { RuntimeLoadRequest } from "../runtime.ts";
+import type { StdioChannels } from "./channel-adapter.ts";
+import { chatParams } from "./chat-params.ts";
+import type { CallOptions } from "./plugin-process.ts";
+import {
+  type EnricherDeclaration,
+  type HookDeclaration,
+  isJsonObject,
+  type JsonObject,
+  type ReplyExtensionDeclaration,
+  type ToolDeclaration,
+} from "./protocol.ts";
+
+/** How much longer than a plugin call's own limit the host's runner waits for it. */
+const EXECUTOR_MARGIN_MS = 250;
+
+/** A request to the plugin's current process; rejects when none is running. */
+export type PluginCall = (method: string, params: JsonObject, options?: CallOptions) => Promise<JsonObject>;
+
+/**
+ * Turns a validated declaration into a component whose handler is a request to the plugin
+ * process: `execute_tool`, `hook`, `enrich` or `reply_extension`.
+ */
+export class ComponentFactory {
+  constructor(
+    private readonly request: RuntimeLoadRequest,
+    private readonly channels: StdioChannels,
+    private readonly call: PluginCall,
+  ) {}
+
+  private get pluginId(): string {
+    return this.request.manifest.id;
+  }
+
+  tool(declaration: ToolDeclaration, sessionPrefix?: string): Built<ToolComponent> {
+    const { name, description, parameters, ...options } = declaration;
+    const built = buildTool(
+      { pluginId: this.pluginId, name },
+      {
+        ...(options as ComponentOptions),
+        description: description ?? "",
+        parameters: (parameters ?? undefined) as ParametersDeclaration | undefined,
+      },
+      this.request.manifest.timeout,
+      this.request.ajv,
+      async (args, call) => {
+        // xbot sends the arguments as one JSON string; a missing result is an empty one (Go's omitempty).
+        const input = JSON.stringify(args);
+        const answer = await this.call(
+          "execute_tool",
+          { toolName: name, input },
+          { timeoutMs, signal: call.signal },
+        );
+        return answer.result ?? "";
+      },
+    );
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
+    if (sessionPrefix !== undefined) built.component.scope = { ...built.component.scope, sessionPrefix };
+    return built;
+  }
+
+  /** A hook of an event this host never fires (xbot knows more) throws, so it is left out with a log line. */
+  hook(declaration: HookDeclaration, index: number): Built<Component> {
+    const { event, matcher, name, ...options } = declaration;
+    const built = buildHook(
+      { pluginId: this.pluginId, name: name ?? `${event}_${index + 1}` },
+      {
+        ...(options as ComponentOptions),
+        timeout_ms: this.callLimit(options),
+        event: event as HookEventName,
+        ...(matcher ? { matcher } : {}),
+      },
+      async (input, call) => {
+        const answer = await this.call("hook", this.hookParams(input, call), {
+          timeoutMs,
+          signal: call.signal,
+        });
+        // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
+        return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
+      },
+    );
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
+    return built;
+  }
+
+  /** A reply extension (DESIGN §7): `reply_extension` requests carry `extensionName` beside the payload's fields. */
+  replyExtension(declaration: ReplyExtensionDeclaration): Built<Component> {
+    const { name, ...options } = declaration;
+    const built = buildReplyExtension(
+      { pluginId: this.pluginId, name },
+      { ...(options as unknown as ReplyExtensionOptions), timeout_ms: this.callLimit(options) },
+      this.request.ajv,
+      async (payload, call) => {
+        const params = { extensionName: name, ...payload };
+        const answer = await this.call("reply_extension", params, { timeoutMs, signal: call.signal });
+        return replyExtensionResult(answer);
+      },
+    );
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
+    return built;
+  }
+
+  enricher(declaration: EnricherDeclaration): Built<Component> {
+    const { name, description, ...options } = declaration;
+    const built = buildEnricher(
+      { pluginId: this.pluginId, name },
+      {
+        ...(options as ComponentOptions),
+        timeout_ms: this.callLimit(options),
+        ...(description === undefined ? {} : { description }),
+      },
+      async (call) => {
+        const params = {
+          enricherName: name,
+          ...chatParams(call.event, this.channels),
+          replyId: call.replyId ?? "",
+        };
+        const answer = await this.call("enrich", params, { timeoutMs, signal: call.signal });
+        return answer.result as string | undefined;
+      },
+    );
+    const timeoutMs = leaveTheLimitToTheCall(built.component);
+    return built;
+  }
+
+  private hookParams(input: HookInput, call: CallContext): JsonObject {
+    return {
+      event: input.event,
+      toolName: input.tool_name ?? "",
+      toolInput: input.tool_input === undefined ? "" : JSON.stringify(input.tool_input),
+      ...chatParams(call.event, this.channels),
+      replyId: input.reply_id ?? "",
+      ...(input.tool_output === undefined ? {} : { toolOutput: input.tool_output }),
+      ...(input.error === undefined ? {} : { error: input.error }),
+      ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
+      ...(input.status === undefined ? {} : { status: input.status }),
+      ...(input.reason === undefined ? {} : { reason: input.reason }),
+    };
+  }
+
+  /**
+   * A component's call limit: its declared `timeout_ms`, else the manifest's `timeout`, the
+   * limit of every call to the plugin (not an in-process hook's 5 s or enricher's 3 s).
+   */
+  private callLimit(options: JsonObject): number {
+    return (options.timeout_ms as number | undefined) ?? this.request.manifest.timeout;
+  }
+}
+
+/**
+ * The plugin call's own limit decides (the call fails and the process restarts); the host's
+ * runner gets a little longer, only to guard against a call that never settles. Returns the
+ * call's limit.
+ */
+function leaveTheLimitToTheCall(component: { timeoutMs: number }): number {
+  const limit = component.timeoutMs;
+  component.timeoutMs = limit + EXECUTOR_MARGIN_MS;
+  return limit;
+}
+
+/**
+ * What a reply extension's handler returned: the answer's `result` object or, leniently, the
+ * answer's own `extra_prompt` / `messages`. The reply stage checks it like any handler's.
+ */
+function replyExtensionResult(answer: JsonObject): unknown {
+  if (isJsonObject(answer.result)) return answer.result;
+  const { extra_prompt, messages } = answer;
+  return {
+    ...(extra_prompt === undefined ? {} : { extra_prompt }),
+    ...(messages === undefined ? {} : { messages }),
+  };
+}
