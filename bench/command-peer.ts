@@ -1,10 +1,11 @@
 /**
- * The OneBot side of the command benchmark, in its own process: it dials the bot's reverse
- * WebSocket, sends `ping N` group messages and times each until `pong N` comes back as a
- * send_group_msg action. First one at a time (latency), then with `inFlight` outstanding
- * (throughput). argv JSON: { url, selfId, warmup, sequential, concurrent, inFlight }.
+ * The OneBot side of the command benchmark, in its own process (the tests' stand-in): it
+ * dials the bot's reverse WebSocket, sends `ping N` group messages and times each until
+ * `pong N` comes back as a send_group_msg action. First one at a time (latency), then with
+ * `inFlight` outstanding (throughput). argv JSON: { url, selfId, warmup, sequential, concurrent, inFlight }.
  */
-import { dialReverse, groupMessageFrame, sentText } from "./onebot-wire.ts";
+import { OneBotStandIn } from "../test/support/onebot-standin.ts";
+import { sleep } from "../test/support/wait.ts";
 
 interface Job {
   url: string;
@@ -16,22 +17,15 @@ interface Job {
 }
 
 const job = JSON.parse(process.argv[2] ?? "{}") as Job;
-const GROUP = 700_001;
+const GROUP = "700001";
+/** Pending pings by the answer they wait for (`pong N`). */
 const waiting = new Map<string, () => void>();
-let messageId = 5_000_000;
 let sent = 0;
 
-const socket = dialReverse(job.url, job.selfId, (request) => {
-  if (request.action !== "send_group_msg") return undefined;
-  const text = sentText(request);
-  waiting.get(text)?.();
-  waiting.delete(text);
-  return { message_id: ++messageId };
-});
-socket.on("open", () => void run());
-socket.on("error", (error) => {
-  process.stderr.write(`command peer: ${error.message}\n`);
-  process.exit(1);
+const qq = new OneBotStandIn({ selfId: job.selfId, nickname: "紬", keepHistory: false });
+qq.onSent((answer) => {
+  waiting.get(answer.text)?.();
+  waiting.delete(answer.text);
 });
 
 function ping(): Promise<number> {
@@ -40,22 +34,18 @@ function ping(): Promise<number> {
   const answered = new Promise<number>((resolve) =>
     waiting.set(`pong ${n}`, () => resolve(performance.now() - started)),
   );
-  socket.send(
-    groupMessageFrame({
-      selfId: job.selfId,
-      messageId: ++messageId,
-      groupId: GROUP,
-      userId: 800_000 + (n % 97),
-      segments: [{ type: "text", data: { text: `ping ${n}` } }],
-      raw: `ping ${n}`,
-    }),
-  );
+  qq.pushGroupMessage({
+    groupId: GROUP,
+    userId: String(800_000 + (n % 97)),
+    message: [{ type: "text", data: { text: `ping ${n}` } }],
+  });
   return answered;
 }
 
 async function run(): Promise<void> {
+  await qq.connectReverse(job.url);
   // Let the bot see the connection (get_login_info) before timing anything.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   for (let i = 0; i < job.warmup; i++) await ping();
   const latencies: number[] = [];
   for (let i = 0; i < job.sequential; i++) latencies.push(await ping());
@@ -71,6 +61,13 @@ async function run(): Promise<void> {
   );
   const concurrentMs = performance.now() - started;
   process.stdout.write(`${JSON.stringify({ latencies, concurrent: issued, concurrentMs })}\n`);
-  socket.close();
+  await qq.close();
 }
-socket.on("close", () => process.exit(0));
+
+run().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`command peer: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -10,11 +10,11 @@
 import { randomBytes } from "node:crypto";
 import { Ajv } from "ajv";
 import { synthesize } from "../plugins/voice/espeak.ts";
+import { buildReplyExtension } from "../src/components/extension-builder.ts";
+import { ReplyExtensionRegistry } from "../src/components/extension-registry.ts";
 import { createLogger } from "../src/log/logger.ts";
 import type { ChatMessage } from "../src/message/inbound.ts";
 import { MonitorHub } from "../src/monitor/monitor.ts";
-import { buildReplyExtension } from "../src/reply/extension-builder.ts";
-import { ReplyExtensionRegistry } from "../src/reply/extension-registry.ts";
 import { ReplyExtensionRunner } from "../src/reply/extension-runner.ts";
 import type { ReplyExtensionPayload } from "../src/sdk/types.ts";
 import { percentile, round } from "./child.ts";

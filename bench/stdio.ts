@@ -7,9 +7,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
+import { createComponentSet } from "../src/components/component-set.ts";
+import type { CallContext } from "../src/components/types.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { MonitorHub } from "../src/monitor/monitor.ts";
-import type { CallContext } from "../src/plugins/components.ts";
 import { createPluginSystem } from "../src/plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
@@ -49,7 +51,9 @@ export async function benchStdio(): Promise<Record<string, unknown>> {
     }),
   );
   writeFileSync(join(root, "echo", "plugin.cjs"), PLUGIN);
+  const components = createComponentSet(BUILTIN_TOOL_NAMES);
   const system = createPluginSystem({
+    components,
     settings: () => ({ dirs: [root], disabled: [], config: {} }),
     outbox: {} as Outbox,
     adapterById: () => undefined,
@@ -62,7 +66,9 @@ export async function benchStdio(): Promise<Record<string, unknown>> {
     watch: false,
   });
   await system.start();
-  const tool = system.registries.tools.all().find((candidate) => candidate.name === "echo");
+  // Stdio plugins activate in the background; the tool is there once activation is over.
+  await system.activated();
+  const tool = components.tools.all().find((candidate) => candidate.name === "echo");
   if (!tool) throw new Error("the bench plugin did not register its tool");
   const call = { signal: new AbortController().signal } as CallContext;
   for (let n = 0; n < WARMUP; n++) await tool.invoke({ n }, call);

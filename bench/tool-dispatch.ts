@@ -8,21 +8,23 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv } from "ajv";
-import { EnricherRegistry } from "../src/agent/enrichers.ts";
-import { HookRegistry, HookRunner } from "../src/agent/hooks.ts";
-import { ApprovalService } from "../src/agent/hooks-approval.ts";
-import { SystemPartsRegistry } from "../src/agent/system-parts.ts";
-import { ToolRegistry } from "../src/agent/tool-registry.ts";
+import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
 import { TurnPlugins } from "../src/agent/turn-plugins.ts";
+import { CommandRegistry } from "../src/components/command-registry.ts";
+import { EnricherRegistry } from "../src/components/enrichers.ts";
+import { ReplyExtensionRegistry } from "../src/components/extension-registry.ts";
+import { HookRegistry, HookRunner } from "../src/components/hooks.ts";
+import { ApprovalService } from "../src/components/hooks-approval.ts";
+import { SystemPartsRegistry } from "../src/components/system-parts.ts";
+import { ToolRegistry } from "../src/components/tool-registry.ts";
 import { createLogger } from "../src/log/logger.ts";
 import type { ChatMessage } from "../src/message/inbound.ts";
 import { MonitorHub } from "../src/monitor/monitor.ts";
 import { CallContextFactory } from "../src/plugins/call-context.ts";
-import { CommandRegistry } from "../src/plugins/command-dispatcher.ts";
 import { PluginModuleLoader } from "../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../src/plugins/node-runtime.ts";
 import { PluginHost } from "../src/plugins/plugin-host.ts";
-import { ReplyExtensionRegistry } from "../src/reply/extension-registry.ts";
+import { shippedPromptTemplates } from "../src/prompts/templates.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
 import type { MessageStore } from "../src/store/types.ts";
 import { round } from "./child.ts";
@@ -51,7 +53,7 @@ export async function measureToolDispatch(): Promise<{
   writeFileSync(join(root, "echo", "index.ts"), PLUGIN);
   const logger = createLogger({ level: "silent" });
   const registries = {
-    tool: new ToolRegistry(),
+    tool: new ToolRegistry(BUILTIN_TOOL_NAMES),
     command: new CommandRegistry(),
     hook: new HookRegistry(),
     enricher: new EnricherRegistry(),
@@ -62,6 +64,7 @@ export async function measureToolDispatch(): Promise<{
     registries,
     runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
     ajv: new Ajv({ useDefaults: true, strict: false }),
+    monitor: new MonitorHub(),
     logger,
     watch: false,
   });
@@ -99,6 +102,7 @@ export async function measureToolDispatch(): Promise<{
     { kind: "realtime", sessionId: message.sessionId, messages: [message], triggerIds: ["1"] },
     "bench",
     new AbortController().signal,
+    shippedPromptTemplates("zh"),
   );
   const direct = async (args: { n: number }) => ({ n: args.n });
   const viaPlugin = async (n: number) => {

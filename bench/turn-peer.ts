@@ -1,15 +1,13 @@
 /**
- * The other side of the turn benchmark, in its own process: a zero-latency OpenAI-compatible
- * model (planner requests get a `reply` call, replyer requests a short text) and a OneBot
- * implementation dialling the bot's reverse WebSocket that @-mentions the bot and times each
- * mention until the bot's answer arrives.
+ * The other side of the turn benchmark, in its own process: a zero-latency model (the tests'
+ * scripted model server: planner requests get a `reply` call, replyer requests a short text)
+ * and a OneBot implementation (the tests' stand-in) dialling the bot's reverse WebSocket that
+ * @-mentions the bot and times each mention until the bot's answer arrives.
  * argv JSON: { selfId, warmup, sequential, concurrent, groups }. Prints `{"llm": baseUrl}` first,
  * then waits for a stdin line `{"url": botWsUrl}`, runs, and prints the timings.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { WebSocket } from "ws";
-import { dialReverse, groupMessageFrame } from "./onebot-wire.ts";
+import { OneBotStandIn } from "../test/support/onebot-standin.ts";
+import { ScriptedLlmServer } from "../test/support/scripted-llm-server.ts";
 
 interface Job {
   selfId: string;
@@ -20,77 +18,47 @@ interface Job {
 }
 
 const job = JSON.parse(process.argv[2] ?? "{}") as Job;
+const USAGE = { promptTokens: 500, completionTokens: 10 };
 
-let completionCounter = 0;
-const llm = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on("data", (chunk: Buffer) => chunks.push(chunk));
-  request.on("end", () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { tools?: unknown[]; model: string };
-    const id = ++completionCounter;
-    const message = body.tools?.length
-      ? {
-          role: "assistant",
-          content: null,
-          tool_calls: [{ id: `call_${id}`, type: "function", function: { name: "reply", arguments: "{}" } }],
-        }
-      : { role: "assistant", content: "收到，马上来。" };
-    const payload = JSON.stringify({
-      id: `cmpl_${id}`,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model: body.model,
-      choices: [{ index: 0, message, finish_reason: body.tools?.length ? "tool_calls" : "stop" }],
-      usage: { prompt_tokens: 500, completion_tokens: 10, total_tokens: 510 },
-    });
-    response.writeHead(200, { "content-type": "application/json" }).end(payload);
-  });
+const llm = await ScriptedLlmServer.start({
+  whenEmpty: (request) =>
+    request.toolNames.length > 0
+      ? { toolCalls: [{ name: "reply", arguments: {} }], usage: USAGE }
+      : { text: "收到，马上来。", usage: USAGE },
 });
-llm.listen(0, "127.0.0.1", () => {
-  const { port } = llm.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ llm: `http://127.0.0.1:${port}/v1` })}\n`);
-  process.stdin.once("data", (line) => connect((JSON.parse(String(line)) as { url: string }).url));
-});
-
-let messageId = 1_000_000;
+const qq = new OneBotStandIn({ selfId: job.selfId, nickname: "紬", keepHistory: false });
+/** The group's pending mention, resolved when the bot's answer to that group arrives. */
 const waiting = new Map<string, () => void>();
+qq.onSent((sent) => {
+  if (sent.groupId === undefined) return;
+  waiting.get(sent.groupId)?.();
+  waiting.delete(sent.groupId);
+});
 
-function connect(url: string): void {
-  const socket = dialReverse(url, job.selfId, (request) => {
-    if (request.action !== "send_group_msg") return undefined;
-    const group = String(request.params.group_id);
-    waiting.get(group)?.();
-    waiting.delete(group);
-    return { message_id: ++messageId };
-  });
-  socket.on("open", () => void run(socket));
-}
+process.stdout.write(`${JSON.stringify({ llm: llm.baseUrl })}\n`);
+process.stdin.once("data", (line) => void run((JSON.parse(String(line)) as { url: string }).url));
 
-function mention(socket: WebSocket, group: number): Promise<number> {
+function mention(group: number): Promise<number> {
   const started = performance.now();
   const answered = new Promise<number>((resolve) => {
     waiting.set(String(group), () => resolve(performance.now() - started));
   });
-  socket.send(
-    groupMessageFrame({
-      selfId: job.selfId,
-      messageId: ++messageId,
-      groupId: group,
-      userId: 300_000 + group,
-      segments: [
-        { type: "at", data: { qq: job.selfId } },
-        { type: "text", data: { text: " 在吗？问你个事" } },
-      ],
-      raw: `[CQ:at,qq=${job.selfId}] 在吗？问你个事`,
-    }),
-  );
+  qq.pushGroupMessage({
+    groupId: String(group),
+    userId: String(300_000 + group),
+    message: [
+      { type: "at", data: { qq: job.selfId } },
+      { type: "text", data: { text: " 在吗？问你个事" } },
+    ],
+  });
   return answered;
 }
 
-async function run(socket: WebSocket): Promise<void> {
-  for (let i = 0; i < job.warmup; i++) await mention(socket, 400_000 + (i % job.groups));
+async function run(url: string): Promise<void> {
+  await qq.connectReverse(url);
+  for (let i = 0; i < job.warmup; i++) await mention(400_000 + (i % job.groups));
   const latencies: number[] = [];
-  for (let i = 0; i < job.sequential; i++) latencies.push(await mention(socket, 500_000 + (i % job.groups)));
+  for (let i = 0; i < job.sequential; i++) latencies.push(await mention(500_000 + (i % job.groups)));
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   let done = 0;
@@ -98,7 +66,7 @@ async function run(socket: WebSocket): Promise<void> {
     Array.from({ length: job.groups }, async (_, g) => {
       while (done < job.concurrent) {
         done++;
-        await mention(socket, 600_000 + g);
+        await mention(600_000 + g);
       }
     }),
   );
@@ -106,6 +74,6 @@ async function run(socket: WebSocket): Promise<void> {
   const cpu = process.cpuUsage(cpuBefore);
   const peerCpuMs = (cpu.user + cpu.system) / 1000;
   process.stdout.write(`${JSON.stringify({ latencies, concurrentTurns: done, concurrentMs, peerCpuMs })}\n`);
-  socket.close();
-  llm.close();
+  await qq.close();
+  await llm.close();
 }

@@ -25,7 +25,7 @@ const bot = await startBot({
     llm: { prices: { "main/scripted-model": { input: 2, output: 8 } } },
   },
 });
-seedUsage(join(bot.dataDir, "tsumugi.db"));
+await seedUsage(join(bot.dataDir, "tsumugi.db"));
 const qq = new OneBotStandIn({ selfId: "123456789", nickname: "紬", accessToken: "napcat-token" });
 await qq.connectReverse(bot.wsUrl);
 
@@ -119,7 +119,7 @@ async function shoot(target: Page, name: string): Promise<void> {
 }
 
 /** Two weeks of plausible model calls, so the spend chart has something to show. */
-function seedUsage(file: string): void {
+async function seedUsage(file: string): Promise<void> {
   const stores = openStore(`sqlite:${file}`, createLogger({ level: "silent" }));
   const today = Math.floor(Date.now() / DAY) * DAY;
   for (let day = 13; day >= 1; day--) {
@@ -140,5 +140,5 @@ function seedUsage(file: string): void {
       }
     }
   }
-  stores.close();
+  await stores.close();
 }

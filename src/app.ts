@@ -1,10 +1,14 @@
 import { fileURLToPath } from "node:url";
-import { CONSOLE_PLATFORM, ConsoleAdapter } from "./adapters/console/console-adapter.ts";
-import { OneBotAdapter } from "./adapters/onebot/onebot-adapter.ts";
-import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
+import type { ChatAdapter } from "./adapters/types.ts";
+import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
 import type { AgentSettings } from "./agent/settings.ts";
-import { TurnRecovery } from "./agent/turn-recovery.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
+import { registerConsoleApi } from "./api/index.ts";
+import { createModelTester } from "./api/model-test.ts";
+import { addAdapters } from "./app/adapters.ts";
+import { healthReport } from "./app/health.ts";
+import { recoverInterruptedTurns } from "./app/recover-turns.ts";
+import { turnPluginsOf } from "./app/turn-plugins.ts";
 import type { Batch } from "./chat/batch.ts";
 import type { BatchBounds } from "./chat/batch-bounds.ts";
 import { ChatService } from "./chat/chat-service.ts";
@@ -13,10 +17,12 @@ import { DigestScheduler } from "./chat/digest-scheduler.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
 import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
-import { SummaryCommand } from "./chat/summary-command.ts";
+import { summaryCommand } from "./chat/summary-command.ts";
 import { DailyTokenTally } from "./chat/token-budget.ts";
 import { detectTrigger, type TriggerSettings } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
+import { createComponentSet } from "./components/component-set.ts";
+import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { TsumugiConfig } from "./config/schema.ts";
 import { type ZonedClock, zonedClock } from "./context/clock-text.ts";
@@ -26,21 +32,19 @@ import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
 import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
-import { type Monitor, MonitorHub } from "./monitor/monitor.ts";
-import { isTimelineEvent } from "./monitor/timeline-filter.ts";
+import { MonitorHub } from "./monitor/monitor.ts";
+import { Timeline } from "./monitor/timeline.ts";
 import { createPluginSystem } from "./plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
-import { STDIO_PLATFORM } from "./plugins/stdio/channel-session.ts";
+import { PromptLibrary } from "./prompts/prompt-library.ts";
+import type { PromptTemplates } from "./prompts/templates.ts";
 import { ReplyExtensionRunner } from "./reply/extension-runner.ts";
 import { Outbox } from "./reply/outbox.ts";
 import { ReplyStage } from "./reply/reply-stage.ts";
 import { SendJournal } from "./reply/send-journal.ts";
-import { registerConsoleApi } from "./server/api/index.ts";
-import { createModelTester } from "./server/api/model-test.ts";
-import { type HealthReport, HttpServer } from "./server/http-server.ts";
+import { HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 import { RecentMessageCache } from "./store/recent-cache.ts";
-import type { MessageStore, Stores } from "./store/types.ts";
 
 export interface AppOptions {
   config: TsumugiConfig;
@@ -50,6 +54,11 @@ export interface AppOptions {
    */
   configFile?: string;
   logger: Logger;
+  /**
+   * Where every monitor event is emitted; by default a hub of its own. Given by an embedder
+   * (the test harness) that follows events from the first one on, start-up included.
+   */
+  monitor?: MonitorHub;
 }
 
 export interface RunningApp {
@@ -60,8 +69,6 @@ export interface RunningApp {
    * bot does not wait for it (a message meanwhile is answered without those plugins' tools).
    */
   pluginsActivated: Promise<void>;
-  /** The events the console's timeline shows, live; tests wait on these instead of log wording. */
-  monitor: Pick<MonitorHub, "subscribe">;
   stop(): Promise<void>;
 }
 
@@ -88,7 +95,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messageRetention: () => config.storage.retention,
     spoolLimit: config.storage.spoolSize,
     // Only ordering drops when the spool is full: a reply to the bot without a mention counts as untriggered.
-    isTrigger: (message) => detectTrigger(message, triggerSettings(config), () => false) !== undefined,
+    isTrigger: (message) => detectTrigger(message, triggerSettings(config), false) !== undefined,
   });
   const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
   // One clock per time zone value, rebuilt only when chat.timezone changes.
@@ -115,10 +122,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     });
   let llm = createLlm(config);
 
-  const monitor = new MonitorHub((error) => logger.warn({ err: error }, "monitor listener failed"));
-  const stopRecording = monitor.subscribe((event) => {
-    if (isTimelineEvent(event)) stores.monitorEvents.append(event);
-  });
+  const onListenerError = (error: unknown) => logger.warn({ err: error }, "monitor listener failed");
+  const monitor = options.monitor ?? new MonitorHub(onListenerError);
+  const timeline = new Timeline(monitor, stores.monitorEvents, onListenerError);
   const adapters = new Map<string, ChatAdapter>();
   const outbox = new Outbox(
     (id) => adapters.get(id),
@@ -126,6 +132,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messages,
     () => config.bot.name,
     monitor,
+    logger,
+  );
+  const prompts = new PromptLibrary(
+    config.prompts,
+    promptsBaseDir(options.configFile, process.cwd()),
     logger,
   );
   const quotes = new QuoteContext({
@@ -139,7 +150,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
   // Stdio channel plugins' chats enter the pipeline like any platform's (`chat` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => chat.ingest(message));
+  const components = createComponentSet(BUILTIN_TOOL_NAMES);
   const plugins = createPluginSystem({
+    components,
     settings: () => config.plugins,
     channels: stdioChannels,
     outbox,
@@ -155,16 +168,17 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messages,
     turns: stores.turns,
     quotes,
-    settings: () => agentSettings(config, clockFor(config.chat.timezone)),
-    plugins: plugins.turns,
+    settings: () => agentSettings(config, clockFor(config.chat.timezone), prompts.templates()),
+    plugins: turnPluginsOf(components, plugins.contexts, monitor, logger),
     replyStage: new ReplyStage({
       llm: { generate: (request) => llm.generate(request) },
       outbox,
       extensions: new ReplyExtensionRunner({
-        registry: plugins.registries.replyExtensions,
+        registry: components.replyExtensions,
         monitor,
         logger,
       }),
+      monitor,
     }),
     monitor,
     logger,
@@ -225,17 +239,17 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       sessions.submitAlone(batch);
     },
   );
-  const summaries = new SummaryCommand(
-    () => config.chat.summary,
-    () => [config.bot.name, ...config.bot.aliases],
-    messages,
-    (batch) => sessions.submitAlone(batch),
+  components.commands.add(
+    summaryCommand({
+      settings: () => config.chat.summary,
+      store: messages,
+      submit: (batch) => sessions.submitAlone(batch),
+    }),
   );
   const chat = new ChatService(
     messages,
     batcher,
     digests,
-    summaries,
     plugins.commands,
     () => triggerSettings(config),
     () => config.access,
@@ -254,29 +268,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     },
     () => healthReport(adapters, stores),
   );
-  for (const adapterConfig of config.adapters) {
-    const adapter = new OneBotAdapter({
-      config: adapterConfig,
-      routes: server,
-      events: {
-        message: (message) => chat.ingest(message),
-        connection: (status: AccountStatus) =>
-          logger.debug({ adapter: adapterConfig.id, ...status }, "adapter account status"),
-      },
-      logger: logger.child({ adapter: adapterConfig.id }),
-    });
-    adapters.set(adapterConfig.id, adapter);
-  }
-  const playground = new ConsoleAdapter({
+  const playground = addAdapters(adapters, {
+    config,
+    routes: server,
     deliver: (message) => chat.ingest(message),
     botName: () => config.bot.name,
+    stdioChannels,
+    monitor,
+    logger,
   });
-  if (adapters.has(playground.id))
-    throw new Error(`adapters: the id "${playground.id}" is reserved for the console`);
-  adapters.set(playground.id, playground);
-  if (adapters.has(stdioChannels.id))
-    throw new Error(`adapters: the id "${stdioChannels.id}" is reserved for stdio channel plugins`);
-  adapters.set(stdioChannels.id, stdioChannels);
   let listening = { host: config.server.host, port: config.server.port };
   /** A reloaded config file (from the watcher, or at once after the console saved it). */
   const applyConfig = (next: TsumugiConfig) => {
@@ -286,6 +286,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     llm = createLlm(next);
     void local.models.retain(next.llm.providers);
     void plugins.host.applySettings();
+    prompts.apply(next.prompts);
     if (diff.restartRequired.length > 0) {
       logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
     }
@@ -299,7 +300,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     address: () => listening,
     health: () => healthReport(adapters, stores),
     playground,
-    monitor,
+    timeline,
     monitorEvents: stores.monitorEvents,
     messages,
     history: stores.history,
@@ -320,7 +321,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   );
   // Turns a crash interrupted are queued before the adapters deliver anything new, so each
   // stays first in its session; they wait for their account to connect before they start.
-  recoverInterruptedTurns({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
+  await recoverInterruptedTurns({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
   for (const adapter of adapters.values()) await adapter.start();
   logger.info(
     { url: `http://${config.server.host}:${address.port}/` },
@@ -339,6 +340,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stopping ??= (async () => {
       logger.info("shutting down");
       stopWatching();
+      prompts.close();
       batcher.flushAll();
       digests.stop();
       if (!(await queue.close(SHUTDOWN_GRACE_MS))) {
@@ -350,55 +352,24 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       await local.models.close();
       for (const adapter of adapters.values()) await adapter.stop();
       await server.close();
-      stopRecording();
-      stores.close();
+      timeline.stop();
+      await stores.close();
       logger.info("stopped");
     })();
     return stopping;
   };
-  return { address: { host: config.server.host, port: address.port }, pluginsActivated, monitor, stop };
+  return { address: { host: config.server.host, port: address.port }, pluginsActivated, stop };
 }
 
-/** Settles the turns the previous process left running (see TurnRecovery). */
-function recoverInterruptedTurns(parts: {
-  config: TsumugiConfig;
-  stores: Stores;
-  messages: MessageStore;
-  queue: KeyedQueue;
-  outbox: Outbox;
-  turnRunner: TurnRunner;
-  monitor: Monitor;
-  logger: Logger;
-}): void {
-  const { config, stores, queue, outbox, turnRunner, logger } = parts;
-  const recovery = new TurnRecovery({
-    turns: stores.turns,
-    sends: stores.sends,
-    messages: parts.messages,
-    onTimeline: (replyId) =>
-      stores.monitorEvents.turnEvents(replyId).some((event) => event.type === "turn.started"),
-    recoverWithinMs: config.agent.recoverWithinMs,
-    inSessionOrder: (sessionId, task) => {
-      // A closed queue means shutting down: the turn stays running and is settled next start.
-      queue.push(sessionId, task).catch(() => {});
-    },
-    accountReady: (origin, timeoutMs) => outbox.accountReady(origin, timeoutMs),
-    // Recovered turns were admitted by the limits before the crash and absorb nothing new.
-    runAgain: (batch, recoveredFrom) => turnRunner.run(batch, () => undefined, recoveredFrom),
-    monitor: parts.monitor,
-    logger,
-  });
-  try {
-    recovery.recover();
-  } catch (error) {
-    logger.error({ err: error }, "could not settle the turns interrupted by the last stop");
-  }
-}
-
-function agentSettings(config: TsumugiConfig, clock: ZonedClock): AgentSettings {
+function agentSettings(config: TsumugiConfig, clock: ZonedClock, prompts: PromptTemplates): AgentSettings {
   return {
     clock,
-    identity: { name: config.bot.name, aliases: config.bot.aliases, persona: config.bot.persona },
+    prompts,
+    identity: {
+      name: config.bot.name,
+      aliases: config.bot.aliases,
+      persona: config.bot.persona ?? prompts.render("persona"),
+    },
     maxRounds: config.agent.maxRounds,
     turnTimeoutMs: config.agent.turnTimeoutMs,
     history: config.chat.history,
@@ -424,23 +395,4 @@ function turnBounds(config: TsumugiConfig): BatchBounds {
 
 function triggerSettings(config: TsumugiConfig): TriggerSettings {
   return { ...config.chat.triggers, names: [config.bot.name, ...config.bot.aliases] };
-}
-
-function healthReport(adapters: Map<string, ChatAdapter>, stores: Stores): HealthReport {
-  const report: HealthReport = { status: "ok", adapters: [], storage: stores.status() };
-  for (const adapter of adapters.values()) {
-    // Always there, not platform connections: the console playground and stdio channel plugins.
-    if (adapter.platform === CONSOLE_PLATFORM || adapter.platform === STDIO_PLATFORM) continue;
-    const accounts = adapter.accounts();
-    if (accounts.length === 0) report.adapters.push({ id: adapter.id, selfId: null, connected: false });
-    for (const account of accounts) {
-      report.adapters.push({
-        id: adapter.id,
-        selfId: account.selfId,
-        connected: account.connected,
-        ...(account.online === undefined ? {} : { online: account.online }),
-      });
-    }
-  }
-  return report;
 }

@@ -2,7 +2,9 @@ import { resolve } from "node:path";
 import pretty from "pino-pretty";
 import { startApp } from "./app.ts";
 import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, parseCliArgs } from "./config/load.ts";
+import { configJsonSchema } from "./config/schema.ts";
 import { createLogger } from "./log/logger.ts";
+import { secretPatterns } from "./schema/secret-paths.ts";
 
 /** Exit code for a config that cannot be used (DESIGN §2). */
 const EXIT_BAD_CONFIG = 2;
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
   const readable = process.stdout.isTTY && process.env.TSUMUGI_LOG_FORMAT !== "json";
   const logger = createLogger({
     level: loaded.config.log.level,
+    secretPaths: secretPatterns(configJsonSchema),
     ...(readable ? { destination: pretty({ translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" }) } : {}),
   });
   // Running on defaults, the console's first-run setup writes ./tsumugi.yaml, read from then on.

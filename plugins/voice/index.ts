@@ -5,6 +5,7 @@ import {
   type ReplyExtensionPayload,
   type ReplyExtensionResult,
   type ReplyMessage,
+  Voice,
 } from "tsumugi/sdk";
 import { type SpeechSettings, synthesize } from "./espeak.ts";
 
@@ -43,7 +44,7 @@ export default class VoicePlugin extends Plugin<SpeechSettings> {
       if (segments.length > 0) result.push({ segments, quote_previous: message.quote_previous });
     }
     result.push({
-      segments: [{ type: "voice", data: text, binary_data_base64: audio.toString("base64") }],
+      segments: [Voice(audio, text)],
       quote_previous: false,
     });
     return { messages: result };

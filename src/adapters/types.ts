@@ -1,6 +1,6 @@
-import type { ChatType } from "../chat/session-id.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
+import type { ChatType } from "../message/session-id.ts";
 
 /** Where an outgoing message goes. */
 export interface SendTarget {

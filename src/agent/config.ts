@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { count, formattedString, group, milliseconds } from "../config/schema-helpers.ts";
+import { count, formattedString, group, milliseconds } from "../schema/fields.ts";
 
 export const botSchema = group("Who the bot is.", {
   name: Type.String({
@@ -11,10 +11,12 @@ export const botSchema = group("Who the bot is.", {
     default: ["tsumugi"],
     description: "Other names that count as mentioning the bot.",
   }),
-  persona: Type.String({
-    default: "你是群里的一名普通成员，说话简短自然。",
-    description: "Persona prompt, placed first in every prompt.",
-  }),
+  persona: Type.Optional(
+    Type.String({
+      description:
+        "Persona prompt, part of every system prompt; absent: the `persona` template of prompts.language.",
+    }),
+  ),
   admins: Type.Array(
     formattedString("admin-id", {
       description:

@@ -35,13 +35,13 @@ export async function runPlanner(
   await turn.resolveQuote();
   turn.systemParts = plugins.systemParts();
   const toolCalls = new ToolCalls(turn, plugins, deps.replyStage);
-  let conversation: LlmMessage[] = plannerMessages(turn.promptInput());
+  let conversation: LlmMessage[] = plannerMessages(await turn.promptInput());
   let replans = 0;
   const { maxRounds } = turn.settings;
   for (let round = 1; round <= maxRounds; round++) {
     // Per round: a plugin component disabled meanwhile is gone from the next request.
     const pluginOptions = deps.replyStage.optionsSchema(plugins.session);
-    const tools = [...builtinToolSpecs(pluginOptions), ...plugins.toolSpecs()];
+    const tools = [...builtinToolSpecs(turn.settings.prompts, pluginOptions), ...plugins.toolSpecs()];
     const result = await deps.llm.generate({
       task: "planner",
       messages: conversation,
@@ -71,10 +71,10 @@ export async function runPlanner(
     });
     // Messages that arrived while the planner was thinking make its answer stale: plan
     // again with them instead of answering now and again in the next turn.
-    if (replans < MAX_REPLANS && turn.absorb()) {
+    if (replans < MAX_REPLANS && (await turn.absorb())) {
       replans++;
       await turn.resolveQuote();
-      conversation = plannerMessages(turn.promptInput());
+      conversation = plannerMessages(await turn.promptInput());
       continue;
     }
     if (result.toolCalls.length === 0) {

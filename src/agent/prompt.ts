@@ -1,5 +1,6 @@
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { LlmMessage } from "../llm/types.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 
 export interface PromptIdentity {
   name: string;
@@ -16,6 +17,8 @@ export interface PromptChat {
 }
 
 export interface TurnPromptInput {
+  /** The templates every text below is written with (prompts.language and overrides). */
+  prompts: PromptTemplates;
   identity: PromptIdentity;
   chat: PromptChat;
   /** Earlier messages, oldest first, already formatted and bounded. */
@@ -38,62 +41,63 @@ export interface TurnPromptInput {
   clock: ZonedClock;
 }
 
-export function identityText(identity: PromptIdentity): string {
-  const aliases = identity.aliases.length > 0 ? `（也有人叫你 ${identity.aliases.join("、")}）` : "";
-  return `你的名字是${identity.name}${aliases}。\n${identity.persona}`;
+export function identityText(prompts: PromptTemplates, identity: PromptIdentity): string {
+  const aliases = identity.aliases.join(prompts.render("alias_separator"));
+  return prompts.render("identity", {
+    bot_name: identity.name,
+    aliases: aliases === "" ? "" : prompts.render("identity_aliases", { aliases }),
+    persona: identity.persona,
+  });
+}
+
+/** Where the chat happens, as the prompt names it: `QQ 群 123`, `私聊`, … */
+export function placeText(prompts: PromptTemplates, chat: PromptChat): string {
+  if (!chat.isGroup) return prompts.render("place_private");
+  const template = chat.platform === "onebot" ? "place_qq_group" : "place_group";
+  return prompts.render(template, { group_id: chat.peerId });
+}
+
+/** The closing line with the current local date and time (volatile, so it goes last). */
+export function nowText(prompts: PromptTemplates, now: number, clock: ZonedClock): string {
+  return prompts.render("now", { date: clock.date(now), time: clock.time(now) });
+}
+
+/**
+ * Sections that follow the rules of a system prompt, each after a blank line; empty when
+ * there are none, so the template's line for them disappears.
+ */
+export function sectionsText(sections: string[] | undefined): string {
+  return (sections ?? []).map((section) => `\n${section}`).join("\n");
 }
 
 /**
  * Parts that rarely change come first (identity, rules), then history oldest to newest, then
  * the new batch, and volatile details last, so consecutive turns share a long cached prefix.
  */
-/** Where the chat happens, as the prompt names it: `QQ 群 123`, `私聊`, … */
-export function placeText(chat: PromptChat): string {
-  const place = chat.isGroup ? `群 ${chat.peerId}` : "私聊";
-  return chat.platform === "onebot" && chat.isGroup ? `QQ ${place}` : place;
+function conversationText(input: TurnPromptInput): string {
+  const { prompts } = input;
+  return prompts.render("conversation", {
+    place: placeText(prompts, input.chat),
+    history: input.historyLines.length > 0 ? input.historyLines.join("\n") : prompts.render("history_empty"),
+    quote: input.quoteBlock ?? "",
+    omitted: input.omittedCount ? prompts.render("omitted", { count: String(input.omittedCount) }) : "",
+    new_messages: input.newLines.join("\n"),
+    now: nowText(prompts, input.now, input.clock),
+  });
 }
-
-/** The closing line with the current local date and time (volatile, so it goes last). */
-export function nowText(now: number, clock: ZonedClock): string {
-  return `当前时间 ${clock.date(now)} ${clock.time(now)}。`;
-}
-
-function conversationText(input: TurnPromptInput, ending: string): string {
-  const place = placeText(input.chat);
-  const history = input.historyLines.length > 0 ? input.historyLines.join("\n") : "（没有更早的消息）";
-  return [
-    `## 聊天记录（${place}）`,
-    history,
-    "",
-    "## 新消息",
-    ...(input.quoteBlock === undefined ? [] : [input.quoteBlock]),
-    ...(input.omittedCount ? [`（另有 ${input.omittedCount} 条较早的消息因过多未列出）`] : []),
-    input.newLines.join("\n"),
-    "",
-    nowText(input.now, input.clock),
-    ending,
-  ].join("\n");
-}
-
-const PLANNER_RULES = [
-  "你在聊天中决定要不要说话、怎么行动，像群里的普通成员一样。",
-  "- 要说话就调用 reply（可用 msg_id 指定回哪条、set_quote 引用它、intent 写下要点），调用后本轮结束。",
-  "- 不该说话就调用 no_reply 并写明原因；别人话没说完可以调用 wait。",
-  "- 其他工具按需调用，拿到结果后再决定。每轮只回复一次。",
-].join("\n");
 
 export function plannerMessages(input: TurnPromptInput): LlmMessage[] {
+  const { prompts } = input;
   return [
     {
       role: "system",
-      content: [
-        identityText(input.identity),
-        PLANNER_RULES,
-        ...(input.systemParts ?? []),
-        ...(input.enrichments ?? []),
-      ].join("\n\n"),
+      content: prompts.render("planner", {
+        identity: identityText(prompts, input.identity),
+        channel_prompts: sectionsText(input.systemParts),
+        enrichments: sectionsText(input.enrichments),
+      }),
     },
-    { role: "user", content: conversationText(input, "请决定你的行动。") },
+    { role: "user", content: prompts.render("planner_request", { conversation: conversationText(input) }) },
   ];
 }
 
@@ -106,23 +110,24 @@ export interface ReplyPromptInput extends TurnPromptInput {
   extraPrompts: string[];
 }
 
-const REPLYER_RULES = [
-  "现在由你写出要发到聊天里的消息。",
-  "- 只输出消息本身：不要加引号、名字前缀、时间或解释。",
-  "- 口语、简短、自然，符合你的人设。",
-].join("\n");
-
 export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
-  const extras = input.extraPrompts.length > 0 ? `\n\n${input.extraPrompts.join("\n")}` : "";
-  const intent = input.intent ? `\n你想表达的要点：${input.intent}` : "";
+  const { prompts } = input;
   return [
     {
       role: "system",
-      content: [identityText(input.identity), REPLYER_RULES, ...(input.systemParts ?? [])].join("\n\n"),
+      content: prompts.render("replyer", {
+        identity: identityText(prompts, input.identity),
+        channel_prompts: sectionsText(input.systemParts),
+      }),
     },
     {
       role: "user",
-      content: conversationText(input, `你要回复的是：${input.targetLine}${intent}${extras}\n请写出回复。`),
+      content: prompts.render("replyer_request", {
+        conversation: conversationText(input),
+        target: input.targetLine,
+        intent: input.intent ? prompts.render("replyer_intent", { intent: input.intent }) : "",
+        extra_prompts: input.extraPrompts.length > 0 ? `\n${input.extraPrompts.join("\n")}` : "",
+      }),
     },
   ];
 }

@@ -1,4 +1,5 @@
 import type { ZonedClock } from "../context/clock-text.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 import type { PromptIdentity } from "./prompt.ts";
 
 /** How digest and summary turns read their transcript: the model task and the size bound. */
@@ -8,7 +9,10 @@ export interface TranscriptTurnSettings {
 }
 
 export interface AgentSettings {
+  /** `persona` is `bot.persona`, or the language's `persona` template when that is unset. */
   identity: PromptIdentity;
+  /** The templates of every text the models read, checked at load and swapped on reload. */
+  prompts: PromptTemplates;
   maxRounds: number;
   turnTimeoutMs: number;
   history: { maxMessages: number; maxChars: number };

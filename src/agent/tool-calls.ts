@@ -1,5 +1,5 @@
+import type { ToolComponent } from "../components/types.ts";
 import type { LlmToolCall, LlmToolResult } from "../llm/types.ts";
-import type { ToolComponent } from "../plugins/components.ts";
 import type { ReplyPlan } from "../reply/reply-plan.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { isRecord } from "../util/values.ts";
@@ -10,7 +10,6 @@ import {
   type ReplyArguments,
   WAIT_TOOL,
 } from "./builtin-tools.ts";
-import { modelTexts } from "./model-texts.ts";
 import { replyerMessages } from "./prompt.ts";
 import type { TurnContext } from "./turn-context.ts";
 import { TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
@@ -65,13 +64,17 @@ export class ToolCalls {
       this.malformedJson++;
       if (this.malformedJson > 1)
         throw new TurnFailure(`model sent malformed tool arguments twice (${call.name})`);
-      return { output: { output: modelTexts.malformedJson, isError: true } };
+      return {
+        output: { output: this.turn.settings.prompts.render("result_malformed_json"), isError: true },
+      };
     }
     const input = isRecord(call.input) ? call.input : undefined;
     if (!input) return this.invalid(call.name, "arguments must be a JSON object");
     if (this.turn.replies.sentMessageIds.length > 0) {
       // One trigger never yields two replies: tools after a sent reply are not run.
-      return { output: { output: modelTexts.alreadyReplied, isError: true } };
+      return {
+        output: { output: this.turn.settings.prompts.render("result_already_replied"), isError: true },
+      };
     }
     const refusal = await this.plugins.admit(call, input);
     if (refusal !== undefined) return { output: { output: refusal, isError: true } };
@@ -117,11 +120,19 @@ export class ToolCalls {
       case "result":
         return { output: { output: outcome.output } };
       case "done":
-        return { output: { output: modelTexts.toolActed }, acted: true };
+        return { output: { output: this.turn.settings.prompts.render("result_tool_acted") }, acted: true };
       case "invalid":
         return this.invalid(call.name, outcome.problem);
       case "failed":
-        return { output: { output: modelTexts.toolFailed(call.name, outcome.error), isError: true } };
+        return {
+          output: {
+            output: this.turn.settings.prompts.render("result_tool_failed", {
+              tool: call.name,
+              error: outcome.error,
+            }),
+            isError: true,
+          },
+        };
     }
   }
 
@@ -129,7 +140,12 @@ export class ToolCalls {
     this.invalidArguments++;
     if (this.invalidArguments > 1)
       throw new TurnFailure(`invalid tool arguments twice (${tool}: ${problem})`);
-    return { output: { output: modelTexts.invalidCall(tool, problem), isError: true } };
+    return {
+      output: {
+        output: this.turn.settings.prompts.render("result_invalid_call", { tool, problem }),
+        isError: true,
+      },
+    };
   }
 
   /** The reply call: checked into a reply plan, which the reply stage writes and sends. */
@@ -138,7 +154,7 @@ export class ToolCalls {
     input: Record<string, unknown>,
     plannerText: string,
   ): Promise<ToolRun> {
-    const plan = this.replyPlan(call, input as ReplyArguments, plannerText);
+    const plan = await this.replyPlan(call, input as ReplyArguments, plannerText);
     if ("problem" in plan) return this.invalid(REPLY_TOOL, plan.problem);
     const target = plan.target;
     await this.turn.replies.write(plan, {
@@ -148,9 +164,9 @@ export class ToolCalls {
           ...(plan.intent === undefined ? {} : { intent: plan.intent }),
           extra_prompt: extraPrompts.join("\n"),
         }),
-      prompt: (extraPrompts) =>
+      prompt: async (extraPrompts) =>
         replyerMessages({
-          ...this.turn.promptInput(),
+          ...(await this.turn.promptInput()),
           targetLine: this.turn.line(target),
           intent: plan.intent,
           extraPrompts,
@@ -163,18 +179,18 @@ export class ToolCalls {
   }
 
   /** The reply plan of a reply call, or what is wrong with the call (told to the model before anything is generated). */
-  private replyPlan(
+  private async replyPlan(
     call: LlmToolCall,
     args: ReplyArguments,
     plannerText: string,
-  ): ReplyPlan | { problem: string } {
+  ): Promise<ReplyPlan | { problem: string }> {
     if (args.msg_id !== undefined && typeof args.msg_id !== "string" && typeof args.msg_id !== "number") {
       return { problem: "msg_id must be a string" };
     }
     if (args.set_quote !== undefined && typeof args.set_quote !== "boolean") {
       return { problem: "set_quote must be a boolean" };
     }
-    const target = this.turn.findTarget(args.msg_id === undefined ? undefined : String(args.msg_id));
+    const target = await this.turn.findTarget(args.msg_id === undefined ? undefined : String(args.msg_id));
     if (!target) return { problem: `no message with msg_id ${String(args.msg_id)} in this chat` };
     const selection = this.replyStage.readOptions(args.plugin_options, this.plugins.session);
     if (!selection.ok) return { problem: selection.problem };
@@ -193,10 +209,13 @@ export class ToolCalls {
   private async wait(seconds: number): Promise<string> {
     const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
     while (Date.now() < deadline && !this.turn.signal.aborted) {
-      const arrived = this.turn.absorb();
-      if (arrived) return modelTexts.waitArrived(arrived.map((message) => this.turn.newLine(message)));
+      const arrived = await this.turn.absorb();
+      if (arrived) {
+        const messages = arrived.map((message) => this.turn.newLine(message)).join("\n");
+        return this.turn.settings.prompts.render("result_wait_arrived", { messages });
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
     }
-    return modelTexts.waitEmpty;
+    return this.turn.settings.prompts.render("result_wait_empty");
   }
 }

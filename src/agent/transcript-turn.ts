@@ -1,6 +1,5 @@
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Monitor } from "../monitor/monitor.ts";
-import { chatTexts, modelTexts } from "./model-texts.ts";
 import {
   boundedTranscript,
   digestMessages,
@@ -10,6 +9,9 @@ import {
 } from "./transcript-prompt.ts";
 import type { TurnContext } from "./turn-context.ts";
 import type { TurnOutcome } from "./turn-outcome.ts";
+
+/** Said in the chat when `/summary` finds nothing to read. */
+const NOTHING_TO_SUMMARISE = "最近没有可以总结的聊天记录。";
 
 export interface TranscriptTurnDeps {
   llm: { generate(request: LlmRequest): Promise<LlmResult> };
@@ -25,11 +27,12 @@ export async function readTranscript(turn: TurnContext, deps: TranscriptTurnDeps
   const kind = batch.kind === "digest" ? "digest" : "summary";
   const { task, maxTranscriptChars } = settings[kind];
   if (kind === "summary" && batch.messages.length === 0) {
-    await turn.replies.sendText(turn.origin(), [chatTexts.nothingToSummarise]);
+    await turn.replies.sendText(turn.origin(), [NOTHING_TO_SUMMARISE]);
     return { status: "replied", reason: "summary: nothing to summarise" };
   }
   const lines = batch.messages.map((message) => turn.line(message));
   const input: TranscriptPromptInput = {
+    prompts: settings.prompts,
     identity: settings.identity,
     chat: turn.chat(),
     transcriptLines: boundedTranscript(lines, maxTranscriptChars),
@@ -42,10 +45,7 @@ export async function readTranscript(turn: TurnContext, deps: TranscriptTurnDeps
     messages:
       kind === "digest"
         ? digestMessages(input)
-        : summaryMessages(
-            input,
-            requester ? `${requester.senderName}(${requester.userId})` : modelTexts.someone,
-          ),
+        : summaryMessages(input, requester && `${requester.senderName}(${requester.userId})`),
     signal: turn.signal,
     replyId: turn.replyId,
     sessionId: batch.sessionId,

@@ -64,13 +64,16 @@ export class TurnContext {
     };
   }
 
-  /** Takes the session's waiting batches into this turn (bounded); returns the new messages it kept, if any arrived. */
-  absorb(): ChatMessage[] | undefined {
+  /**
+   * Takes the session's waiting batches into this turn (bounded); resolves with the new messages
+   * it kept, if any arrived, once the journal holds them (a crash after it runs them again).
+   */
+  async absorb(): Promise<ChatMessage[] | undefined> {
     const merged = this.absorbInto(this.batch);
     if (!merged) return undefined;
     const before = new Set(this.batch.messages);
     this.batch = merged;
-    this.journal.running(merged);
+    await this.journal.running(merged);
     return merged.messages.filter((message) => !before.has(message));
   }
 
@@ -84,7 +87,7 @@ export class TurnContext {
   }
 
   /** The message a reply answers: the given id (from this turn or history), else the newest trigger. */
-  findTarget(msgId: string | undefined): ChatMessage | undefined {
+  async findTarget(msgId: string | undefined): Promise<ChatMessage | undefined> {
     const messages = this.batch.messages;
     if (msgId === undefined) {
       const newestTrigger = this.batch.triggerIds.at(-1);
@@ -132,13 +135,16 @@ export class TurnContext {
     };
   }
 
-  promptInput(): TurnPromptInput {
+  async promptInput(): Promise<TurnPromptInput> {
+    const batch = this.batch;
+    const historyLines = await this.historyLines(batch);
     return {
+      prompts: this.settings.prompts,
       identity: this.settings.identity,
       chat: this.chat(),
-      historyLines: this.historyLines(),
-      newLines: this.batch.messages.map((message) => this.newLine(message)),
-      omittedCount: this.batch.omitted?.messageIds.length ?? 0,
+      historyLines,
+      newLines: batch.messages.map((message) => this.newLine(message)),
+      omittedCount: batch.omitted?.messageIds.length ?? 0,
       quoteBlock: this.quoteBlock,
       systemParts: this.systemParts,
       enrichments: this.enrichments,
@@ -151,22 +157,22 @@ export class TurnContext {
    * The history shown with this turn's batch, read once per batch: the planner and the
    * replyer see the same history, and the replyer does not re-read and re-render it.
    */
-  private historyLines(): string[] {
-    if (this.history?.batch === this.batch) return this.history.lines;
+  private async historyLines(batch: Batch): Promise<string[]> {
+    if (this.history?.batch === batch) return this.history.lines;
     const { history } = this.settings;
     const stored = withoutNewest(
-      this.deps.messages.recent({
-        sessionId: this.batch.sessionId,
-        limit: history.maxMessages + this.batch.messages.length,
+      await this.deps.messages.recent({
+        sessionId: batch.sessionId,
+        limit: history.maxMessages + batch.messages.length,
       }),
-      this.batch.messages,
+      batch.messages,
     );
     const lines = boundedHistory(
       stored.map((message) => this.line(message)),
       history.maxMessages,
       history.maxChars,
     );
-    this.history = { batch: this.batch, lines };
+    this.history = { batch, lines };
     return lines;
   }
 }

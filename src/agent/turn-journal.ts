@@ -17,10 +17,10 @@ export class TurnJournal {
     private readonly recoveredFrom: string | undefined,
   ) {}
 
-  /** Commits the turn as running with `batch`, its messages so far. */
-  running(batch: Batch): void {
+  /** Commits the turn as running with `batch`, its messages so far; settles once committed (or refused). */
+  async running(batch: Batch): Promise<void> {
     try {
-      this.turns.begin(this.record(batch, "running"));
+      await this.turns.begin(this.record(batch, "running"));
     } catch (error) {
       // The turn still answers; only a crash before it ends would go unnoticed.
       this.logger.warn(
@@ -30,19 +30,19 @@ export class TurnJournal {
     }
   }
 
-  /** Records how the turn ended; returns the record. */
-  finished(
+  /** Records how the turn ended; resolves with the record once the store has taken it. */
+  async finished(
     batch: Batch,
     outcome: { status: TurnStatus; reason: string },
     detail: Record<string, unknown>,
-  ): TurnRecord & { finishedAt: number } {
+  ): Promise<TurnRecord & { finishedAt: number }> {
     const record = {
       ...this.record(batch, outcome.status),
       reason: outcome.reason,
       finishedAt: Date.now(),
       detail,
     };
-    this.turns.record(record);
+    await this.turns.record(record);
     return record;
   }
 

@@ -1,7 +1,8 @@
 import type { TurnStatus } from "../store/types.ts";
 
 export interface TurnOutcome {
-  status: TurnStatus;
+  /** How a turn that ran ends (`running` and `interrupted` are states of a stored turn only). */
+  status: Extract<TurnStatus, "replied" | "silent" | "failed">;
   reason: string;
 }
 

@@ -1,19 +1,18 @@
 import type { Batch } from "../chat/batch.ts";
-import { parseSessionId } from "../chat/session-id.ts";
+import { collectEnrichments, type EnricherRegistry } from "../components/enrichers.ts";
+import type { HookRunner } from "../components/hooks.ts";
+import type { ApprovalService } from "../components/hooks-approval.ts";
+import type { SystemPartsRegistry } from "../components/system-parts.ts";
+import { executeTool, type ToolOutcome } from "../components/tool-executor.ts";
+import type { ToolRegistry } from "../components/tool-registry.ts";
+import type { CallContext, CallContexts, SessionRef, ToolComponent } from "../components/types.ts";
 import type { LlmToolCall, ToolSpec } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
-import type { CallContextFactory } from "../plugins/call-context.ts";
-import type { CallContext, SessionRef, ToolComponent } from "../plugins/components.ts";
-import type { HookInput } from "../sdk/types.ts";
-import { collectEnrichments, type EnricherRegistry } from "./enrichers.ts";
-import type { HookRunner } from "./hooks.ts";
-import type { ApprovalService } from "./hooks-approval.ts";
-import { modelTexts } from "./model-texts.ts";
-import type { SystemPartsRegistry } from "./system-parts.ts";
-import { executeTool, type ToolOutcome } from "./tool-executor.ts";
-import type { ToolRegistry } from "./tool-registry.ts";
+import { parseSessionId } from "../message/session-id.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { AgentStopInput, HookInput, PreReplyGenerateInput } from "../sdk/types.ts";
 
 export interface TurnPluginsDeps {
   tools: ToolRegistry;
@@ -22,7 +21,7 @@ export interface TurnPluginsDeps {
   /** Channel prompt parts (stdio `channel_prompt`). */
   systemParts: SystemPartsRegistry;
   approvals: ApprovalService;
-  contexts: CallContextFactory;
+  contexts: CallContexts;
   logger: Logger;
 }
 
@@ -36,10 +35,11 @@ export class TurnPlugins {
 
   constructor(private readonly deps: TurnPluginsDeps) {}
 
-  forTurn(batch: Batch, replyId: string, signal: AbortSignal): TurnPluginScope {
+  /** `prompts` words what the planner is told when a hook or an admin refuses a call. */
+  forTurn(batch: Batch, replyId: string, signal: AbortSignal, prompts: PromptTemplates): TurnPluginScope {
     const firstTurn = !this.startedSessions.has(batch.sessionId);
     this.startedSessions.add(batch.sessionId);
-    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn);
+    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn, prompts);
   }
 }
 
@@ -56,6 +56,7 @@ export class TurnPluginScope {
     private readonly replyId: string,
     private readonly signal: AbortSignal,
     private readonly firstTurn: boolean,
+    private readonly prompts: PromptTemplates,
   ) {
     this.session = {
       sessionId: batch.sessionId,
@@ -120,7 +121,10 @@ export class TurnPluginScope {
       { event: "PreToolUse", tool_name: call.name, tool_input: input },
       context,
     );
-    if (verdict.decision === "deny") return modelTexts.hookDenied(verdict.message);
+    if (verdict.decision === "deny") {
+      const reason = verdict.message || this.prompts.render("result_hook_denied_default");
+      return this.prompts.render("result_hook_denied", { reason });
+    }
     if (verdict.decision !== "ask") return undefined;
     const { request, answer } = this.deps.approvals.request({
       tool: call.name,
@@ -149,7 +153,7 @@ export class TurnPluginScope {
       "tool approval answered",
     );
     if (result === "approved") return undefined;
-    return result === "denied" ? modelTexts.approvalDenied : modelTexts.approvalExpired;
+    return this.prompts.render(result === "denied" ? "result_approval_denied" : "result_approval_expired");
   }
 
   async runTool(
@@ -180,16 +184,18 @@ export class TurnPluginScope {
    * PreReplyGenerate: hooks see what the replyer is about to be asked, the reply extensions'
    * `extra_prompt` included; their decisions change nothing.
    */
-  async generating(input: Pick<HookInput, "reply_message_id" | "intent" | "extra_prompt">): Promise<void> {
+  async generating(
+    input: Pick<PreReplyGenerateInput, "reply_message_id" | "intent" | "extra_prompt">,
+  ): Promise<void> {
     if (this.call) await this.hook({ event: "PreReplyGenerate", ...input }, this.call);
   }
 
   /** AgentStop, told how the turn ended. */
-  async stop(status: string, reason: string): Promise<void> {
+  async stop(status: AgentStopInput["status"], reason: string): Promise<void> {
     if (this.call) await this.hook({ event: "AgentStop", status, reason }, this.call);
   }
 
-  private hook(input: Omit<HookInput, "session_id" | "reply_id">, call: CallContext) {
+  private hook(input: HookEventFields, call: CallContext) {
     return this.deps.hooks.run(
       { ...input, session_id: this.batch.sessionId, reply_id: this.replyId },
       call,
@@ -197,6 +203,13 @@ export class TurnPluginScope {
     );
   }
 }
+
+/** A hook input without the fields every event carries (the scope adds them). */
+type HookEventFields = HookInput extends infer Input
+  ? Input extends HookInput
+    ? Omit<Input, "session_id" | "reply_id">
+    : never
+  : never;
 
 /** The message plugin handlers see as `event`: the newest trigger, else the newest message from someone else. */
 function eventMessage(batch: Batch): ChatMessage | undefined {

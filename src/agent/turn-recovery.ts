@@ -14,7 +14,7 @@ export interface TurnRecoveryDeps {
   sends: Pick<SendStore, "forReply" | "pruneBefore">;
   messages: Pick<MessageStore, "findByMessageId">;
   /** Whether the timeline kept the turn's `turn.started` event (it is written in batches). */
-  onTimeline(replyId: string): boolean;
+  onTimeline(replyId: string): Promise<boolean>;
   /** `agent.recoverWithinMs`: how old a trigger may be and still be answered after a restart. */
   recoverWithinMs: number;
   /** Queues `task` in the session's turn order. */
@@ -36,15 +36,16 @@ export interface TurnRecoveryDeps {
 export class TurnRecovery {
   constructor(private readonly deps: TurnRecoveryDeps) {}
 
-  recover(now = Date.now()): void {
-    for (const turn of this.deps.turns.running()) this.settle(turn, now);
-    this.deps.sends.pruneBefore(now - SEND_JOURNAL_KEEP_MS);
+  /** Resolves once every interrupted turn is settled or queued to run again in its session. */
+  async recover(now = Date.now()): Promise<void> {
+    for (const turn of await this.deps.turns.running()) await this.settle(turn, now);
+    await this.deps.sends.pruneBefore(now - SEND_JOURNAL_KEEP_MS);
   }
 
-  private settle(turn: TurnRecord, now: number): void {
-    const sends = this.deps.sends.forReply(turn.replyId);
+  private async settle(turn: TurnRecord, now: number): Promise<void> {
+    const sends = await this.deps.sends.forReply(turn.replyId);
     if (sends.some((send) => send.state === "pending" || send.state === "in_doubt")) {
-      this.close(
+      await this.close(
         turn,
         "interrupted",
         "interrupted by a restart; a send was in doubt (it may have gone out), so it was not run again",
@@ -53,18 +54,22 @@ export class TurnRecovery {
     }
     const sent = sends.filter((send) => send.state === "sent").length;
     if (sent > 0) {
-      this.close(turn, "replied", `finished after a restart: its ${sent} message(s) had been sent`);
+      await this.close(turn, "replied", `finished after a restart: its ${sent} message(s) had been sent`);
       return;
     }
-    const batch = this.storedBatch(turn);
+    const batch = await this.storedBatch(turn);
     if (!batch) {
-      this.close(turn, "interrupted", "interrupted by a restart; its messages are no longer stored");
+      await this.close(turn, "interrupted", "interrupted by a restart; its messages are no longer stored");
       return;
     }
     const age = now - newestTriggerTime(batch, turn);
     if (age > this.deps.recoverWithinMs) {
       const limit = `agent.recoverWithinMs is ${this.deps.recoverWithinMs}`;
-      this.close(turn, "interrupted", `interrupted by a restart; its trigger was ${age} ms old (${limit})`);
+      await this.close(
+        turn,
+        "interrupted",
+        `interrupted by a restart; its trigger was ${age} ms old (${limit})`,
+      );
       return;
     }
     const origin =
@@ -72,7 +77,7 @@ export class TurnRecovery {
     this.deps.inSessionOrder(turn.sessionId, async () => {
       if (!(await this.deps.accountReady(origin, ACCOUNT_WAIT_MS))) {
         const why = `account ${origin.selfId} did not connect within ${ACCOUNT_WAIT_MS / 1000} s`;
-        this.close(turn, "interrupted", `interrupted by a restart; ${why}`);
+        await this.close(turn, "interrupted", `interrupted by a restart; ${why}`);
         return;
       }
       this.deps.logger.info(
@@ -81,34 +86,35 @@ export class TurnRecovery {
       );
       await this.deps.runAgain(batch, turn.replyId);
       // The new turn marked this one interrupted in the commit that started it.
-      const settled = this.deps.turns.get(turn.replyId);
-      if (settled && settled.status !== "running") this.announce(settled);
+      const settled = await this.deps.turns.get(turn.replyId);
+      if (settled && settled.status !== "running") await this.announce(settled);
     });
   }
 
   /** The turn's batch from the stored messages, or undefined when any of them is gone. */
-  private storedBatch(turn: TurnRecord): Batch | undefined {
+  private async storedBatch(turn: TurnRecord): Promise<Batch | undefined> {
     const find = (id: string) => this.deps.messages.findByMessageId(turn.sessionId, id);
-    const messages = (turn.messageIds ?? turn.triggerMessageIds).map(find);
+    const messages = await Promise.all((turn.messageIds ?? turn.triggerMessageIds).map(find));
     if (!messages.every((message) => message !== undefined)) return undefined;
     const kind = (turn.kind ?? "realtime") as BatchKind;
     const batch: Batch = { kind, sessionId: turn.sessionId, messages, triggerIds: turn.triggerMessageIds };
     if (kind !== "summary") return messages.length > 0 ? batch : undefined;
     // A summary answers the command that asked for it, its only trigger.
-    const requestedBy = turn.triggerMessageIds[0] === undefined ? undefined : find(turn.triggerMessageIds[0]);
+    const requestedBy =
+      turn.triggerMessageIds[0] === undefined ? undefined : await find(turn.triggerMessageIds[0]);
     return requestedBy && { ...batch, requestedBy };
   }
 
-  private close(turn: TurnRecord, status: "replied" | "interrupted", reason: string): void {
+  private async close(turn: TurnRecord, status: "replied" | "interrupted", reason: string): Promise<void> {
     const record: TurnRecord = { ...turn, status, reason, finishedAt: Date.now() };
-    this.deps.turns.record(record);
-    this.announce(record);
+    await this.deps.turns.record(record);
+    await this.announce(record);
   }
 
   /** Puts the settled turn on the timeline (with its start, when the crash lost that event). */
-  private announce(turn: TurnRecord): void {
+  private async announce(turn: TurnRecord): Promise<void> {
     const { replyId, sessionId } = turn;
-    if (!this.deps.onTimeline(replyId)) {
+    if (!(await this.deps.onTimeline(replyId))) {
       this.deps.monitor.emit({
         type: "turn.started",
         time: turn.createdAt,

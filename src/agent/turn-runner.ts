@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Batch } from "../chat/batch.ts";
+import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
@@ -54,12 +55,12 @@ export class TurnRunner {
     const replyId = randomUUID();
     const createdAt = Date.now();
     const journal = new TurnJournal(deps.turns, deps.logger, replyId, createdAt, recoveredFrom);
-    journal.running(initial);
+    await journal.running(initial);
     const settings = deps.settings();
     const abort = new AbortController();
     this.running.add(abort);
     const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
-    const plugins = deps.plugins.forTurn(initial, replyId, abort.signal);
+    const plugins = deps.plugins.forTurn(initial, replyId, abort.signal, settings.prompts);
     const replies = deps.replyStage.forTurn({
       replyId,
       sessionId: initial.sessionId,
@@ -80,12 +81,7 @@ export class TurnRunner {
       type: "turn.started",
       replyId,
       sessionId: initial.sessionId,
-      data: {
-        kind: initial.kind,
-        messageIds: initial.messages.map((m) => m.messageId),
-        triggerIds: initial.triggerIds,
-        ...(recoveredFrom === undefined ? {} : { recoveredFrom }),
-      },
+      data: { ...turnStartedData(initial), ...(recoveredFrom === undefined ? {} : { recoveredFrom }) },
     });
     let outcome: TurnOutcome;
     try {
@@ -99,7 +95,7 @@ export class TurnRunner {
       this.running.delete(abort);
     }
     await plugins.stop(outcome.status, outcome.reason);
-    const record = journal.finished(turn.batch, outcome, turn.detail(plugins.sentByTools));
+    const record = await journal.finished(turn.batch, outcome, turn.detail(plugins.sentByTools));
     deps.monitor.emit({
       type: "turn.finished",
       replyId,

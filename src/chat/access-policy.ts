@@ -1,7 +1,7 @@
 import { CONSOLE_PLATFORM } from "../adapters/console/console-adapter.ts";
-import { type AccessRule, parseAccessRule } from "../config/access-rule.ts";
-import { comesFrom } from "../config/message-source.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { comesFrom } from "../message/message-source.ts";
+import { type AccessRule, parseAccessRule } from "./access-rule.ts";
 import type { AccessSettings } from "./config.ts";
 
 /**

@@ -9,8 +9,7 @@ import type { AccessSettings } from "./config.ts";
 import type { DigestScheduler } from "./digest-scheduler.ts";
 import type { RealtimeBatcher } from "./realtime-batcher.ts";
 import { recordRefusal } from "./refusal.ts";
-import type { SummaryCommand } from "./summary-command.ts";
-import { detectTrigger, type TriggerSettings } from "./triggers.ts";
+import { detectTrigger, quotedMessageId, type TriggerReason, type TriggerSettings } from "./triggers.ts";
 
 /** Plugin and host commands, answered without the model (src/plugins/command-dispatcher.ts). */
 export interface CommandHandler {
@@ -21,16 +20,21 @@ export interface CommandHandler {
 /**
  * The first stage after an adapter: every message is stored (it becomes context); a message
  * from a chat or sender the `access` rules exclude goes no further, even when it is a
- * command (an admin administers from an allowed chat or the console); a command is answered
- * without the model; a summary command starts a summary; a message that triggers the bot
+ * command (an admin administers from an allowed chat or the console); a command (`/summary`
+ * among them) is answered without the planner; a message that triggers the bot
  * opens or joins its sender's realtime window; the rest is chatter gathered for the next digest.
  */
 export class ChatService {
+  /**
+   * Per session, the messages still waiting for the store to say whom the message they reply
+   * to was from; the session's later messages queue behind them, so each chat stays in order.
+   */
+  private readonly waiting = new Map<string, Promise<void>>();
+
   constructor(
     private readonly store: MessageStore,
     private readonly batcher: RealtimeBatcher,
     private readonly digests: DigestScheduler,
-    private readonly summaries: SummaryCommand,
     private readonly commands: CommandHandler,
     private readonly triggers: () => TriggerSettings,
     private readonly access: () => AccessSettings,
@@ -40,9 +44,44 @@ export class ChatService {
 
   ingest(message: ChatMessage): void {
     this.store.append(message);
-    const trigger = detectTrigger(message, this.triggers(), (sessionId, messageId) => {
-      return this.store.findByMessageId(sessionId, messageId)?.fromSelf === true;
-    });
+    const { sessionId } = message;
+    const triggers = this.triggers();
+    const quoted = quotedMessageId(message, triggers);
+    const before = this.waiting.get(sessionId);
+    // Most messages reply to nothing and go on at once, with no store read.
+    if (quoted === undefined && before === undefined) {
+      this.route(message, detectTrigger(message, triggers, false));
+      return;
+    }
+    const quotesOwn =
+      quoted === undefined
+        ? false
+        : this.store.findByMessageId(sessionId, quoted).then(
+            (found) => found?.fromSelf === true,
+            (error: unknown) => {
+              this.logger.warn(
+                { err: error, sessionId, quoted },
+                "could not read a quoted message; not a reply to the bot",
+              );
+              return false;
+            },
+          );
+    const routed = (before ?? Promise.resolve())
+      .then(async () => this.route(message, detectTrigger(message, triggers, await quotesOwn)))
+      .catch((error: unknown) => {
+        this.logger.error(
+          { err: error, sessionId, messageId: message.messageId },
+          "could not handle a message",
+        );
+      })
+      .finally(() => {
+        if (this.waiting.get(sessionId) === routed) this.waiting.delete(sessionId);
+      });
+    this.waiting.set(sessionId, routed);
+  }
+
+  /** Logs the stored message and sends it on: to its command, its realtime window or the digest. */
+  private route(message: ChatMessage, trigger: TriggerReason | undefined): void {
     const denial = message.fromSelf ? undefined : accessDenial(message, this.access());
     if (this.logger.isLevelEnabled("info")) {
       this.logger.info(
@@ -68,7 +107,6 @@ export class ChatService {
       return;
     }
     if (this.commands.dispatch(message)) return;
-    if (this.summaries.handle(message)) return;
     if (!this.batcher.offer(message, trigger !== undefined)) this.digests.offer(message);
   }
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { count, formattedString, group, milliseconds } from "../config/schema-helpers.ts";
+import { count, formattedString, group, milliseconds } from "../schema/fields.ts";
 
 export const triggersSchema = group("What makes the bot answer right away.", {
   mention: Type.Boolean({ default: true, description: "An @ of the bot, or its name or an alias." }),

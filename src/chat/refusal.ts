@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { Batch } from "./batch.ts";
+import { turnStartedData } from "./turn-started.ts";
 
 /** Messages the bot will not answer, and why. */
 export interface Refusal {
@@ -33,11 +34,7 @@ export async function recordRefusal(
     type: "turn.started",
     replyId,
     sessionId,
-    data: {
-      kind: batch.kind,
-      messageIds: batch.messages.map((m) => m.messageId),
-      triggerIds: batch.triggerIds,
-    },
+    data: turnStartedData(batch),
   });
   deps.monitor.emit({ type: refusal.type, replyId, sessionId, data: refusal.detail });
   if (notice) {

@@ -1,9 +1,10 @@
+import { splitArguments } from "../components/builders.ts";
+import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
+import type { CommandComponent, CommandMatch } from "../components/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import { renderSegments } from "../message/render.ts";
 import type { MessageStore } from "../store/types.ts";
 import type { Batch } from "./batch.ts";
 import type { SummarySettings } from "./config.ts";
-import { stripLeadingMention } from "./triggers.ts";
 
 const LEADING_COUNT = /^\d+/;
 
@@ -13,54 +14,75 @@ const LEADING_COUNT = /^\d+/;
  * defaults to `count` and is capped at `maxCount`. `/summarylater` does not match.
  */
 export function parseSummaryCommand(text: string, settings: SummarySettings): number | undefined {
-  const trimmed = text.trim();
-  for (const command of settings.commands) {
-    if (!command || trimmed.slice(0, command.length).toLowerCase() !== command.toLowerCase()) continue;
-    const rest = trimmed.slice(command.length);
+  const match = matchSummaryCommand(text.trim(), settings.commands);
+  return match && summaryCount(match.rest, settings);
+}
+
+function matchSummaryCommand(text: string, commands: string[]): CommandMatch | undefined {
+  for (const command of commands) {
+    if (!command || text.slice(0, command.length).toLowerCase() !== command.toLowerCase()) continue;
+    const after = text.slice(command.length);
     // A CJK command has no word boundary before its count: "/总结50" asks for 50.
-    if (rest !== "" && !/^[\s\d]/u.test(rest)) continue;
-    const asked = Number(LEADING_COUNT.exec(rest.trim())?.[0] ?? 0);
-    return Math.min(asked > 0 ? asked : settings.count, settings.maxCount);
+    if (after !== "" && !/^[\s\d]/u.test(after)) continue;
+    const rest = after.trim();
+    return { command, args: splitArguments(rest), rest };
   }
   return undefined;
 }
 
+function summaryCount(rest: string, settings: SummarySettings): number {
+  const asked = Number(LEADING_COUNT.exec(rest)?.[0] ?? 0);
+  return Math.min(asked > 0 ? asked : settings.count, settings.maxCount);
+}
+
+export interface SummaryCommandDeps {
+  settings: () => SummarySettings;
+  store: MessageStore;
+  /** Starts the summary turn. */
+  submit: (batch: Batch) => void;
+}
+
 /**
- * The `/summary` command: summarises the session's last N stored messages on demand. A small
- * module of its own, called from the chat stage, so a command registry can take it over.
+ * The `/summary` command, a host command of the command registry (`tsumugi.summary`): it is
+ * dispatched, scoped and listed by /help like every other command, and summarises the
+ * session's last N stored messages on demand. Its words come from `chat.summary.commands` on
+ * every message, so a config edit applies at once; with none, it matches nothing and /help
+ * leaves it out.
  */
-export class SummaryCommand {
-  constructor(
-    private readonly settings: () => SummarySettings,
-    /** The bot's name and aliases: "@紬 /总结" is a command too. */
-    private readonly names: () => string[],
-    private readonly store: MessageStore,
-    private readonly submit: (batch: Batch) => void,
-  ) {}
+export function summaryCommand(deps: SummaryCommandDeps): CommandComponent {
+  return {
+    kind: "command",
+    pluginId: HOST_COMMANDS_OWNER,
+    name: "summary",
+    fullName: `${HOST_COMMANDS_OWNER}.summary`,
+    description: "总结最近的聊天记录",
+    scope: { chatScope: "all" },
+    adminOnly: false,
+    get synopsis() {
+      const commands = deps.settings().commands.filter(Boolean);
+      return commands.length > 0 ? `${commands.join(" | ")} [条数]` : "";
+    },
+    match: (text) => matchSummaryCommand(text, deps.settings().commands),
+    async invoke(match, call) {
+      const command = call.message;
+      deps.submit({
+        kind: "summary",
+        sessionId: command.sessionId,
+        messages: await transcript(deps.store, command, summaryCount(match.rest, deps.settings())),
+        triggerIds: [command.messageId],
+        requestedBy: command,
+      });
+      return undefined;
+    },
+  };
+}
 
-  /** Starts a summary when `message` is the command; returns whether it was. */
-  handle(message: ChatMessage): boolean {
-    if (message.fromSelf) return false;
-    const segments = stripLeadingMention(message.segments, message.selfId, this.names());
-    const count = parseSummaryCommand(renderSegments(segments), this.settings());
-    if (count === undefined) return false;
-    this.submit({
-      kind: "summary",
-      sessionId: message.sessionId,
-      messages: this.transcript(message, count),
-      triggerIds: [message.messageId],
-      requestedBy: message,
-    });
-    return true;
-  }
-
-  /** The `count` stored messages before the command, oldest first; taken now, not when the turn runs. */
-  private transcript(command: ChatMessage, count: number): ChatMessage[] {
-    const stored = this.store.recent({ sessionId: command.sessionId, limit: count + 1 });
-    const index = stored.findLastIndex(
-      (m) => m.messageId === command.messageId && m.userId === command.userId && m.time === command.time,
-    );
-    if (index >= 0) stored.splice(index, 1);
-    return stored.slice(-count);
-  }
+/** The `count` stored messages before the command, oldest first; taken now, not when the turn runs. */
+async function transcript(store: MessageStore, command: ChatMessage, count: number): Promise<ChatMessage[]> {
+  const stored = await store.recent({ sessionId: command.sessionId, limit: count + 1 });
+  const index = stored.findLastIndex(
+    (m) => m.messageId === command.messageId && m.userId === command.userId && m.time === command.time,
+  );
+  if (index >= 0) stored.splice(index, 1);
+  return stored.slice(-count);
 }

@@ -25,13 +25,14 @@ interface Tally {
  * query. It is read from the store when first asked and again when the day (or the time
  * zone) changes; in between, every usage record adds to it. A record that arrives while the
  * tally is stale is not added: the store already holds it when the tally is read again, so
- * nothing is counted twice or lost.
+ * nothing is counted twice (a store that answers later than SQLite may miss the few calls that
+ * end during that read).
  */
 export class DailyTokenTally {
   private tally: Tally | undefined;
 
   constructor(
-    private readonly store: { tokensBySession(query: UsageQuery): SessionTokens[] },
+    private readonly store: { tokensBySession(query: UsageQuery): Promise<SessionTokens[]> },
     private readonly clock: () => ZonedClock,
     private readonly time: Pick<Clock, "now">,
   ) {}
@@ -47,19 +48,20 @@ export class DailyTokenTally {
     }
   }
 
-  today(sessionId: string): TokensToday {
-    const tally = this.current();
+  /** Today's tokens; reads the store only on the first call of a day. */
+  async today(sessionId: string): Promise<TokensToday> {
+    const tally = await this.current();
     return { day: tally.day, total: tally.total, session: tally.bySession.get(sessionId) ?? 0 };
   }
 
-  private current(): Tally {
+  private async current(): Promise<Tally> {
     const clock = this.clock();
     const now = this.time.now();
     const day = clock.date(now);
     if (this.tally?.clock === clock && this.tally.day === day) return this.tally;
     const bySession = new Map<string, number>();
     let total = 0;
-    for (const row of this.store.tokensBySession({ sinceMs: startOfDay(clock, now) })) {
+    for (const row of await this.store.tokensBySession({ sinceMs: startOfDay(clock, now) })) {
       total += row.tokens;
       if (row.sessionId !== null) bySession.set(row.sessionId, row.tokens);
     }

@@ -11,25 +11,31 @@ export type TriggerSettings = TriggersConfig & {
 
 export type TriggerReason = "mention" | "reply_to_self" | "keyword" | "private";
 
-/** Tells whether the message with this id in this session was sent by the bot. */
-export type IsOwnMessage = (sessionId: string, messageId: string) => boolean;
+/**
+ * The platform id of the message this one replies to, when a reply to it could trigger the
+ * bot: its author is looked up in the store before `detectTrigger` is asked.
+ */
+export function quotedMessageId(message: ChatMessage, settings: TriggerSettings): string | undefined {
+  if (message.fromSelf || !settings.replyToSelf) return undefined;
+  const reply = message.segments.find((s) => isSegment(s, "reply"));
+  return isSegment(reply, "reply") ? String(reply.data.id) : undefined;
+}
 
-/** Why a message should make the bot think about answering, or undefined when it should not. */
+/**
+ * Why a message should make the bot think about answering, or undefined when it should not.
+ * `quotesOwnMessage`: the message it replies to (`quotedMessageId`) was sent by the bot.
+ */
 export function detectTrigger(
   message: ChatMessage,
   settings: TriggerSettings,
-  isOwnMessage: IsOwnMessage,
+  quotesOwnMessage: boolean,
 ): TriggerReason | undefined {
   if (message.fromSelf) return undefined;
   if (message.chatType === "private" && settings.privateAlways) return "private";
   if (settings.mention && message.segments.some((s) => isSegment(s, "at") && s.data.qq === message.selfId)) {
     return "mention";
   }
-  if (settings.replyToSelf) {
-    const reply = message.segments.find((s) => isSegment(s, "reply"));
-    if (isSegment(reply, "reply") && isOwnMessage(message.sessionId, String(reply.data.id)))
-      return "reply_to_self";
-  }
+  if (quotesOwnMessage && quotedMessageId(message, settings) !== undefined) return "reply_to_self";
   const words = [...settings.keywords, ...settings.names].filter((w) => w.length > 0);
   if (words.length > 0) {
     const text = renderSegments(message.segments).toLowerCase();

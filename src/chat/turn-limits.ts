@@ -7,7 +7,7 @@ import type { Clock } from "./clock.ts";
 import type { LimitSettings } from "./config.ts";
 import { SlidingWindowCounter } from "./rate-limiter.ts";
 import { recordRefusal } from "./refusal.ts";
-import type { DailyTokenTally } from "./token-budget.ts";
+import type { DailyTokenTally, TokensToday } from "./token-budget.ts";
 
 export type LimitName = Exclude<keyof LimitSettings, "notify">;
 
@@ -63,8 +63,13 @@ export class TurnLimits {
   /** The batch, or the part of it, that may start a turn now; undefined when none may. */
   async admit(batch: Batch): Promise<Batch | undefined> {
     const settings = this.deps.settings();
+    // The one read that may wait comes first: the rate checks and counts after it run
+    // together, so turns of two chats cannot both pass a check only one of them should.
+    const budgets = settings.dailyTokens > 0 || settings.groupDailyTokens > 0;
+    const today = budgets ? await this.deps.tokens.today(batch.sessionId) : undefined;
     const now = this.deps.clock.now();
-    const whole = this.budgetBreach(batch, settings, now) ?? this.groupBreach(batch, settings, now);
+    const whole =
+      (today && this.budgetBreach(batch, settings, today, now)) ?? this.groupBreach(batch, settings, now);
     if (whole) {
       await this.refuse(batch, whole, settings, now);
       return undefined;
@@ -83,9 +88,12 @@ export class TurnLimits {
     return admitted;
   }
 
-  private budgetBreach(batch: Batch, settings: LimitSettings, now: number): Breach | undefined {
-    if (settings.dailyTokens === 0 && settings.groupDailyTokens === 0) return undefined;
-    const today = this.deps.tokens.today(batch.sessionId);
+  private budgetBreach(
+    batch: Batch,
+    settings: LimitSettings,
+    today: TokensToday,
+    now: number,
+  ): Breach | undefined {
     // The day ends within a day of now: long enough to remember its notice.
     const periodEndsAt = now + DAY_MS;
     if (settings.dailyTokens > 0 && today.total >= settings.dailyTokens) {

@@ -1,5 +1,5 @@
-import { isIP } from "node:net";
-import { formatKeyPath, type KeyPath, problemAt } from "./key-path.ts";
+import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
+import { isLoopbackHost } from "../server/access-policy.ts";
 import type { TsumugiConfig } from "./schema.ts";
 
 /** Rules that involve more than one key, checked once the config matches the schema. */
@@ -114,11 +114,4 @@ function findInvertedRanges(config: TsumugiConfig): string[] {
 
 function notBelow(path: KeyPath, value: number, boundPath: KeyPath, bound: number): string[] {
   return value < bound ? [problemAt(path, `must be >= ${formatKeyPath(boundPath)} (${bound})`)] : [];
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  if (bare === "localhost") return true;
-  if (isIP(bare) === 4) return bare.startsWith("127.");
-  return bare === "::1" || /^::ffff:127\./.test(bare);
 }

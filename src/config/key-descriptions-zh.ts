@@ -18,7 +18,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "数据库无法写入（被锁、磁盘满、只读）时每张表在内存中暂存的行数；超出时先丢弃最早的未触发回复的消息",
   "bot.name": "机器人的名字；消息里提到它就会触发回复。",
   "bot.aliases": "其他也算作提到机器人的名字。",
-  "bot.persona": "人设提示词，放在每次提示词的最前面。",
+  "bot.persona":
+    "人设提示词，出现在每个系统提示词中；不设置时使用 prompts.language 对应语言的 `persona` 模板。",
   "bot.admins":
     '可以使用管理员命令的用户，例如 `["10001"]`：只写号码表示 QQ（OneBot）用户；stdio 频道的用户必须连同插件一起写成 `"stdio.<pluginId>:<userId>"` 才算管理员。',
   adapters: "OneBot 连接列表；各连接的 `id` 不能重复。",
@@ -58,6 +59,10 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
   "agent.maxRounds": "一轮中最多调用规划器的次数",
   "agent.turnTimeoutMs": "一整轮的时间上限（毫秒）",
+  "prompts.language": "内置模板的语言（`prompts/<语言>/`）。",
+  "prompts.dir":
+    "自定义模板所在的文件夹，文件名与内置模板相同（planner.md 等）；缺少的模板仍用内置的。相对于配置文件所在目录。",
+  "prompts.templates": "模板名 → 模板正文，优先于内置模板和 prompts.dir。",
   "agent.recoverWithinMs":
     "崩溃重启后，触发消息比这更新的回合会重新运行，更早的标记为中断（毫秒；0：从不重新运行）",
   "chat.triggers.mention": "@ 机器人，或提到它的名字或别名。",

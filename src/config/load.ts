@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parseDocument } from "yaml";
+import { loadPromptTemplates } from "../prompts/templates.ts";
 import { expandEnv } from "./expand-env.ts";
 import type { TsumugiConfig } from "./schema.ts";
 import { createConfigValidator } from "./validate.ts";
@@ -44,7 +45,15 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const input = expandEnv(withoutNullValues(raw), options.env);
   const result = createConfigValidator()(input);
   if (!result.ok) throw new ConfigError(result.problems, file);
+  // Templates are read and checked here too, so a bad one stops start-up and a reload alike.
+  const prompts = loadPromptTemplates(result.config.prompts, promptsBaseDir(file, options.cwd));
+  if (!prompts.ok) throw new ConfigError(prompts.problems, file);
   return file === undefined ? { config: result.config } : { config: result.config, file };
+}
+
+/** What `prompts.dir` is relative to: the config file's folder, else the working directory. */
+export function promptsBaseDir(file: string | undefined, cwd: string): string {
+  return file === undefined ? cwd : dirname(file);
 }
 
 function chooseConfigFile({ file, env, cwd }: LoadConfigOptions): string | undefined {

@@ -16,9 +16,10 @@ import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
 import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
+import { promptsSchema } from "../prompts/config.ts";
+import { group } from "../schema/fields.ts";
 import { serverSchema } from "../server/config.ts";
 import { storageSchema } from "../store/config.ts";
-import { group } from "./schema-helpers.ts";
 
 /**
  * The whole config file as JSON Schema (built with TypeBox), composed from the fragments the
@@ -47,6 +48,7 @@ export const configJsonSchema = Type.Object(
     adapters: adaptersSchema,
     llm: llmSchema,
     agent: agentSchema,
+    prompts: promptsSchema,
     chat: chatSchema,
     access: accessSchema,
     limits: limitsSchema,

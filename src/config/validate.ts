@@ -1,8 +1,17 @@
 import { Ajv, type ErrorObject } from "ajv";
+import { ACCESS_RULE_PROBLEM, parseAccessRule } from "../chat/access-rule.ts";
+import { ADMIN_ENTRY_PROBLEM, parseAdminEntry } from "../plugins/admin-entry.ts";
+import { type ConfigFormat, type ConfigFormatName, stringFormats } from "../schema/formats.ts";
+import { type KeyPath, keyPathFromPointer, problemAt } from "../schema/key-path.ts";
 import { findCrossFieldProblems } from "./cross-checks.ts";
-import { configFormats } from "./formats.ts";
-import { type KeyPath, keyPathFromPointer, problemAt } from "./key-path.ts";
 import { configJsonSchema, type TsumugiConfig } from "./schema.ts";
+
+/** Every format the schema names: the plain string formats and the domain ones, whose parsers live above schema/. */
+const configFormats: Record<ConfigFormatName, ConfigFormat> = {
+  ...stringFormats,
+  "admin-id": { validate: (value) => parseAdminEntry(value) !== undefined, problem: ADMIN_ENTRY_PROBLEM },
+  "access-rule": { validate: (value) => parseAccessRule(value) !== undefined, problem: ACCESS_RULE_PROBLEM },
+};
 
 export type ConfigValidation = { ok: true; config: TsumugiConfig } | { ok: false; problems: string[] };
 
@@ -49,7 +58,7 @@ function describeError(error: ErrorObject, data: unknown): string {
     case "enum":
       return problemAt(path, oneOf(params.allowedValues as unknown[]));
     case "format": {
-      const format = configFormats[params.format as keyof typeof configFormats];
+      const format = configFormats[params.format as ConfigFormatName];
       return problemAt(path, format?.problem ?? `must be ${String(params.format)}`);
     }
     case "minLength":

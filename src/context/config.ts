@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { count, formattedString, group, milliseconds } from "../config/schema-helpers.ts";
+import { count, formattedString, group, milliseconds } from "../schema/fields.ts";
 
 export const quoteSchema = group("Fetching quoted messages and merged forwards.", {
   enabled: Type.Boolean({ default: true, description: "Fetch the message a reply quotes." }),

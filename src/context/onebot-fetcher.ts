@@ -1,5 +1,5 @@
-import { toWireId } from "../adapters/onebot/wire-values.ts";
 import type { ChatAdapter } from "../adapters/types.ts";
+import { toWireId } from "../message/onebot-values.ts";
 import type { QuoteFetcher } from "./quote-types.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { idToString, nonEmptyString } from "../adapters/onebot/wire-values.ts";
 import { normalizeSegments } from "../message/normalize.ts";
+import { idToString, nonEmptyString } from "../message/onebot-values.ts";
 import type { Segment } from "../message/segment.ts";
 import { isRecord } from "../util/values.ts";
 

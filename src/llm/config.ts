@@ -1,12 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import {
-  count,
-  formattedString,
-  group,
-  milliseconds,
-  stringEnum,
-  taggedUnion,
-} from "../config/schema-helpers.ts";
+import { count, formattedString, group, milliseconds, stringEnum, taggedUnion } from "../schema/fields.ts";
 
 const providerCommon = {
   id: formattedString("identifier", {

@@ -1,4 +1,4 @@
-import { group, stringEnum } from "../config/schema-helpers.ts";
+import { group, stringEnum } from "../schema/fields.ts";
 
 export const logSchema = group("Logging.", {
   level: stringEnum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {

@@ -1,6 +1,4 @@
 import pino, { type Logger } from "pino";
-import { configJsonSchema } from "../config/schema.ts";
-import { secretPatterns } from "../config/secret-paths.ts";
 
 export type { Logger };
 
@@ -20,8 +18,6 @@ const REDACTED_PATHS = [
   "*.authorization",
   "headers.authorization",
   "*.headers.authorization",
-  // The config's secret fields (schema `writeOnly`), in a config logged whole or under a key.
-  ...secretPatterns(configJsonSchema).flatMap((path) => [path, `*.${path}`]),
 ];
 
 const BASE64_BLOB = /base64:\/\/[A-Za-z0-9+/=]{16,}/g;
@@ -38,6 +34,12 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; defaults to stdout. Tests pass a stream to read them back. */
   destination?: pino.DestinationStream;
+  /**
+   * More key paths whose values are secrets: main.ts passes the config's secret fields (schema
+   * `writeOnly`), read from the config schema, which the log layer sits below. Each is redacted
+   * at the top of a logged object and one key down (a config logged whole or under a key).
+   */
+  secretPaths?: readonly string[];
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -45,7 +47,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? process.env.TSUMUGI_LOG_LEVEL ?? "info",
       base: undefined,
-      redact: { paths: REDACTED_PATHS, censor: "***" },
+      redact: {
+        paths: [...REDACTED_PATHS, ...(options.secretPaths ?? []).flatMap((path) => [path, `*.${path}`])],
+        censor: "***",
+      },
       hooks: {
         logMethod(args, method) {
           const scrubbed = args.map((arg) => (typeof arg === "string" ? scrubText(arg) : arg));

@@ -1,5 +1,5 @@
-import type { ChatType } from "../chat/session-id.ts";
 import type { Segment } from "./segment.ts";
+import type { ChatType } from "./session-id.ts";
 
 /** One chat message as every stage after the adapter sees it. */
 export interface ChatMessage {

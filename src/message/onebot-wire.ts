@@ -1,5 +1,6 @@
 /** The Segment model as OneBot v11 expects it in a send action's `message` array. */
 
+import type { ChatMessage } from "./inbound.ts";
 import { isKnownSegment, type Segment } from "./segment.ts";
 
 export interface OneBotSegment {
@@ -20,4 +21,16 @@ function toOneBotSegment(segment: Segment): OneBotSegment {
     return { type: "node", data: { ...segment.data, content: toOneBotSegments(segment.data.content) } };
   }
   return { type: segment.type, data: segment.data };
+}
+
+/** Who sent what where, in the OneBot field names `get_msg` answers and plugin events carry. */
+export function oneBotMessageFields(message: ChatMessage) {
+  return {
+    message_type: message.chatType,
+    message_id: message.messageId,
+    user_id: message.userId,
+    ...(message.groupId === undefined ? {} : { group_id: message.groupId }),
+    sender: { user_id: message.userId, nickname: message.senderName },
+    message: message.segments,
+  };
 }

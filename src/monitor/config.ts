@@ -1,4 +1,4 @@
-import { count, group } from "../config/schema-helpers.ts";
+import { count, group } from "../schema/fields.ts";
 
 export const monitorSchema = group("The monitor: what each turn did, kept for the console's timeline.", {
   maxEvents: count("Most monitor events kept; the oldest are deleted beyond this", 10_000),

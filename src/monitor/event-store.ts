@@ -33,6 +33,10 @@ export interface TurnSummary {
   reason?: string;
   /** Planner rounds recorded so far. */
   rounds: number;
+  /** Who said what to start the turn (`name: text` per triggering message), clipped; absent for digests. */
+  triggerText?: string;
+  /** What the turn sent, message after message, clipped; absent until something was sent. */
+  replyText?: string;
 }
 
 export interface RetentionLimits {
@@ -42,16 +46,17 @@ export interface RetentionLimits {
 
 /**
  * Persistence for monitor events, bounded by count and age. Appends are queued and committed
- * in batches; reads see every appended event.
+ * in batches; reads answer asynchronously and see every event appended before the call.
  */
 export interface MonitorEventStore {
-  append(event: MonitorEvent): void;
+  /** Queues the event; its id is given at once and is greater than every id given before. */
+  append(event: MonitorEvent): StoredMonitorEvent;
   /** Newest first. */
-  list(query: MonitorEventQuery): StoredMonitorEvent[];
+  list(query: MonitorEventQuery): Promise<StoredMonitorEvent[]>;
   /** Every event of one turn, oldest first. */
-  turnEvents(replyId: string): StoredMonitorEvent[];
+  turnEvents(replyId: string): Promise<StoredMonitorEvent[]>;
   /** Newest first. */
-  turns(query: TurnQuery): TurnSummary[];
-  flush(): void;
-  close(): void;
+  turns(query: TurnQuery): Promise<TurnSummary[]>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }

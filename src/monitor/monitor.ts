@@ -5,14 +5,24 @@
  */
 export type MonitorEventType =
   | "message.ingested"
+  | "access.denied"
+  | "limit.reached"
+  | "batch.flushed"
+  | "batch.trimmed"
   | "turn.started"
+  | "quote.resolved"
   | "planner.round"
   | "tool.called"
   | "hook.decision"
   | "reply.extension"
+  | "replyer.generated"
+  | "transcript.read"
   | "message.sent"
   | "turn.finished"
-  | (string & {});
+  | "plugin.loaded"
+  | "plugin.failed"
+  | "plugin.process"
+  | "adapter.connection";
 
 export interface MonitorEvent {
   type: MonitorEventType;
@@ -31,11 +41,13 @@ export interface Monitor {
 
 export type MonitorListener = (event: MonitorEvent) => void;
 
-/** Fans events out to listeners (the console's store and live stream). */
+/** Fans events out to listeners (the console's timeline). */
 export class MonitorHub implements Monitor {
-  private readonly listeners = new Set<MonitorListener>();
+  private readonly listeners: Fanout<MonitorEvent>;
 
-  constructor(private readonly onListenerError: (error: unknown) => void = () => {}) {}
+  constructor(onListenerError: (error: unknown) => void = () => {}) {
+    this.listeners = new Fanout(onListenerError);
+  }
 
   get hasListeners(): boolean {
     return this.listeners.size > 0;
@@ -43,16 +55,35 @@ export class MonitorHub implements Monitor {
 
   /** Adds a listener; returns its disposer. */
   subscribe(listener: MonitorListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   emit(input: MonitorInput): void {
     if (this.listeners.size === 0) return;
-    const event: MonitorEvent = { ...input, time: input.time ?? Date.now() };
+    this.listeners.publish({ ...input, time: input.time ?? Date.now() });
+  }
+}
+
+/** Listeners of one kind of value, called in the order they were added; one that throws does not stop the rest. */
+export class Fanout<T> {
+  private readonly listeners = new Set<(value: T) => void>();
+
+  constructor(private readonly onListenerError: (error: unknown) => void) {}
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  /** Adds a listener; returns its disposer. */
+  add(listener: (value: T) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  publish(value: T): void {
     for (const listener of this.listeners) {
       try {
-        listener(event);
+        listener(value);
       } catch (error) {
         this.onListenerError(error);
       }

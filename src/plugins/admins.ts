@@ -1,10 +1,10 @@
 import { CONSOLE_PLATFORM } from "../adapters/console/console-adapter.ts";
-import { parseAdminEntry } from "../config/admin-entry.ts";
-import { comesFrom } from "../config/message-source.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { comesFrom } from "../message/message-source.ts";
+import { parseAdminEntry } from "./admin-entry.ts";
 
 /**
- * Whether the message's sender is one of `bot.admins` (format: config/admin-entry.ts). The
+ * Whether the message's sender is one of `bot.admins` (format: admin-entry.ts). The
  * platform decides what an entry can match:
  * - OneBot: `10001`, `onebot:10001`, or `onebot.<adapterId>:10001` for that adapter;
  * - a stdio channel: only `stdio.<pluginId>:<userId>` of that plugin, because the plugin (or a

@@ -1,14 +1,11 @@
-import type { ApprovalService } from "../agent/hooks-approval.ts";
-import type { ToolRegistry } from "../agent/tool-registry.ts";
+import { buildCommand } from "../components/builders.ts";
+import { type CommandRegistry, HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
+import type { ApprovalService } from "../components/hooks-approval.ts";
+import type { ToolRegistry } from "../components/tool-registry.ts";
+import type { CallContext, CommandMatch, Disposer } from "../components/types.ts";
 import type { OutgoingMessage } from "../sdk/types.ts";
-import type { CommandRegistry } from "./command-dispatcher.ts";
-import { buildCommand } from "./component-builders.ts";
-import type { CallContext, CommandMatch, Disposer } from "./components.ts";
 import type { PluginChangeResult, PluginHost, PluginStatus } from "./plugin-host.ts";
-import type { ProcessStatus } from "./runtime.ts";
-
-/** Owner name of the host's own commands in /help and full names (`tsumugi.help`). */
-export const HOST_COMMANDS_OWNER = "tsumugi";
+import type { ProcessStatus } from "./status-types.ts";
 
 export interface BuiltinCommandDeps {
   commands: CommandRegistry;
@@ -61,7 +58,8 @@ function helpText(deps: BuiltinCommandDeps, call: CallContext & { isAdmin: boole
   const session = call.message;
   const commands = deps.commands
     .visibleIn(session)
-    .filter((command) => call.isAdmin || !command.adminOnly)
+    // A command switched off by its settings (no `/summary` words) has no synopsis.
+    .filter((command) => (call.isAdmin || !command.adminOnly) && command.synopsis !== "")
     .map((command) => `${command.synopsis}${command.description ? ` — ${command.description}` : ""}`);
   const tools = deps.tools
     .visibleIn(session)

@@ -1,12 +1,22 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
+import type { CallContext, CallContexts, CallOptions } from "../components/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { oneBotMessageFields } from "../message/onebot-wire.ts";
 import { renderSegments } from "../message/render.ts";
 import { makeSegment, type Segment } from "../message/segment.ts";
 import type { Outbox, SessionOrigin } from "../reply/outbox.ts";
-import type { BotApi, HistoryMessage, MemberInfo, OutgoingMessage, PluginEvent } from "../sdk/types.ts";
+import { sendableSegments } from "../reply/reply-group.ts";
+import type {
+  BotApi,
+  HistoryMessage,
+  MemberInfo,
+  Segment as OneBotSegment,
+  OutgoingMessage,
+  PluginEvent,
+  ReplySegment,
+} from "../sdk/types.ts";
 import type { MessageStore } from "../store/types.ts";
-import type { CallContext } from "./components.ts";
 
 export interface CallContextDeps {
   outbox: Outbox;
@@ -18,18 +28,10 @@ export interface CallContextDeps {
   refreshTools: () => Promise<void>;
 }
 
-export interface CallOptions {
-  signal: AbortSignal;
-  replyId?: string;
-  callId?: string;
-  /** Told the id of every message the handler sends. */
-  onSent?: (messageId: string) => void;
-}
-
 const DEFAULT_HISTORY = 20;
 
 /** Builds what a component call gets (`bot`, `event`) for the message that caused it. */
-export class CallContextFactory {
+export class CallContextFactory implements CallContexts {
   constructor(private readonly deps: CallContextDeps) {}
 
   forMessage(message: ChatMessage, options: CallOptions): CallContext {
@@ -50,12 +52,7 @@ export class CallContextFactory {
       adapter_id: message.adapterId,
       self_id: message.selfId,
       session_id: message.sessionId,
-      message_type: message.chatType,
-      message_id: message.messageId,
-      user_id: message.userId,
-      ...(message.groupId === undefined ? {} : { group_id: message.groupId }),
-      sender: { user_id: message.userId, nickname: message.senderName },
-      message: message.segments,
+      ...oneBotMessageFields(message),
       pure_text: text.trim(),
       time: message.time,
     };
@@ -79,7 +76,7 @@ export class CallContextFactory {
       },
       callAction,
       async history(limit = DEFAULT_HISTORY) {
-        return messages.recent({ sessionId: message.sessionId, limit }).map(toHistoryMessage);
+        return (await messages.recent({ sessionId: message.sessionId, limit })).map(toHistoryMessage);
       },
       async member(userId: string, groupId = message.groupId) {
         if (groupId === undefined) return undefined;
@@ -115,7 +112,17 @@ function toSegments(outgoing: OutgoingMessage): Segment[] {
   if (!Array.isArray(outgoing) || outgoing.length === 0) {
     throw new Error("bot.send needs a string or a non-empty list of segments");
   }
-  return outgoing.map((segment) => makeSegment(segment.type, segment.data ?? {}));
+  try {
+    return sendableSegments(outgoing.map(asReplySegment));
+  } catch (error) {
+    throw new Error(`bot.send: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A segment in the seed's form (its `data` is a string, or a `dict`'s segment), else a OneBot one wrapped in `dict`. */
+function asReplySegment(segment: ReplySegment | OneBotSegment): ReplySegment {
+  if (typeof segment.data === "string" || segment.type === "dict") return segment as ReplySegment;
+  return { type: "dict", data: { type: segment.type, data: segment.data ?? {} } };
 }
 
 function toHistoryMessage(message: ChatMessage): HistoryMessage {

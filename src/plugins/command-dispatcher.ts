@@ -1,12 +1,10 @@
 import { stripLeadingMention } from "../chat/triggers.ts";
+import type { CommandRegistry } from "../components/command-registry.ts";
+import type { CommandComponent, CommandMatch } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { isAdmin } from "./admins.ts";
 import type { CallContextFactory } from "./call-context.ts";
-import { ComponentRegistry } from "./component-registry.ts";
-import type { CommandComponent, CommandMatch } from "./components.ts";
-
-export class CommandRegistry extends ComponentRegistry<CommandComponent> {}
 
 export interface CommandDispatcherDeps {
   commands: CommandRegistry;

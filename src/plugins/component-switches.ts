@@ -1,6 +1,6 @@
+import type { ComponentRegistry } from "../components/registry.ts";
+import type { Component, ComponentKind } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { ComponentRegistry } from "./component-registry.ts";
-import type { Component, ComponentKind } from "./components.ts";
 import type { PluginRecord } from "./plugin-status.ts";
 
 export type ComponentRegistries = {

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { formattedString, group } from "../config/schema-helpers.ts";
+import { formattedString, group } from "../schema/fields.ts";
 
 export const pluginsSchema = group("Plugins.", {
   dirs: Type.Array(Type.String({ minLength: 1 }), {

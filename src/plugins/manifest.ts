@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, join, normalize } from "node:path";
 import type { Ajv } from "ajv";
 import semver from "semver";
+import { PLUGIN_ID } from "../schema/formats.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import { SDK_VERSION } from "../sdk/version.ts";
 
@@ -31,7 +32,6 @@ export interface PluginManifest {
   env: string[];
 }
 
-export const PLUGIN_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

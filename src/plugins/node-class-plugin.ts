@@ -1,13 +1,18 @@
-import { buildReplyExtension } from "../reply/extension-builder.ts";
-import { isPluginClass, type Plugin } from "../sdk/plugin.ts";
-import { ATTACH, DECLARATIONS, type Declaration } from "../sdk/protocol.ts";
+import { type Built, buildCommand, buildEnricher, buildHook, buildTool } from "../components/builders.ts";
+import { buildReplyExtension } from "../components/extension-builder.ts";
+import type { CallContext, Component } from "../components/types.ts";
+import type { Plugin } from "../sdk/plugin.ts";
+import { ATTACH, DECLARATIONS, type Declaration, PLUGIN_BRAND } from "../sdk/protocol.ts";
 import type { HookResult, OutgoingMessage, PluginLogger } from "../sdk/types.ts";
-import { type Built, buildCommand, buildEnricher, buildHook, buildTool } from "./component-builders.ts";
-import type { CallContext, Component } from "./components.ts";
 import type { PluginModuleScope } from "./module-loader.ts";
 import { assertUniqueNames, type LoadedPlugin, pluginLogger, type RuntimeLoadRequest } from "./runtime.ts";
 
 type Instance = Plugin & { [DECLARATIONS]?: Declaration[] };
+
+/** Whether `value` is a Plugin subclass, from any copy of the SDK (the brand is a global symbol). */
+export function isPluginClass(value: unknown): value is new () => Plugin {
+  return typeof value === "function" && (value as { [PLUGIN_BRAND]?: boolean })[PLUGIN_BRAND] === true;
+}
 
 /** A plugin whose entry default-exports a `Plugin` subclass with decorated methods. */
 export async function loadClassPlugin(
@@ -19,7 +24,7 @@ export async function loadClassPlugin(
   const { manifest } = request;
   const logger = pluginLogger(request.logger);
   const instance = new PluginClass() as Instance;
-  instance[ATTACH]({ id: manifest.id, config: request.config, logger, refreshTools: request.refreshTools });
+  instance[ATTACH]({ id: manifest.id, config: request.config, logger });
   const components = (instance[DECLARATIONS] ?? []).map((declaration) =>
     componentOf(declaration, instance, request, logger),
   );
@@ -83,16 +88,21 @@ function componentOf(
       return buildHook(
         identity,
         declaration.options,
-        async (input, call) => (await method.call(instance, input, context(call))) as HookResult | undefined,
+        async (input, call) =>
+          (await method.call(instance, input, { ...context(call), signal: call.signal })) as
+            | HookResult
+            | undefined,
       );
     case "enricher":
       return buildEnricher(
         identity,
         declaration.options,
         async (call) =>
-          (await method.call(instance, { ...context(call), reply_id: call.replyId ?? "" })) as
-            | string
-            | undefined,
+          (await method.call(instance, {
+            ...context(call),
+            reply_id: call.replyId ?? "",
+            signal: call.signal,
+          })) as string | undefined,
       );
     case "reply_extension":
       return buildReplyExtension(identity, declaration.options, request.ajv, async (payload, call) =>

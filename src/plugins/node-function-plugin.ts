@@ -1,5 +1,5 @@
-import { type Built, buildTool } from "./component-builders.ts";
-import type { Component } from "./components.ts";
+import { type Built, buildTool } from "../components/builders.ts";
+import type { Component } from "../components/types.ts";
 import type { PluginModuleScope } from "./module-loader.ts";
 import { assertUniqueNames, type LoadedPlugin, type RuntimeLoadRequest } from "./runtime.ts";
 

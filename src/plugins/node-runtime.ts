@@ -1,6 +1,5 @@
-import { isPluginClass } from "../sdk/plugin.ts";
 import type { PluginModuleLoader } from "./module-loader.ts";
-import { loadClassPlugin } from "./node-class-plugin.ts";
+import { isPluginClass, loadClassPlugin } from "./node-class-plugin.ts";
 import { loadFunctionPlugin } from "./node-function-plugin.ts";
 import type { LoadedPlugin, PluginRuntime, RuntimeLoadRequest } from "./runtime.ts";
 

@@ -1,20 +1,15 @@
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Ajv } from "ajv";
+import type { Disposer } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
+import type { Monitor } from "../monitor/monitor.ts";
 import { type ComponentRegistries, PluginSwitches, syncComponents } from "./component-switches.ts";
-import type { Disposer } from "./components.ts";
 import type { PluginSettings } from "./config.ts";
 import { type PluginManifest, readManifest } from "./manifest.ts";
 import { discoverPluginFolders } from "./plugin-discovery.ts";
 import { applyConfig, loadVersion, type PluginLoadContext } from "./plugin-loading.ts";
-import {
-  markFailed,
-  type PluginChangeResult,
-  type PluginRecord,
-  type PluginStatus,
-  statusOf,
-} from "./plugin-status.ts";
+import { markFailed, type PluginChangeResult, type PluginRecord, statusOf } from "./plugin-status.ts";
 import {
   activateVersion,
   deactivate,
@@ -26,8 +21,10 @@ import {
 import { watchPluginFolders } from "./plugin-watcher.ts";
 import type { PluginRuntime } from "./runtime.ts";
 import { SerialQueue } from "./serial-queue.ts";
+import type { PluginStatus } from "./status-types.ts";
 
-export type { ComponentStatus, PluginChangeResult, PluginState, PluginStatus } from "./plugin-status.ts";
+export type { PluginChangeResult } from "./plugin-status.ts";
+export type { ComponentStatus, PluginState, PluginStatus } from "./status-types.ts";
 
 export interface PluginHostDeps {
   /** The `plugins` section of the current bot config; `applySettings` acts on an edited one. */
@@ -35,6 +32,8 @@ export interface PluginHostDeps {
   registries: ComponentRegistries;
   runtimes: Partial<Record<PluginManifest["runtime"], PluginRuntime>>;
   ajv: Ajv;
+  /** Told when a version is loaded or fails to load (`plugin.loaded`, `plugin.failed`). */
+  monitor: Monitor;
   logger: Logger;
   /** Watch the plugin folders and reload edited plugins. Default true. */
   watch?: boolean;
@@ -42,7 +41,7 @@ export interface PluginHostDeps {
 
 /**
  * Finds, loads and runs plugins, and is the control surface for chat commands and the
- * console: `list`, `enable`, `disable`, `reload`, `setConfig`, `refresh`, `subscribe`.
+ * console: `list`, `enable`, `disable`, `reload`, `setConfig`, `refreshTools`, `subscribe`.
  *
  * Operations run one at a time. A plugin that fails is reported (log line + status) and
  * the others run. A reload loads the new version before touching the old one: a broken
@@ -74,7 +73,6 @@ export class PluginHost {
       ajv: deps.ajv,
       logger: deps.logger,
       configOf: (id) => this.configOf(id),
-      refreshTools: () => this.refresh(),
       componentsChanged: (record) => this.replaceComponents(record),
       statusChanged: () => this.changed(),
     };
@@ -158,8 +156,11 @@ export class PluginHost {
     });
   }
 
-  /** Rescans the plugin folders and reloads every plugin (seed 004's refresh_tools). */
-  refresh(): Promise<void> {
+  /**
+   * Rescans the plugin folders and reloads every plugin (seed 004's refresh_tools); what
+   * plugins reach as `bot.refreshTools()`.
+   */
+  refreshTools(): Promise<void> {
     return this.queue.run(() => this.rescan(true));
   }
 
@@ -252,10 +253,13 @@ export class PluginHost {
       record.errorAt = undefined;
       this.syncComponents(record);
       if (previous) void retire(record.id, previous, RETIRE_GRACE_MS, this.deps.logger);
-      this.deps.logger.info(
-        { plugin: manifest.id, version: manifest.version, components: record.active.components.length },
-        previous ? "plugin reloaded" : "plugin loaded",
-      );
+      const loadedData = {
+        plugin: manifest.id,
+        version: manifest.version,
+        components: record.active.components.length,
+      };
+      this.deps.logger.info(loadedData, previous ? "plugin reloaded" : "plugin loaded");
+      this.deps.monitor.emit({ type: "plugin.loaded", data: { ...loadedData, replaced: Boolean(previous) } });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (record.active) {
@@ -265,6 +269,10 @@ export class PluginHost {
           { plugin: manifest.id, error: message },
           `plugin ${manifest.id} failed to reload; the previous version keeps running: ${message}`,
         );
+        this.deps.monitor.emit({
+          type: "plugin.failed",
+          data: { plugin: manifest.id, error: message, previousKeepsRunning: true },
+        });
       } else {
         record.manifest = manifest;
         this.fail(record, message, manifest.id);
@@ -320,6 +328,10 @@ export class PluginHost {
 
   private fail(record: PluginRecord, message: string, id: string | undefined): void {
     markFailed(record, message, id, this.deps.logger);
+    this.deps.monitor.emit({
+      type: "plugin.failed",
+      data: { plugin: record.id, error: message, previousKeepsRunning: record.active !== undefined },
+    });
     this.changed();
   }
 

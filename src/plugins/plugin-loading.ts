@@ -11,7 +11,6 @@ export interface PluginLoadContext {
   logger: Logger;
   /** The config given for a plugin, not yet validated. */
   configOf(id: string): Record<string, unknown> | undefined;
-  refreshTools(): Promise<void>;
   /** The record's running version declared other components. */
   componentsChanged(record: PluginRecord): void;
   /** The record's status changed (its running version reported one, or its config changed). */
@@ -36,7 +35,6 @@ export async function loadVersion(
     dir: record.dir,
     config: () => record.config ?? {},
     logger: context.logger.child({ plugin: manifest.id }),
-    refreshTools: () => context.refreshTools(),
     ajv: context.ajv,
     componentsChanged: () => {
       if (isActive()) context.componentsChanged(record);

@@ -1,39 +1,7 @@
 import type { Logger } from "../log/logger.ts";
-import type { JsonSchema } from "../sdk/types.ts";
-import type { ComponentKind } from "./components.ts";
 import type { PluginManifest } from "./manifest.ts";
 import type { ActiveVersion } from "./plugin-version.ts";
-import type { RuntimeDetails } from "./runtime.ts";
-
-export type PluginState = "enabled" | "disabled" | "failed";
-
-export interface ComponentStatus {
-  kind: ComponentKind;
-  name: string;
-  fullName: string;
-  description: string;
-  /** Registered and in use (where its scope applies). */
-  enabled: boolean;
-  error?: string;
-}
-
-export interface PluginStatus extends RuntimeDetails {
-  /** The manifest id; the folder name when the manifest could not be read. */
-  id: string;
-  dir: string;
-  name: string;
-  version: string;
-  description: string;
-  runtime: string;
-  state: PluginState;
-  /** The last error (a failed load, a broken edit, a rejected config), kept until the next success. */
-  error?: string;
-  errorAt?: number;
-  loadedAt?: number;
-  components: ComponentStatus[];
-  config?: Record<string, unknown>;
-  configSchema?: JsonSchema;
-}
+import type { ComponentStatus, PluginState, PluginStatus } from "./status-types.ts";
 
 export type PluginChangeResult = { ok: true; status: PluginStatus } | { ok: false; error: string };
 

@@ -1,21 +1,15 @@
 import { Ajv } from "ajv";
 import ajvFormats from "ajv-formats";
 import type { ChatAdapter } from "../adapters/types.ts";
-import { EnricherRegistry } from "../agent/enrichers.ts";
-import { HookRegistry, HookRunner } from "../agent/hooks.ts";
-import { ApprovalService } from "../agent/hooks-approval.ts";
-import { SystemPartsRegistry } from "../agent/system-parts.ts";
-import { ToolRegistry } from "../agent/tool-registry.ts";
-import { TurnPlugins } from "../agent/turn-plugins.ts";
+import type { ComponentSet } from "../components/component-set.ts";
+import type { CallContexts, Disposer } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
-import { ReplyExtensionRegistry } from "../reply/extension-registry.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { registerBuiltinCommands } from "./builtin-commands.ts";
 import { CallContextFactory } from "./call-context.ts";
-import { CommandDispatcher, CommandRegistry } from "./command-dispatcher.ts";
-import type { Disposer } from "./components.ts";
+import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
@@ -25,6 +19,8 @@ import { StdioPluginRuntime } from "./stdio/stdio-runtime.ts";
 
 export interface PluginSystemOptions {
   settings: () => PluginSettings;
+  /** The registries plugins fill (and the stages read). */
+  components: ComponentSet;
   outbox: Outbox;
   adapterById: (id: string) => ChatAdapter | undefined;
   messages: MessageStore;
@@ -40,23 +36,14 @@ export interface PluginSystemOptions {
   watch?: boolean;
 }
 
-/** Everything plugins plug into, built together; `app.ts` wires the parts to the stages. */
+/** Loading and lifecycle of plugins into the component set; `app.ts` wires the set to the stages. */
 export interface PluginSystem {
   /** Control surface for chat commands and the console. */
   host: PluginHost;
-  /** Tool calls waiting for an admin (PreToolUse "ask"). */
-  approvals: ApprovalService;
-  /** What plugins add to agent turns (tools, enrichers, hooks). */
-  turns: TurnPlugins;
+  /** What a component call gets (`bot`, `event`); agent turns build theirs with it too. */
+  contexts: CallContexts;
   /** Answers commands before the agent sees a message. */
   commands: CommandDispatcher;
-  registries: {
-    tools: ToolRegistry;
-    commands: CommandRegistry;
-    hooks: HookRegistry;
-    enrichers: EnricherRegistry;
-    replyExtensions: ReplyExtensionRegistry;
-  };
   /**
    * Registers the built-in commands at once (before the returned promise's first wait), then
    * loads the plugins; stdio plugins go on activating in the background.
@@ -68,41 +55,37 @@ export interface PluginSystem {
 }
 
 export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
-  const { logger } = options;
+  const { components, logger } = options;
   const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
   // ajv-formats is CommonJS: under NodeNext its plugin function is the `default` property.
   ajvFormats.default(ajv);
-  const registries = {
-    tools: new ToolRegistry(),
-    commands: new CommandRegistry(),
-    hooks: new HookRegistry(),
-    enrichers: new EnricherRegistry(),
-    replyExtensions: new ReplyExtensionRegistry(),
-  };
-  const approvals = new ApprovalService();
-  const systemParts = new SystemPartsRegistry();
   let host: PluginHost | undefined;
   const contexts = new CallContextFactory({
     outbox: options.outbox,
     adapterById: options.adapterById,
     messages: options.messages,
     names: options.names,
-    refreshTools: () => host?.refresh() ?? Promise.resolve(),
+    refreshTools: () => host?.refreshTools() ?? Promise.resolve(),
   });
   host = new PluginHost({
     settings: options.settings,
     registries: {
-      tool: registries.tools,
-      command: registries.commands,
-      hook: registries.hooks,
-      enricher: registries.enrichers,
-      reply_extension: registries.replyExtensions,
+      tool: components.tools,
+      command: components.commands,
+      hook: components.hooks,
+      enricher: components.enrichers,
+      reply_extension: components.replyExtensions,
     },
     runtimes: {
       node: new NodePluginRuntime(new PluginModuleLoader()),
-      stdio: new StdioPluginRuntime({ channels: options.channels, systemParts, monitor: options.monitor }),
+      stdio: new StdioPluginRuntime({
+        channels: options.channels,
+        systemParts: components.systemParts,
+        monitor: options.monitor,
+      }),
     },
     ajv,
+    monitor: options.monitor,
     logger: logger.child({ stage: "plugins" }),
     ...(options.watch === undefined ? {} : { watch: options.watch }),
   });
@@ -110,30 +93,20 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
   let removeBuiltins: Disposer = () => {};
   return {
     host: started,
-    approvals,
-    turns: new TurnPlugins({
-      tools: registries.tools,
-      hooks: new HookRunner(registries.hooks, options.monitor, logger),
-      enrichers: registries.enrichers,
-      systemParts,
-      approvals,
-      contexts,
-      logger,
-    }),
+    contexts,
     commands: new CommandDispatcher({
-      commands: registries.commands,
+      commands: components.commands,
       contexts,
       admins: options.admins,
       names: options.names,
       logger,
     }),
-    registries,
     async start() {
       removeBuiltins = registerBuiltinCommands({
-        commands: registries.commands,
-        tools: registries.tools,
+        commands: components.commands,
+        tools: components.tools,
         host: started,
-        approvals,
+        approvals: components.approvals,
       });
       await started.start();
     },

@@ -1,5 +1,5 @@
+import type { Component, Disposer } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Component, Disposer } from "./components.ts";
 import type { PluginRecord } from "./plugin-status.ts";
 import type { LoadedPlugin } from "./runtime.ts";
 

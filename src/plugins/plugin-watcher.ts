@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { watch } from "chokidar";
+import type { Disposer } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Disposer } from "./components.ts";
 import { pluginFolderOf } from "./plugin-discovery.ts";
 
 /** Edits arriving within this long of each other reload a plugin once. */

@@ -1,9 +1,10 @@
 import type { Ajv } from "ajv";
+import type { Built } from "../components/builders.ts";
+import type { Component } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { PluginLogger } from "../sdk/types.ts";
-import type { Built } from "./component-builders.ts";
-import type { Component } from "./components.ts";
 import type { PluginManifest } from "./manifest.ts";
+import type { RuntimeDetails } from "./status-types.ts";
 
 /** What a runtime needs to load one plugin. */
 export interface RuntimeLoadRequest {
@@ -12,8 +13,6 @@ export interface RuntimeLoadRequest {
   /** The plugin's current validated config (it changes on hot reload of the bot config). */
   config: () => Record<string, unknown>;
   logger: Logger;
-  /** Rescans the plugin folders and reloads every plugin (seed 004's refresh_tools). */
-  refreshTools: () => Promise<void>;
   ajv: Ajv;
   /** The loaded plugin's `components` changed (a stdio process restarted, or declared channel tools). */
   componentsChanged(): void;
@@ -25,40 +24,6 @@ export interface RuntimeLoadRequest {
    * background, retried under `autoRetry`, and the load returns at once.
    */
   replacing: boolean;
-}
-
-/**
- * A plugin process as the status shows it (stdio runtime). `starting` and `restarting`: its
- * activation is under way; `errored`: it failed, a restart is due at `nextRetryAt` (none
- * while a call's failure is being reported); `failed`: given up (autoRetry off or maxRetries
- * used up) until the plugin is reloaded or enabled again.
- */
-export interface ProcessStatus {
-  state: "starting" | "running" | "errored" | "restarting" | "failed" | "stopped";
-  pid?: number;
-  /** The command line, split as it is started. */
-  command: string[];
-  /** How often the process was started again after a crash, a timeout or a failed activation. */
-  restarts: number;
-  /**
-   * Failures in a row (crashes, timeouts, failed activations), forgotten once a process has
-   * stayed up a minute after its activation.
-   */
-  failures: number;
-  /** When the next activation attempt is due, while one is scheduled. */
-  nextRetryAt?: number;
-  lastError?: string;
-  lastErrorAt?: number;
-  startedAt?: number;
-}
-
-/** What a runtime adds to a plugin's status. */
-export interface RuntimeDetails {
-  process?: ProcessStatus;
-  /** The plugin's latest `web_ui` declaration, for the console to show. */
-  widgets?: unknown[];
-  /** The channel the plugin provides (`channel_provider`: its name and settings schema). */
-  channel?: { name: string; configSchema?: unknown };
 }
 
 /** One loaded version of a plugin, as a runtime hands it to the host. */

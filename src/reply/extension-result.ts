@@ -1,7 +1,23 @@
 import { Ajv, type ErrorObject } from "ajv";
-import type { ReplyExtensionPhase, ReplyExtensionResult, ReplyMessage } from "../sdk/types.ts";
+import type {
+  ReplyExtensionPhase,
+  ReplyExtensionResult,
+  ReplyMessage,
+  ReplySegmentType,
+} from "../sdk/types.ts";
 
-const SEGMENT_TYPES = ["text", "image", "emoji", "voice", "at", "reply", "file", "forward", "dict"];
+/** The seed's segment types; `satisfies` keeps the list the SDK's `ReplySegmentType`, no more, no less. */
+const SEGMENT_TYPES = Object.keys({
+  text: true,
+  image: true,
+  emoji: true,
+  voice: true,
+  at: true,
+  reply: true,
+  file: true,
+  forward: true,
+  dict: true,
+} satisfies Record<ReplySegmentType, true>);
 
 const segment = {
   type: "object",

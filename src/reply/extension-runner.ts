@@ -1,7 +1,10 @@
+import { callWithLimit } from "../components/call-limit.ts";
+import type { ReplyExtensionRegistry } from "../components/extension-registry.ts";
+import { type SelectedExtension, type Selection, selectExtensions } from "../components/plugin-options.ts";
+import type { SessionRef } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
-import type { SessionRef } from "../plugins/components.ts";
 import type {
   JsonSchema,
   ReplyChat,
@@ -10,9 +13,7 @@ import type {
   ReplyExtensionResult,
   ReplyMessage,
 } from "../sdk/types.ts";
-import type { ReplyExtensionRegistry } from "./extension-registry.ts";
 import { createResultCheck, type ResultCheck } from "./extension-result.ts";
-import { type SelectedExtension, type Selection, selectExtensions } from "./plugin-options.ts";
 import { describeGroup, type OutgoingReply, ReplyAttachments, textGroup, toOutgoing } from "./reply-group.ts";
 
 export interface ReplyExtensionRunnerDeps {
@@ -184,38 +185,21 @@ export class ReplyExtensionChain {
     messages: ReplyMessage[],
   ): Promise<unknown> {
     const { extension } = step;
-    const controller = new AbortController();
-    const turn = this.reply.signal;
-    const forwardAbort = () => controller.abort(turn.reason);
-    if (turn.aborted) forwardAbort();
-    else turn.addEventListener("abort", forwardAbort, { once: true });
-    const timer = setTimeout(
-      () => controller.abort(new Error(`timed out after ${extension.timeoutMs} ms`)),
-      extension.timeoutMs,
+    const payload: ReplyExtensionPayload = {
+      phase,
+      reply_id: this.reply.replyId,
+      call_id: this.reply.callId,
+      session_id: this.chat.session_id,
+      reply_message_id: this.reply.target.messageId,
+      chat: { ...this.chat },
+      // Copies: an extension changing what it was given never changes the host's group.
+      parameters: structuredClone(step.parameters),
+      text,
+      messages: structuredClone(messages),
+    };
+    return callWithLimit(extension.timeoutMs, this.reply.signal, (signal) =>
+      extension.invoke(payload, { signal }),
     );
-    const aborted = new Promise<never>((_, reject) => {
-      const stop = () => reject(controller.signal.reason);
-      if (controller.signal.aborted) stop();
-      else controller.signal.addEventListener("abort", stop, { once: true });
-    });
-    try {
-      const payload: ReplyExtensionPayload = {
-        phase,
-        reply_id: this.reply.replyId,
-        call_id: this.reply.callId,
-        session_id: this.chat.session_id,
-        reply_message_id: this.reply.target.messageId,
-        chat: { ...this.chat },
-        // Copies: an extension changing what it was given never changes the host's group.
-        parameters: structuredClone(step.parameters),
-        text,
-        messages: structuredClone(messages),
-      };
-      return await Promise.race([extension.invoke(payload, { signal: controller.signal }), aborted]);
-    } finally {
-      clearTimeout(timer);
-      turn.removeEventListener("abort", forwardAbort);
-    }
   }
 
   /** Throws when the extension was unloaded, disabled or reloaded since the reply selected it. */

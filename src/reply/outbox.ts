@@ -1,10 +1,12 @@
 import { type ChatAdapter, wasNotSent } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
 import { withoutLargeInlinePayloads } from "../message/stored-payloads.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
+import { clip } from "../util/values.ts";
 import type { SendJournal } from "./send-journal.ts";
 
 /** Where a session's replies go: taken from any message of that session. */
@@ -16,6 +18,8 @@ export type SessionOrigin = Pick<
 /** How long a reply waits for its account to reconnect before it fails. */
 const RECONNECT_WAIT_MS = 15_000;
 const RECONNECT_POLL_MS = 100;
+/** Enough of a sent message for the console's turn list (the turn's events keep the segments). */
+const SENT_TEXT_MAX = 200;
 
 /**
  * Resolves once the account is connected (true), or with false at the deadline or when
@@ -74,7 +78,9 @@ export class Outbox {
     const peerId = origin.chatType === "group" ? origin.groupId! : origin.userId;
     const target = { selfId: origin.selfId, chatType: origin.chatType, peerId, sessionId: origin.sessionId };
     const journalled =
-      replyId === undefined ? undefined : this.journal.open(replyId, origin.adapterId, target, segments);
+      replyId === undefined
+        ? undefined
+        : await this.journal.open(replyId, origin.adapterId, target, segments);
     const deadline = Date.now() + RECONNECT_WAIT_MS;
     let messageId: string;
     for (;;) {
@@ -115,7 +121,11 @@ export class Outbox {
       type: "message.sent",
       replyId,
       sessionId: origin.sessionId,
-      data: { messageId, segments: sent.segments },
+      data: {
+        messageId,
+        segments: sent.segments,
+        text: clip(renderSegments(segments).trim(), SENT_TEXT_MAX),
+      },
     });
     return sent;
   }

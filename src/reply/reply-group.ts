@@ -99,6 +99,15 @@ export class ReplyAttachments {
   }
 }
 
+/**
+ * OneBot segments of segments a plugin sends itself (`bot.send`, a command's answer), checked
+ * like a reply group's; there are no earlier attachments to refer to by hash.
+ */
+export function sendableSegments(segments: ReplySegment[]): Segment[] {
+  const [message] = toOutgoing(new ReplyAttachments().admit([{ segments, quote_previous: false }]));
+  return message!.segments;
+}
+
 /** OneBot segments of an admitted group (`binary_data_base64` → `base64://…`). */
 export function toOutgoing(group: ReplyMessage[]): OutgoingReply[] {
   return group.map((message) => ({

@@ -1,7 +1,7 @@
+import type { SelectedExtension } from "../components/plugin-options.ts";
 import type { LlmMessage } from "../llm/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { SessionOrigin } from "./outbox.ts";
-import type { SelectedExtension } from "./plugin-options.ts";
 
 /**
  * What the planner decided to say (its `reply` call, checked): the reply stage writes and
@@ -27,5 +27,5 @@ export interface ReplyWriting {
   /** Told what the replyer is about to be asked (PreReplyGenerate), extensions' extra prompts included. */
   generating(extraPrompts: string[]): Promise<void>;
   /** The replyer's messages for the plan, with the extensions' extra requirements. */
-  prompt(extraPrompts: string[]): LlmMessage[];
+  prompt(extraPrompts: string[]): Promise<LlmMessage[]>;
 }

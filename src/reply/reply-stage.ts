@@ -1,10 +1,11 @@
 import { wasNotSent } from "../adapters/types.ts";
+import type { Selection } from "../components/plugin-options.ts";
+import type { SessionRef } from "../components/types.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
-import type { SessionRef } from "../plugins/components.ts";
+import type { Monitor } from "../monitor/monitor.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import type { ReplyExtensionRunner } from "./extension-runner.ts";
 import type { Outbox, SessionOrigin } from "./outbox.ts";
-import type { Selection } from "./plugin-options.ts";
 import { type OutgoingReply, textReplies } from "./reply-group.ts";
 import type { ReplyPlan, ReplyWriting } from "./reply-plan.ts";
 import { splitText } from "./split-text.ts";
@@ -14,6 +15,7 @@ export interface ReplyStageDeps {
   outbox: Outbox;
   /** Reply extensions (seeds 000/001): `plugin_options` of the reply tool, prepare and before_send. */
   extensions: ReplyExtensionRunner;
+  monitor: Monitor;
 }
 
 /** One turn's replies: which turn, its abort signal and the message size it splits at. */
@@ -67,12 +69,27 @@ export class TurnReplies {
     );
     const extraPrompts = await extensions.prepare();
     await writing.generating(extraPrompts);
+    const prompt = await writing.prompt(extraPrompts);
     const written = await this.deps.llm.generate({
       task: "replyer",
-      messages: writing.prompt(extraPrompts),
+      messages: prompt,
       signal,
       replyId,
       sessionId: this.turn.sessionId,
+    });
+    this.deps.monitor.emit({
+      type: "replyer.generated",
+      replyId,
+      sessionId: this.turn.sessionId,
+      data: {
+        model: `${written.provider}/${written.model}`,
+        provider: written.provider,
+        latencyMs: written.latencyMs,
+        usage: written.usage,
+        finishReason: written.finishReason,
+        text: written.text,
+        prompt,
+      },
     });
     const chunks = this.split(written.text);
     if (chunks.length === 0) throw new ReplyFailure("replyer returned no text");

@@ -8,7 +8,10 @@ import type { SendStore } from "../store/types.ts";
 /** How much of a message's text the journal keeps for people reading it. */
 const SUMMARY_CHARS = 80;
 
-/** One journalled send, settled once it has ended. */
+/**
+ * One journalled send, settled once it has ended. Settling never throws and is not waited
+ * for: a settlement lost in a crash leaves the send pending, which a restart reads as in doubt.
+ */
 export interface JournalledSend {
   sent(platformMessageId: string): void;
   failed(error: unknown): void;
@@ -27,11 +30,16 @@ export class SendJournal {
     private readonly logger: Logger,
   ) {}
 
-  /** Commits the send as pending before it leaves. */
-  open(replyId: string, adapterId: string, target: SendTarget, segments: Segment[]): JournalledSend {
+  /** Commits the send as pending; the message may leave once this resolves. */
+  async open(
+    replyId: string,
+    adapterId: string,
+    target: SendTarget,
+    segments: Segment[],
+  ): Promise<JournalledSend> {
     let id: number;
     try {
-      id = this.store.pending({
+      id = await this.store.pending({
         replyId,
         sessionId: target.sessionId ?? "",
         target: `${adapterId}:${target.selfId}:${target.chatType}:${target.peerId}`,
@@ -42,12 +50,10 @@ export class SendJournal {
       this.logger.warn({ err: error, replyId }, "could not journal a send; sending it unrecorded");
       return UNRECORDED;
     }
-    const settle = (what: () => void) => {
-      try {
-        what();
-      } catch (error) {
+    const settle = (what: () => Promise<void>) => {
+      what().catch((error: unknown) => {
         this.logger.warn({ err: error, replyId, sendId: id }, "could not record how a send ended");
-      }
+      });
     };
     return {
       sent: (platformMessageId) => settle(() => this.store.sent(id, platformMessageId)),

@@ -5,11 +5,16 @@ import type {
   EnricherContext,
   EnricherOptions,
   HookContext,
+  HookEventName,
   HookInput,
+  HookInputOf,
   HookOptions,
+  HookResult,
+  OutgoingMessage,
   ReplyExtensionContext,
   ReplyExtensionOptions,
   ReplyExtensionPayload,
+  ReplyExtensionResult,
   ToolContext,
   ToolOptions,
 } from "./types.ts";
@@ -17,25 +22,28 @@ import type {
 /*
  * Standard ECMAScript decorators (TypeScript 5+, no `experimentalDecorators`). Each records
  * its method as a component of the instance when it is constructed; the host reads them.
- * Handler types are loose here so a handler may narrow its parameters (its own args type,
- * `ToolContext<MyConfig>`); what each returns is checked by the host when it is called.
+ * Each decorator states the handler it fits, so a method with the wrong parameters or return
+ * type does not compile. A handler may still narrow what it is given (config and extension
+ * parameters are `never` in these types for that): its own args type
+ * (`args: { city: string }`), its config (`ToolContext<MyConfig>`), one event's hook input.
+ * Write a hook handler's return type (`: HookResult`): without it a returned
+ * `{ decision: "deny" }` widens to `{ decision: string }` and no longer fits.
  */
 
-type ToolHandler = (args: never, context: never) => unknown;
-type CommandHandler = (context: never) => unknown;
-type HookHandler = (input: never, context: never) => unknown;
-type EnricherHandler = (context: never) => unknown;
-type ReplyExtensionHandler = (payload: never, context: never) => unknown;
+type Awaitable<T> = T | Promise<T>;
+/** What a handler may answer when it has nothing to say. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a method without `return` is typed void
+type Nothing = undefined | null | void;
+type Context<This> = ClassMethodDecoratorContext<This>;
 
-function recorder<Handler>(declaration: (method: Handler) => Declaration) {
-  return (method: Handler, context: ClassMethodDecoratorContext) => {
-    if (context.static || context.private) {
-      throw new Error(`@${declaration(method).kind} goes on a public instance method`);
-    }
-    context.addInitializer(function (this: unknown) {
-      declare(this as object, declaration(method));
-    });
-  };
+/** Records the method as a component of each instance when it is constructed. */
+function record<This extends object>(context: Context<This>, declaration: Declaration): void {
+  if (context.static || context.private) {
+    throw new Error(`@${declaration.kind} goes on a public instance method`);
+  }
+  context.addInitializer(function () {
+    declare(this, declaration);
+  });
 }
 
 /**
@@ -44,22 +52,37 @@ function recorder<Handler>(declaration: (method: Handler) => Declaration) {
  * and the turn is done.
  */
 export function Tool(name: string, options: ToolOptions) {
-  return recorder<ToolHandler>((method) => ({ kind: "tool", name, options, method }));
+  return <This extends object, Args extends object>(
+    method: (args: Args, context: ToolContext<never>) => unknown,
+    context: Context<This>,
+  ): void => record(context, { kind: "tool", name, options, method });
 }
 
 /** A chat command answered without the model: `handler(ctx: CommandContext)` returns the answer. */
 export function Command(name: string, options: CommandOptions = {}) {
-  return recorder<CommandHandler>((method) => ({ kind: "command", name, options, method }));
+  return <This extends object>(
+    method: (context: CommandContext<never>) => Awaitable<OutgoingMessage | Nothing>,
+    context: Context<This>,
+  ): void => record(context, { kind: "command", name, options, method });
 }
 
-/** A lifecycle hook: `handler(input: HookInput, ctx: HookContext)` returns a decision or nothing (allow). */
-export function Hook(name: string, options: HookOptions) {
-  return recorder<HookHandler>((method) => ({ kind: "hook", name, options, method }));
+/**
+ * A lifecycle hook: `handler(input, ctx: HookContext)`, where `input` has the declared
+ * event's shape (`HookInputOf<"PreToolUse">`); returns a decision or nothing (allow).
+ */
+export function Hook<Event extends HookEventName>(name: string, options: HookOptions<Event>) {
+  return <This extends object>(
+    method: (input: HookInputOf<Event>, context: HookContext<never>) => Awaitable<HookResult | Nothing>,
+    context: Context<This>,
+  ): void => record(context, { kind: "hook", name, options, method });
 }
 
 /** Text for the planner's system prompt of each turn: `handler(ctx: EnricherContext)`. */
 export function Enricher(name: string, options: EnricherOptions = {}) {
-  return recorder<EnricherHandler>((method) => ({ kind: "enricher", name, options, method }));
+  return <This extends object>(
+    method: (context: EnricherContext<never>) => Awaitable<string | Nothing>,
+    context: Context<This>,
+  ): void => record(context, { kind: "enricher", name, options, method });
 }
 
 /**
@@ -68,7 +91,13 @@ export function Enricher(name: string, options: EnricherOptions = {}) {
  * `before_send` (return `{}` or `{ messages }`) of every reply whose planner selected it.
  */
 export function ReplyExtension(name: string, options: ReplyExtensionOptions) {
-  return recorder<ReplyExtensionHandler>((method) => ({ kind: "reply_extension", name, options, method }));
+  return <This extends object>(
+    method: (
+      payload: ReplyExtensionPayload<never>,
+      context: ReplyExtensionContext<never>,
+    ) => Awaitable<ReplyExtensionResult>,
+    context: Context<This>,
+  ): void => record(context, { kind: "reply_extension", name, options, method });
 }
 
 export type {

@@ -3,7 +3,7 @@
  * any folder. See docs/plugins.md.
  */
 export { Command, Enricher, Hook, ReplyExtension, Tool } from "./decorators.ts";
-export { isPluginClass, Plugin } from "./plugin.ts";
+export { Plugin } from "./plugin.ts";
 export { At, Image, Reply, Text, Voice } from "./segments.ts";
 export type * from "./types.ts";
 export { SDK_VERSION } from "./version.ts";

@@ -29,11 +29,6 @@ export class Plugin<Config extends object = Record<string, unknown>> {
     return this.#bound().logger;
   }
 
-  /** Rescans the plugin folders and reloads every plugin, this one included (seed 004). */
-  refreshTools(): Promise<void> {
-    return this.#bound().refreshTools();
-  }
-
   /** Called once after loading, before any handler runs. A throw fails the load. */
   onLoad(): void | Promise<void> {}
 
@@ -47,9 +42,4 @@ export class Plugin<Config extends object = Record<string, unknown>> {
     if (!this.#binding) throw new Error("the plugin is not loaded by a Tsumugi host yet");
     return this.#binding;
   }
-}
-
-/** Whether `value` is a Plugin subclass, from any copy of the SDK. */
-export function isPluginClass(value: unknown): value is new () => Plugin {
-  return typeof value === "function" && (value as { [PLUGIN_BRAND]?: boolean })[PLUGIN_BRAND] === true;
 }

@@ -34,7 +34,6 @@ export interface PluginBinding {
   id: string;
   config(): unknown;
   logger: PluginLogger;
-  refreshTools(): Promise<void>;
 }
 
 export function declare(instance: object, declaration: Declaration): void {

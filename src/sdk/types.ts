@@ -85,8 +85,8 @@ export type HookEventName =
  */
 export type HookDecision = "allow" | "deny" | "ask" | "defer";
 
-export interface HookOptions extends ComponentOptions {
-  event: HookEventName;
+export interface HookOptions<Event extends HookEventName = HookEventName> extends ComponentOptions {
+  event: Event;
   /**
    * Tool events only: which tools, by name. `*` matches any run of characters and `|`
    * separates alternatives: "weather", "search_*|fetch_*". Default: every tool.
@@ -200,14 +200,21 @@ export interface EnricherOptions extends ComponentOptions {
   timeout_ms?: number;
 }
 
-/** A OneBot v11 message segment, e.g. `{ type: "image", data: { file: "https://…" } }`. */
+/**
+ * A OneBot v11 message segment, e.g. `{ type: "image", data: { file: "https://…" } }`: what
+ * the platform delivered (`event.message`, history).
+ */
 export interface Segment {
   type: string;
   data: Record<string, unknown>;
 }
 
-/** What a plugin sends: plain text or segments. */
-export type OutgoingMessage = string | Segment[];
+/**
+ * What a plugin sends: plain text, or segments in the seed's form (`ReplySegment`, what the
+ * SDK's `Text`, `Image`, `Voice`, `At` and `Reply` build). A OneBot segment
+ * (`{ type: "image", data: { file } }`) is taken as the `dict` segment carrying it.
+ */
+export type OutgoingMessage = string | (ReplySegment | Segment)[];
 
 /** The message a handler was called for (OneBot-style field names, every id a string). */
 export interface PluginEvent {
@@ -259,8 +266,8 @@ export interface BotApi {
   callAction(action: string, params?: Record<string, unknown>): Promise<unknown>;
   /** The session's newest stored messages, oldest first (default 20). */
   history(limit?: number): Promise<HistoryMessage[]>;
-  /** A group member of the event's group (or of `group_id`); undefined when unknown. */
-  member(user_id: string, group_id?: string): Promise<MemberInfo | undefined>;
+  /** A group member of the event's group (or of `groupId`); undefined when unknown. */
+  member(userId: string, groupId?: string): Promise<MemberInfo | undefined>;
   /** Rescans the plugin folders and reloads every plugin (seed 004's `refresh_tools`). */
   refreshTools(): Promise<void>;
 }
@@ -302,32 +309,79 @@ export interface CommandContext<Config = Record<string, unknown>> extends Handle
   is_admin: boolean;
 }
 
-/** What a hook is told. Tool events carry the tool fields; AgentStop carries the outcome. */
-export interface HookInput {
-  event: HookEventName;
+/** What every hook input carries. */
+interface HookInputBase<Event extends HookEventName> {
+  event: Event;
   session_id: string;
-  reply_id?: string;
-  tool_name?: string;
-  tool_input?: Record<string, unknown>;
-  /** PostToolUse: what the tool returned (undefined when it returned nothing). */
-  tool_output?: unknown;
-  /** PostToolUseFailure: why it failed. */
-  error?: string;
-  /** UserPromptSubmit: the new messages as text. */
-  prompt?: string;
-  /** AgentStop: how the turn ended ("replied" | "silent" | "failed") and why. */
-  status?: string;
-  reason?: string;
-  /** PreReplyGenerate: the message being answered. */
-  reply_message_id?: string;
-  /** PreReplyGenerate: what the planner wants said, when it said. */
-  intent?: string;
-  /** PreReplyGenerate: the reply extensions' extra requirements, one per line ("" when none). */
-  extra_prompt?: string;
+  /** The turn the event belongs to. */
+  reply_id: string;
 }
 
-export type HookContext<Config = Record<string, unknown>> = HandlerContext<Config>;
+/** The fields of the tool events. */
+interface ToolHookFields {
+  tool_name: string;
+  /** The call's arguments as the model gave them, validated. */
+  tool_input: Record<string, unknown>;
+}
+
+export interface PreToolUseInput extends HookInputBase<"PreToolUse">, ToolHookFields {}
+
+export interface PostToolUseInput extends HookInputBase<"PostToolUse">, ToolHookFields {
+  /** What the tool returned (undefined when it returned nothing). */
+  tool_output: unknown;
+}
+
+export interface PostToolUseFailureInput extends HookInputBase<"PostToolUseFailure">, ToolHookFields {
+  /** Why the call failed. */
+  error: string;
+}
+
+export interface UserPromptSubmitInput extends HookInputBase<"UserPromptSubmit"> {
+  /** The turn's new messages as "name: text" lines. */
+  prompt: string;
+}
+
+export interface AgentStopInput extends HookInputBase<"AgentStop"> {
+  /** How the turn ended. */
+  status: "replied" | "silent" | "failed";
+  /** Why, in one line. */
+  reason: string;
+}
+
+export interface SessionStartInput extends HookInputBase<"SessionStart"> {}
+
+export interface PreReplyGenerateInput extends HookInputBase<"PreReplyGenerate"> {
+  /** The message being answered. */
+  reply_message_id: string;
+  /** What the planner wants said, when it said. */
+  intent?: string;
+  /** The reply extensions' extra requirements, one per line ("" when none). */
+  extra_prompt: string;
+}
+
+/**
+ * What a hook is told: one shape per event, told apart by `event`, so
+ * `if (input.event === "PostToolUse") input.tool_output` type-checks.
+ */
+export type HookInput =
+  | PreToolUseInput
+  | PostToolUseInput
+  | PostToolUseFailureInput
+  | UserPromptSubmitInput
+  | AgentStopInput
+  | SessionStartInput
+  | PreReplyGenerateInput;
+
+/** The input of one event's hooks: `HookInputOf<"PreToolUse">`. */
+export type HookInputOf<Event extends HookEventName> = Extract<HookInput, { event: Event }>;
+
+export interface HookContext<Config = Record<string, unknown>> extends HandlerContext<Config> {
+  /** Aborted when the hook's timeout passes. */
+  signal: AbortSignal;
+}
 
 export interface EnricherContext<Config = Record<string, unknown>> extends HandlerContext<Config> {
   reply_id: string;
+  /** Aborted when the enricher's timeout passes or the turn ends. */
+  signal: AbortSignal;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { isLoopbackHost } from "../config/cross-checks.ts";
+import { isIP } from "node:net";
 import { hasBearerToken } from "./auth.ts";
 
 /**
@@ -94,4 +94,12 @@ export class AccessPolicy {
 
 function forbidden(message: string): Refusal {
   return { status: 403, error: "forbidden", message };
+}
+
+/** Whether the host name or address is this machine only (the console may then go without a token). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (bare === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  return bare === "::1" || /^::ffff:127\./.test(bare);
 }

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { group } from "../config/schema-helpers.ts";
+import { group } from "../schema/fields.ts";
 
 export const serverSchema = group(
   "The one HTTP server: console, API, /healthz and the OneBot reverse WebSocket.",

@@ -3,9 +3,9 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "../log/logger.ts";
-import type { StorageStatus } from "../store/types.ts";
 import { AccessPolicy } from "./access-policy.ts";
 import { namesApiPath } from "./api-path.ts";
+import type { HealthReport } from "./health-report.ts";
 import type { HttpRoutes, RawPostHandler, UpgradeHandler } from "./routes.ts";
 import { serveStaticSite } from "./static-site.ts";
 
@@ -21,13 +21,6 @@ export interface HttpServerOptions {
   /** The built console (web/dist), served for every other GET outside `/api/`. */
   staticDir?: string;
   logger: Logger;
-}
-
-export interface HealthReport {
-  status: "ok";
-  adapters: Array<{ id: string; selfId: string | null; connected: boolean; online?: boolean }>;
-  /** Whether writes reach the database; `degraded` while they are held in memory and retried. */
-  storage: StorageStatus;
 }
 
 declare module "fastify" {

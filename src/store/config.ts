@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { count, formattedString, group } from "../config/schema-helpers.ts";
+import { count, formattedString, group } from "../schema/fields.ts";
 
 export const storageSchema = group("Where messages and state are stored.", {
   url: formattedString("sqlite-url", {

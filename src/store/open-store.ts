@@ -2,9 +2,9 @@ import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { RetentionLimits } from "../monitor/event-store.ts";
-import { SqliteMonitorEventStore } from "../monitor/sqlite-event-store.ts";
 import type { MessageRetentionSettings } from "./config.ts";
 import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
+import { SqliteMonitorEventStore } from "./sqlite/event-store.ts";
 import { MessageRetention } from "./sqlite/message-retention.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
 import { SqliteSendStore } from "./sqlite/send-store.ts";
@@ -52,6 +52,8 @@ export function sqliteFileOf(url: string, cwd = process.cwd()): string {
 /**
  * Opens the stores named by `storage.url`: `sqlite:<path>` (relative paths resolve against the
  * working directory) or `sqlite::memory:`, and starts pruning messages beyond the retention.
+ * The SQLite stores answer within the call (the driver is synchronous): their Promises are
+ * already settled, so awaiting them costs no extra event-loop turn.
  */
 export function openStore(url: string, logger: Logger, options: StoreOptions = DEFAULT_OPTIONS): Stores {
   const file = sqliteFileOf(url);
@@ -72,6 +74,20 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
   );
   retention.start();
   logger.info({ file }, "storage opened");
+  const closeAll = async () => {
+    retention.stop();
+    for (const store of [messages, usage, turns, sends, monitorEvents]) {
+      try {
+        await store.close();
+      } catch (error) {
+        // Shutting down: lose this queue but still flush the others and close the file.
+        logger.error({ err: error }, "failed to flush a store while closing");
+      }
+    }
+    tick.close();
+    db.close();
+  };
+  let closing: Promise<void> | undefined;
   return {
     messages,
     history: messages,
@@ -80,19 +96,9 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
     usage,
     monitorEvents,
     status: () => tick.status(),
-    close() {
-      if (!db.open) return;
-      retention.stop();
-      for (const store of [messages, usage, turns, sends, monitorEvents]) {
-        try {
-          store.close();
-        } catch (error) {
-          // Shutting down: lose this queue but still flush the others and close the file.
-          logger.error({ err: error }, "failed to flush a store while closing");
-        }
-      }
-      tick.close();
-      db.close();
+    close: () => {
+      closing ??= closeAll();
+      return closing;
     },
   };
 }

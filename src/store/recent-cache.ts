@@ -9,8 +9,10 @@ export interface RecentCacheOptions {
 }
 
 interface SessionWindow {
-  /** The session's newest messages, oldest first. */
+  /** The session's newest messages, oldest first; while loading, only those appended since it began. */
   messages: ChatMessage[];
+  /** Set while the stored messages are read; the window answers once it settles. */
+  loading?: Promise<void>;
 }
 
 /**
@@ -34,23 +36,27 @@ export class RecentMessageCache implements MessageStore {
     if (window.messages.length > this.options.perSession) window.messages.shift();
   }
 
-  recent(query: HistoryQuery): ChatMessage[] {
+  async recent(query: HistoryQuery): Promise<ChatMessage[]> {
+    if (query.limit <= 0) return [];
     if (query.limit > this.options.perSession) return this.inner.recent(query);
-    return this.window(query.sessionId).messages.slice(-query.limit || Number.POSITIVE_INFINITY);
+    const window = this.window(query.sessionId);
+    // Only a session's first read waits for the store; later ones answer from memory.
+    if (window.loading) await window.loading;
+    return window.messages.slice(-query.limit);
   }
 
-  findByMessageId(sessionId: string, messageId: string): ChatMessage | undefined {
+  async findByMessageId(sessionId: string, messageId: string): Promise<ChatMessage | undefined> {
     const cached = this.windows.get(sessionId)?.messages.findLast((m) => m.messageId === messageId);
     return cached ?? this.inner.findByMessageId(sessionId, messageId);
   }
 
-  flush(): void {
-    this.inner.flush();
+  flush(): Promise<void> {
+    return this.inner.flush();
   }
 
-  close(): void {
+  close(): Promise<void> {
     this.windows.clear();
-    this.inner.close();
+    return this.inner.close();
   }
 
   private window(sessionId: string): SessionWindow {
@@ -59,7 +65,7 @@ export class RecentMessageCache implements MessageStore {
       // Map order is insertion order: re-inserting marks the session most recently used.
       this.windows.delete(sessionId);
     } else {
-      window = { messages: this.inner.recent({ sessionId, limit: this.options.perSession }) };
+      window = this.load(sessionId);
     }
     this.windows.set(sessionId, window);
     if (this.windows.size > this.options.sessions) {
@@ -68,4 +74,32 @@ export class RecentMessageCache implements MessageStore {
     }
     return window;
   }
+
+  /**
+   * A window read from the store. Messages appended while the read is under way join it after
+   * the stored ones, unless the read already returned them (a store may see appends made after
+   * the call).
+   */
+  private load(sessionId: string): SessionWindow {
+    const window: SessionWindow = { messages: [] };
+    window.loading = this.inner.recent({ sessionId, limit: this.options.perSession }).then(
+      (stored) => {
+        const storedKeys = new Set(stored.map(messageKey));
+        const arrived = window.messages.filter((message) => !storedKeys.has(messageKey(message)));
+        window.messages = [...stored, ...arrived].slice(-this.options.perSession);
+        window.loading = undefined;
+      },
+      (error: unknown) => {
+        // The next read tries the store again.
+        if (this.windows.get(sessionId) === window) this.windows.delete(sessionId);
+        throw error;
+      },
+    );
+    return window;
+  }
+}
+
+/** Platform ids are reused (NapCat's after a restart): the sender and time tell two messages apart. */
+function messageKey(message: ChatMessage): string {
+  return `${message.messageId}|${message.userId}|${message.time}`;
 }

@@ -14,16 +14,17 @@ export interface HistoryQuery {
 
 /**
  * Persistence for messages. Writes are queued and committed in batches, so `append` never
- * blocks ingest; reads see every appended message (they flush the queue first).
+ * blocks ingest; reads answer asynchronously (a database server or a worker may serve them)
+ * and see every message appended before the call.
  * Keep SQL portable: a Postgres implementation will sit behind the same interface.
  */
 export interface MessageStore {
   append(message: ChatMessage): void;
-  recent(query: HistoryQuery): ChatMessage[];
-  findByMessageId(sessionId: string, messageId: string): ChatMessage | undefined;
+  recent(query: HistoryQuery): Promise<ChatMessage[]>;
+  findByMessageId(sessionId: string, messageId: string): Promise<ChatMessage | undefined>;
   /** Commits everything queued. */
-  flush(): void;
-  close(): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** One conversation as the console lists it. */
@@ -52,12 +53,12 @@ export interface MessageQuery {
   limit: number;
 }
 
-/** Reading stored conversations for the console. Reads see every appended message. */
+/** Reading stored conversations for the console. Reads see every message appended before the call. */
 export interface ChatHistory {
   /** Sessions with the most recent activity first. */
-  sessions(query: SessionQuery): SessionSummary[];
+  sessions(query: SessionQuery): Promise<SessionSummary[]>;
   /** Newest first. */
-  messages(query: MessageQuery): StoredMessage[];
+  messages(query: MessageQuery): Promise<StoredMessage[]>;
 }
 
 /**
@@ -93,20 +94,21 @@ export interface TurnRecord {
 /** Turns. Recording a `replyId` again replaces the earlier record. */
 export interface TurnStore {
   /**
-   * Records a turn as running and commits it, with every write queued before it, before
-   * returning: after a crash it is found by `running()`. Throws when the database refuses.
+   * Records a turn as running and commits it, with every write queued before it: once it
+   * resolves, a crash leaves the turn for `running()` to find. Rejects when the database refuses.
    */
-  begin(turn: TurnRecord): void;
+  begin(turn: TurnRecord): Promise<void>;
   /**
-   * Records a turn's end (queued like other writes). Both here and in `begin`, a turn that
-   * runs another again (`recoveredFrom`) marks that one `interrupted` in the same commit.
+   * Records a turn's end; resolves once the store has taken it (the SQLite store queues it
+   * with the other writes). Both here and in `begin`, a turn that runs another again
+   * (`recoveredFrom`) marks that one `interrupted` in the same commit.
    */
-  record(turn: TurnRecord): void;
-  get(replyId: string): TurnRecord | undefined;
+  record(turn: TurnRecord): Promise<void>;
+  get(replyId: string): Promise<TurnRecord | undefined>;
   /** The newest `limit` turns of the session, newest first. */
-  listBySession(sessionId: string, limit: number): TurnRecord[];
+  listBySession(sessionId: string, limit: number): Promise<TurnRecord[]>;
   /** Turns still `running`, oldest first: at start-up, the ones a crash interrupted. */
-  running(): TurnRecord[];
+  running(): Promise<TurnRecord[]>;
 }
 
 /**
@@ -146,17 +148,20 @@ export type NewSend = Pick<SendEntry, "replyId" | "sessionId" | "target" | "cont
  * OneBot has no idempotency key, so every send of a turn is recorded before and after it leaves.
  */
 export interface SendStore {
-  /** Records a send as `pending` and commits it before returning; returns its id. Throws when the database refuses. */
-  pending(send: NewSend): number;
-  /** The platform accepted it (queued like other writes). */
-  sent(id: number, platformMessageId: string): void;
-  /** It ended with an error: `failed` when it certainly never left, else `in_doubt` (queued like other writes). */
-  settleFailed(id: number, state: "failed" | "in_doubt", error: string): void;
+  /** Records a send as `pending` and commits it; resolves with its id. Rejects when the database refuses. */
+  pending(send: NewSend): Promise<number>;
+  /**
+   * The platform accepted it. Resolves once the store has taken it (the SQLite store queues
+   * it with the other writes): losing it in a crash leaves the send pending, read as in doubt.
+   */
+  sent(id: number, platformMessageId: string): Promise<void>;
+  /** It ended with an error: `failed` when it certainly never left, else `in_doubt` (taken like `sent`). */
+  settleFailed(id: number, state: "failed" | "in_doubt", error: string): Promise<void>;
   /** A turn's sends, oldest first. */
-  forReply(replyId: string): SendEntry[];
-  /** Deletes entries created before `time`; returns how many. */
-  pruneBefore(time: number): number;
-  close(): void;
+  forReply(replyId: string): Promise<SendEntry[]>;
+  /** Deletes entries created before `time`; resolves with how many. */
+  pruneBefore(time: number): Promise<number>;
+  close(): Promise<void>;
 }
 
 /** One LLM call. */
@@ -208,12 +213,12 @@ export interface SessionTokens {
 export interface UsageStore {
   record(usage: UsageRecord): void;
   /** Rows ordered by day, task, provider, model. */
-  summarize(query: UsageQuery): UsageSummaryRow[];
+  summarize(query: UsageQuery): Promise<UsageSummaryRow[]>;
   /** Tokens of the calls made at or after `sinceMs`, one row per chat. */
-  tokensBySession(query: UsageQuery): SessionTokens[];
+  tokensBySession(query: UsageQuery): Promise<SessionTokens[]>;
   /** Commits everything queued. */
-  flush(): void;
-  close(): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Every store the bot uses, over one database. */
@@ -227,10 +232,10 @@ export interface Stores {
   usage: UsageStore;
   /** What each turn did, for the console's timeline; bounded by count and age. */
   monitorEvents: MonitorEventStore;
-  /** Whether writes reach the database, for `/healthz`. */
+  /** Whether writes reach the database, for `/healthz`: kept in memory, so it never waits on the database. */
   status(): StorageStatus;
   /** Flushes every queue, then closes the database. Safe to call twice. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { LOG_LEVEL } from "../support/log-capture.ts";
 import { GROUP, SELF } from "../support/messages.ts";
-import { LOG_LEVEL, type OneBotHarness, startOneBotHarness, until } from "../support/onebot-harness.ts";
+import { type OneBotHarness, startOneBotHarness } from "../support/onebot-harness.ts";
 
 const ALICE = "30000";
 
@@ -135,7 +136,7 @@ describe("OneBot events", () => {
     harness.standin.pushGroupMessage({ groupId: GROUP, userId: SELF, message: "typed on the phone" });
     harness.standin.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: "from alice" });
 
-    await until(() => (harness!.messages.length === 2 ? true : undefined), 2_000);
+    await harness.nextMessage((message) => message.userId === ALICE);
     expect(harness.messages.map((m) => [m.userId, m.fromSelf])).toEqual([
       [SELF, true],
       [ALICE, false],

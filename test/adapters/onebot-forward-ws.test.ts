@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GROUP, SELF } from "../support/messages.ts";
-import { type OneBotHarness, startOneBotHarness, until } from "../support/onebot-harness.ts";
+import { type OneBotHarness, startOneBotHarness } from "../support/onebot-harness.ts";
+import { sleep, waitFor } from "../support/wait.ts";
 
 let harness: OneBotHarness | undefined;
 
@@ -8,10 +9,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 describe("OneBot forward WebSocket", () => {
   it("dials the implementation with its token, learns the self id and receives messages", async () => {
@@ -62,8 +59,8 @@ describe("OneBot forward WebSocket", () => {
     const statusesBefore = harness.connections.length;
     // Down long enough for several failed attempts: backoff timers must not pile up.
     await harness.standin.restart(300);
-    await until(
-      () => harness!.connections.slice(statusesBefore).find((s) => s.connected),
+    await waitFor(
+      () => harness!.connections.slice(statusesBefore).some((s) => s.connected),
       3_000,
       "reconnection",
     );
@@ -73,7 +70,7 @@ describe("OneBot forward WebSocket", () => {
     for (const text of ["one", "two", "three"]) {
       harness.standin.pushGroupMessage({ groupId: GROUP, userId: "30000", message: text });
     }
-    await until(() => (harness!.messages.length >= 4 ? true : undefined), 2_000, "messages after restart");
+    await waitFor(() => harness!.messages.length >= 4, 2_000, "messages after restart");
     await sleep(300);
     expect(harness.standin.sockets()).toHaveLength(1);
     expect(harness.messages.map((m) => m.segments)).toEqual(
@@ -89,7 +86,7 @@ describe("OneBot forward WebSocket", () => {
     harness.standin.pushRaw(`{"post_type":"message","pad":"${"x".repeat(17 * 1024 * 1024)}"}`);
 
     expect(await socket!.closed).toMatchObject({ code: 1009 });
-    await until(() => harness!.connections.filter((s) => s.connected)[1], 3_000, "reconnection");
+    await waitFor(() => harness!.connections.filter((s) => s.connected).length >= 2, 3_000, "reconnection");
     expect(harness.logs.map((line) => line.msg)).toContain(
       "onebot frame larger than the limit refused, connection closed (1009)",
     );

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { OneBotActionError } from "../../src/adapters/onebot/action-error.ts";
 import { GROUP, SELF } from "../support/messages.ts";
-import { HTTP_EVENT_PATH, type OneBotHarness, startOneBotHarness, until } from "../support/onebot-harness.ts";
+import { HTTP_EVENT_PATH, type OneBotHarness, startOneBotHarness } from "../support/onebot-harness.ts";
+import { waitFor } from "../support/wait.ts";
 
 const SECRET = "post-secret";
 
@@ -97,7 +98,7 @@ describe("OneBot HTTP mode", () => {
     expect(down).toMatchObject({ kind: "disconnected", action: "get_login_info" });
     expect(harness.adapter.accounts()).toEqual([{ selfId: SELF, connected: false }]);
     await restarted;
-    await until(() => harness!.adapter.accounts().find((a) => a.connected), 3_000, "API reachable again");
+    await waitFor(() => harness!.adapter.accounts().some((a) => a.connected), 3_000, "API reachable again");
     expect(harness.connections.map((s) => s.connected)).toEqual([true, false, true]);
   });
 });

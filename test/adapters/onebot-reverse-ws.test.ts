@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { GROUP, SELF } from "../support/messages.ts";
-import { ONEBOT_PATH, type OneBotHarness, startOneBotHarness, until } from "../support/onebot-harness.ts";
+import { ONEBOT_PATH, type OneBotHarness, startOneBotHarness } from "../support/onebot-harness.ts";
 import { OneBotStandIn, UpgradeRejectedError } from "../support/onebot-standin.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ALICE = "30000";
 
@@ -123,7 +124,9 @@ describe("OneBot reverse WebSocket", () => {
 
     expect(await older!.closed).toMatchObject({ reason: "replaced by a newer connection" });
     expect(newer.isOpen).toBe(true);
-    await until(() => harness!.logs.find((line) => line.msg === "onebot connection closed"), 2_000);
+    // Reported: the older one opened, the newer one opened, the older one closed; connected throughout.
+    await waitFor(() => harness!.connections.length === 3, 2_000, "the older connection's close");
+    expect(harness.connections.map((status) => status.connected)).toEqual([true, true, true]);
     expect(harness.adapter.accounts()).toEqual([{ selfId: SELF, connected: true }]);
 
     await harness.adapter.send({ selfId: SELF, chatType: "group", peerId: GROUP }, [

@@ -4,9 +4,7 @@ import { ALICE, BOB, GROUP, mention, plain, SELF } from "../support/messages.ts"
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { waitFor } from "../support/wait.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep, waitFor } from "../support/wait.ts";
 
 describe("end-to-end replies through OneBot and a scripted model", () => {
   let llm: ScriptedLlmServer;

@@ -30,18 +30,18 @@ describe("settling interrupted turns at start-up", () => {
     connected = true;
   });
 
-  afterEach(() => {
-    stores.close();
+  afterEach(async () => {
+    await stores.close();
     dir.remove();
   });
 
   async function recover(): Promise<void> {
     const tasks: Array<() => Promise<void>> = [];
-    new TurnRecovery({
+    await new TurnRecovery({
       turns: stores.turns,
       sends: stores.sends,
       messages: stores.messages,
-      onTimeline: () => false,
+      onTimeline: async () => false,
       recoverWithinMs: 120_000,
       inSessionOrder: (_sessionId, task) => tasks.push(task),
       accountReady: async () => connected,
@@ -54,7 +54,7 @@ describe("settling interrupted turns at start-up", () => {
     for (const task of tasks) await task();
   }
 
-  function interrupted(replyId: string, messageIds = ["7"]): TurnRecord {
+  async function interrupted(replyId: string, messageIds = ["7"]): Promise<TurnRecord> {
     for (const id of messageIds) stores.messages.append(groupMessage({ messageId: id, time: NOW - 5_000 }));
     const turn: TurnRecord = {
       replyId,
@@ -65,7 +65,7 @@ describe("settling interrupted turns at start-up", () => {
       messageIds,
       createdAt: NOW - 4_000,
     };
-    stores.turns.begin(turn);
+    await stores.turns.begin(turn);
     return turn;
   }
 
@@ -79,11 +79,11 @@ describe("settling interrupted turns at start-up", () => {
     });
 
   it("finishes a turn whose sends all left instead of running it again", async () => {
-    interrupted("r1");
-    stores.sends.sent(send("r1"), "100001");
+    await interrupted("r1");
+    await stores.sends.sent(await send("r1"), "100001");
     await recover();
     expect(reruns).toEqual([]);
-    expect(stores.turns.get("r1")).toMatchObject({
+    expect(await stores.turns.get("r1")).toMatchObject({
       status: "replied",
       reason: "finished after a restart: its 1 message(s) had been sent",
     });
@@ -94,8 +94,8 @@ describe("settling interrupted turns at start-up", () => {
   });
 
   it("runs again, from its stored messages, a turn whose only send certainly never left", async () => {
-    interrupted("r1", ["6", "7"]);
-    stores.sends.settleFailed(send("r1"), "failed", "no open connection");
+    await interrupted("r1", ["6", "7"]);
+    await stores.sends.settleFailed(await send("r1"), "failed", "no open connection");
     await recover();
     expect(reruns).toHaveLength(1);
     expect(reruns[0]!.recoveredFrom).toBe("r1");
@@ -104,21 +104,21 @@ describe("settling interrupted turns at start-up", () => {
   });
 
   it("marks a turn interrupted when its account does not come back", async () => {
-    interrupted("r1");
+    await interrupted("r1");
     connected = false;
     await recover();
     expect(reruns).toEqual([]);
-    expect(stores.turns.get("r1")).toMatchObject({
+    expect(await stores.turns.get("r1")).toMatchObject({
       status: "interrupted",
       reason: "interrupted by a restart; account 10000 did not connect within 60 s",
     });
   });
 
   it("marks a turn interrupted when its messages are no longer stored", async () => {
-    stores.turns.begin({ ...interrupted("r1"), messageIds: ["gone"] });
+    await stores.turns.begin({ ...(await interrupted("r1")), messageIds: ["gone"] });
     await recover();
     expect(reruns).toEqual([]);
-    expect(stores.turns.get("r1")).toMatchObject({
+    expect(await stores.turns.get("r1")).toMatchObject({
       status: "interrupted",
       reason: "interrupted by a restart; its messages are no longer stored",
     });

@@ -10,9 +10,7 @@ import { startBot } from "../support/bot-harness.ts";
 import { ALICE, GROUP, groupSession, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { waitFor } from "../support/wait.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep, waitFor } from "../support/wait.ts";
 
 describe("the running bot", () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -166,10 +164,7 @@ describe("the running bot", () => {
     await waitFor(() => llm.requests.length === 2);
     // The connection drops while the reply is being written and comes back 1 s later.
     const restarted = qq.restart(1_000);
-    await bot.waitForLog(
-      (l) => l.msg === "no connection to send on; waiting for the account to reconnect",
-      5_000,
-    );
+    await bot.waitForEvent("adapter.connection", (event) => event.data.connected === false);
     await restarted;
     const sent = await qq.waitForSent(undefined, 8_000);
     expect(sent.text).toBe("我回来了");

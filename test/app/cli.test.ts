@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../support/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MAIN = join(ROOT, "src/main.ts");
@@ -31,14 +32,6 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Run {
     result.stderr += String(chunk);
   });
   return result;
-}
-
-async function waitForOutput(result: Run, text: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!result.stdout.includes(text)) {
-    if (Date.now() > deadline) throw new Error(`no "${text}" in output:\n${result.stdout}\n${result.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe("the tsumugi command", () => {
@@ -82,7 +75,7 @@ describe("the tsumugi command", () => {
     const dir = tempDir();
     const result = run([], dir);
     children.push(result.child);
-    await waitForOutput(result, "Tsumugi is running");
+    await waitFor(() => result.stdout.includes("Tsumugi is running"), 15_000, "the start-up banner");
     const health = await fetch("http://127.0.0.1:6180/healthz");
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({
@@ -104,7 +97,7 @@ describe("the tsumugi command", () => {
     writeFileSync(join(dir, "my.yaml"), "server:\n  port: 0\nbot:\n  name: 小紬\n");
     const viaFlag = run(["--config", "my.yaml"], dir);
     children.push(viaFlag.child);
-    await waitForOutput(viaFlag, "Tsumugi is running");
+    await waitFor(() => viaFlag.stdout.includes("Tsumugi is running"), 15_000, "the start-up banner");
     expect(viaFlag.stdout).not.toContain("127.0.0.1:6180");
     viaFlag.child.kill("SIGINT");
     expect((await viaFlag.exit).code).toBe(0);

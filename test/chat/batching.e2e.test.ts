@@ -4,9 +4,7 @@ import { BOB, GROUP, SELF, plain as text } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { waitFor } from "../support/wait.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep, waitFor } from "../support/wait.ts";
 
 let scene: Scene;
 let llm: ScriptedLlmServer;
@@ -43,6 +41,36 @@ describe("realtime windows", () => {
     expect(llm.requests).toHaveLength(2);
     const prompt = llm.requests[0]!.promptText;
     expect(prompt).toMatch(/Bob\(30002\): 问个事\n.*Bob\(30002\): 上海明天\n.*Bob\(30002\): 会下雨吗/);
+  });
+
+  it("answers a reply to its own message, with the lines that follow it in the order they came", async () => {
+    await start({ realtime: { windowMs: 150, maxWindowMs: 2_000 } });
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "第一问的答案" });
+    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, nickname: "Bob", message: text(`@紬 第一问`) });
+    const answer = await qq.waitForSent(undefined, 3_000);
+    await bot.waitForEvent("message.sent"); // the bot has stored what it sent
+
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "第二问的答案" });
+    // Whom a reply quotes is read from the store; the line right behind it must not overtake it.
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: BOB,
+      nickname: "Bob",
+      message: [{ type: "reply", data: { id: String(answer.messageId) } }, ...text("那第二问呢")],
+    });
+    chatter("顺便再问一句");
+    await qq.waitForSent((sent) => sent.text === "第二问的答案", 3_000);
+    expect(llm.requests[2]!.promptText).toMatch(/Bob\(30002\): .*那第二问呢\n.*Bob\(30002\): 顺便再问一句/);
+
+    // A reply to somebody else's message is chatter: no turn starts.
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: BOB,
+      nickname: "Bob",
+      message: [{ type: "reply", data: { id: "404" } }, ...text("随便说说")],
+    });
+    await sleep(400);
+    expect(llm.requests).toHaveLength(4);
   });
 });
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { KeyedQueue } from "../../src/chat/keyed-queue.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from "../support/wait.ts";
 
 describe("KeyedQueue", () => {
   it("runs one session's tasks in order and different sessions concurrently", async () => {

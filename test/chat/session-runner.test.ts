@@ -4,6 +4,7 @@ import type { BatchBounds } from "../../src/chat/batch-bounds.ts";
 import { KeyedQueue } from "../../src/chat/keyed-queue.ts";
 import { SessionRunner } from "../../src/chat/session-runner.ts";
 import { groupChatMessage } from "../support/messages.ts";
+import { waitFor } from "../support/wait.ts";
 
 const BOUNDS: BatchBounds = { maxMessages: 30, maxChars: 8_000, maxMessagesPerUser: 10 };
 const SESSION = "onebot:10000:group:20000";
@@ -34,9 +35,7 @@ function setup() {
     bounds: () => BOUNDS,
     onOmitted: (_batch, omitted) => omissions.push(omitted),
   });
-  const waitForTurns = async (count: number) => {
-    while (turns.length < count) await new Promise((resolve) => setTimeout(resolve, 1));
-  };
+  const waitForTurns = (count: number) => waitFor(() => turns.length >= count, 5_000, `${count} turns`);
   return {
     runner,
     turns,

@@ -46,43 +46,43 @@ function setUp(start = MORNING) {
 }
 
 describe("today's token tally", () => {
-  it("reads today's spending from the store once, then counts calls as they are recorded", () => {
+  it("reads today's spending from the store once, then counts calls as they are recorded", async () => {
     const { stores, tally, record, queries } = setUp();
     stores.usage.record(call(MORNING - 3 * 3_600_000, 100, GROUP_A)); // 07:00 today
     stores.usage.record(call(MORNING - 11 * 3_600_000, 1_000, GROUP_A)); // 23:00 yesterday
     stores.usage.record(call(MORNING - 60_000, 7)); // a console model test: no chat
 
-    expect(tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 107, session: 100 });
+    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 107, session: 100 });
     record(call(MORNING, 50, GROUP_A));
     record(call(MORNING, 20, GROUP_B));
-    expect(tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 177, session: 150 });
-    expect(tally.today(GROUP_B).session).toBe(20);
+    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 177, session: 150 });
+    expect((await tally.today(GROUP_B)).session).toBe(20);
     expect(queries()).toBe(1);
-    stores.close();
+    await stores.close();
   });
 
-  it("counts a call recorded before the first question exactly once", () => {
+  it("counts a call recorded before the first question exactly once", async () => {
     const { stores, tally, record } = setUp();
     record(call(MORNING, 40, GROUP_A));
-    expect(tally.today(GROUP_A)).toMatchObject({ total: 40, session: 40 });
-    stores.close();
+    expect(await tally.today(GROUP_A)).toMatchObject({ total: 40, session: 40 });
+    await stores.close();
   });
 
-  it("starts a new day at midnight in the chat's time zone", () => {
+  it("starts a new day at midnight in the chat's time zone", async () => {
     // 23:59 in Shanghai is 15:59 UTC.
     const lateEvening = Date.UTC(2025, 4, 1, 15, 59);
     const { stores, time, tally, record, queries } = setUp(lateEvening);
     record(call(lateEvening, 500, GROUP_A));
-    expect(tally.today(GROUP_A)).toMatchObject({ day: "2025-05-01", session: 500 });
+    expect(await tally.today(GROUP_A)).toMatchObject({ day: "2025-05-01", session: 500 });
 
     time.advance(60_000);
     record(call(time.now(), 30, GROUP_A));
-    expect(tally.today(GROUP_A)).toEqual({ day: "2025-05-02", total: 30, session: 30 });
+    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-02", total: 30, session: 30 });
     // A call that started before midnight and is recorded after it belongs to yesterday.
     record(call(lateEvening, 9, GROUP_A));
-    expect(tally.today(GROUP_A).session).toBe(30);
+    expect((await tally.today(GROUP_A)).session).toBe(30);
     expect(queries()).toBe(2);
-    stores.close();
+    await stores.close();
   });
 });
 

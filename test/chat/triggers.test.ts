@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { detectTrigger, stripLeadingMention, type TriggerSettings } from "../../src/chat/triggers.ts";
+import {
+  detectTrigger,
+  quotedMessageId,
+  stripLeadingMention,
+  type TriggerSettings,
+} from "../../src/chat/triggers.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import type { Segment } from "../../src/message/segment.ts";
 
@@ -29,29 +34,33 @@ function message(segments: Segment[], overrides: Partial<ChatMessage> = {}): Cha
   };
 }
 const text = (t: string): Segment => ({ type: "text", data: { text: t } });
-const never = () => false;
 
 describe("detectTrigger", () => {
   it("recognises each trigger and nothing else", () => {
-    expect(detectTrigger(message([{ type: "at", data: { qq: "10000" } }]), settings, never)).toBe("mention");
-    expect(detectTrigger(message([{ type: "at", data: { qq: "12345" } }, text("hi")]), settings, never)).toBe(
+    expect(detectTrigger(message([{ type: "at", data: { qq: "10000" } }]), settings, false)).toBe("mention");
+    expect(detectTrigger(message([{ type: "at", data: { qq: "12345" } }, text("hi")]), settings, false)).toBe(
       undefined,
     );
-    expect(detectTrigger(message([text("明天天气如何")]), settings, never)).toBe("keyword");
-    expect(detectTrigger(message([text("TSUMUGI 你好")]), settings, never)).toBe("keyword");
-    expect(detectTrigger(message([text("hi")], { chatType: "private" }), settings, never)).toBe("private");
+    expect(detectTrigger(message([text("明天天气如何")]), settings, false)).toBe("keyword");
+    expect(detectTrigger(message([text("TSUMUGI 你好")]), settings, false)).toBe("keyword");
+    expect(detectTrigger(message([text("hi")], { chatType: "private" }), settings, false)).toBe("private");
     const reply: Segment = { type: "reply", data: { id: "77" } };
-    expect(detectTrigger(message([reply, text("嗯")]), settings, (_s, id) => id === "77")).toBe(
-      "reply_to_self",
-    );
-    expect(detectTrigger(message([reply, text("嗯")]), settings, never)).toBe(undefined);
+    expect(quotedMessageId(message([reply, text("嗯")]), settings)).toBe("77");
+    expect(detectTrigger(message([reply, text("嗯")]), settings, true)).toBe("reply_to_self");
+    expect(detectTrigger(message([reply, text("嗯")]), settings, false)).toBe(undefined);
+    expect(quotedMessageId(message([text("嗯")]), settings)).toBe(undefined);
   });
 
   it("honours switched-off triggers and never triggers on the bot's own messages", () => {
     const off = { ...settings, mention: false, privateAlways: false, names: [], keywords: [] };
-    expect(detectTrigger(message([{ type: "at", data: { qq: "10000" } }]), off, never)).toBe(undefined);
-    expect(detectTrigger(message([text("hi")], { chatType: "private" }), off, never)).toBe(undefined);
-    expect(detectTrigger(message([text("紬")], { fromSelf: true }), settings, never)).toBe(undefined);
+    expect(detectTrigger(message([{ type: "at", data: { qq: "10000" } }]), off, false)).toBe(undefined);
+    expect(detectTrigger(message([text("hi")], { chatType: "private" }), off, false)).toBe(undefined);
+    expect(detectTrigger(message([text("紬")], { fromSelf: true }), settings, false)).toBe(undefined);
+    // Nobody looks up whom a message replies to when that cannot trigger the bot.
+    const reply: Segment = { type: "reply", data: { id: "77" } };
+    expect(quotedMessageId(message([reply]), { ...settings, replyToSelf: false })).toBe(undefined);
+    expect(quotedMessageId(message([reply], { fromSelf: true }), settings)).toBe(undefined);
+    expect(detectTrigger(message([reply]), { ...settings, replyToSelf: false }, true)).toBe(undefined);
   });
 });
 

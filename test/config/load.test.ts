@@ -41,12 +41,9 @@ describe("loadConfig without a file", () => {
     expect(config.storage.url).toBe("sqlite:./data/tsumugi.db");
     expect(config.storage.retention).toEqual({ days: 0, messagesPerSession: 100_000 });
     expect(config.storage.spoolSize).toBe(50_000);
-    expect(config.bot).toEqual({
-      name: "紬",
-      aliases: ["tsumugi"],
-      persona: "你是群里的一名普通成员，说话简短自然。",
-      admins: [],
-    });
+    // No persona: the `persona` template of prompts.language speaks for it.
+    expect(config.bot).toEqual({ name: "紬", aliases: ["tsumugi"], admins: [] });
+    expect(config.prompts).toEqual({ language: "zh", templates: {} });
     expect(config.adapters).toEqual([
       {
         type: "onebot",

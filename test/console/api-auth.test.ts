@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { apiClient } from "./api-client.ts";
 
 const TOKEN = "console-secret-token";
 

@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { apiClient } from "../support/api-client.ts";
 import { startBot } from "../support/bot-harness.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { apiClient } from "./api-client.ts";
+import { sleep } from "../support/wait.ts";
 
 const TOKEN = "config-token";
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function eventually<T>(
   read: () => Promise<T>,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiClient, apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { type ApiClient, apiClient } from "./api-client.ts";
 import { openSse } from "./sse-client.ts";
 
 const TOKEN = "playground-token";

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import { type ApiClient, apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { type ApiClient, apiClient } from "./api-client.ts";
 import { openSse } from "./sse-client.ts";
 import { WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weather-plugin.ts";
 

@@ -67,6 +67,20 @@ describe("the console in a real browser", () => {
     return page;
   }
 
+  /** A private playground message, posted as another user would from their own page. */
+  async function sayPrivately(userId: string, senderName: string, text: string): Promise<void> {
+    await fetch(`${bot.baseUrl}/api/playground/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        chatType: "private",
+        userId,
+        senderName,
+        segments: [{ type: "text", data: { text } }],
+      }),
+    });
+  }
+
   it("refuses a wrong token and logs in with the right one", async () => {
     const context = await browser.newContext({ locale: "zh-CN" });
     page = await context.newPage();
@@ -116,20 +130,64 @@ describe("the console in a real browser", () => {
     await openLoggedIn("/monitor");
     await page.locator(".turn-list").waitFor();
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "不需要回答" } }] });
-    await fetch(`${bot.baseUrl}/api/playground/messages`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        chatType: "private",
-        userId: "40001",
-        senderName: "小红",
-        segments: [{ type: "text", data: { text: "嗯嗯" } }],
-      }),
-    });
+    await sayPrivately("40001", "小红", "嗯嗯");
     const live = page.locator(".turn-list li", { hasText: "console:10000:private:40001" });
     await expect.poll(() => live.textContent()).toContain("no_reply: 不需要回答");
     await live.getByRole("link").click();
     await expect.poll(() => page.locator(".why").textContent()).toContain("不需要回答");
+  });
+
+  it("lists what started a turn and what it sent, and shows a turn opened mid-way whole and in order", async () => {
+    await openLoggedIn("/playground");
+    // The stream answers once the server follows the timeline for this page.
+    const following = page.waitForResponse((response) => response.url().endsWith("/api/monitor/stream"));
+    await page.locator("nav").getByRole("link", { name: "时间线" }).click();
+    await following;
+    let releaseReplyer = () => {};
+    const replyerHeld = new Promise<void>((resolve) => {
+      releaseReplyer = resolve;
+    });
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, async () => {
+      await replyerHeld;
+      return { text: "楼下的面条不错" };
+    });
+    // The turn's events answer with what was stored when asked, but reach the page only after
+    // the rest of the turn has streamed in: the page must keep both, each once, in order.
+    let detailFetched = () => {};
+    const fetched = new Promise<void>((resolve) => {
+      detailFetched = resolve;
+    });
+    let deliverDetail = () => {};
+    const delivered = new Promise<void>((resolve) => {
+      deliverDetail = resolve;
+    });
+    await page.route("**/api/monitor/turns/*", async (route) => {
+      const response = await route.fetch();
+      detailFetched();
+      await delivered;
+      await route.fulfill({ response });
+    });
+    await sayPrivately("40002", "小刚", "午饭吃什么好");
+    const entry = page.locator(".turn-list li", { hasText: "小刚: 午饭吃什么好" });
+    await entry.getByRole("link").click();
+    await fetched;
+    releaseReplyer();
+    await expect.poll(() => entry.textContent()).toContain("已回复");
+    expect(await entry.locator(".turn-reply").textContent()).toContain("楼下的面条不错");
+    deliverDetail();
+
+    await page.locator(".timeline [data-event-type='turn.finished']").waitFor();
+    const shown = await page
+      .locator(".timeline > li")
+      .evaluateAll((items) => items.map((item) => item.getAttribute("data-event-type")));
+    const replyId = new URL(page.url()).pathname.split("/").at(-1);
+    const stored = await fetch(`${bot.baseUrl}/api/monitor/turns/${replyId}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).then((response) => response.json() as Promise<{ events: Array<{ type: string }> }>);
+    expect(shown).toEqual(stored.events.map((event) => event.type));
+    const replyer = page.locator("[data-event-type='replyer.generated']");
+    expect(await replyer.textContent()).toContain("写出回复");
+    expect(await replyer.textContent()).toContain("main/scripted-model");
   });
 
   it("says plainly when no model is configured, and sets one up from the first-run page", async () => {

@@ -8,10 +8,11 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
+import { health } from "../support/bot-api.ts";
+import type { BotProcess } from "../support/bot-process.ts";
 import { BOB, GROUP, plain, SELF } from "../support/messages.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { type Scene, startProcessScene } from "../support/scene.ts";
+import { waitFor } from "../support/wait.ts";
 
 const CAROL = "30003";
 const MALLORY = "30666";
@@ -35,22 +36,22 @@ function groupEventText(messageId: number, userId: string, messageJson: string):
 }
 
 describe("poison frames among ordinary messages", () => {
-  let llm: ScriptedLlmServer;
-  let bot: BotProcess;
-  let qq: OneBotStandIn;
+  let scene: Scene<BotProcess> | undefined;
 
   afterEach(async () => {
-    await qq?.close();
-    await bot?.dispose();
-    await llm?.close();
+    await scene?.close();
+    scene = undefined;
   });
 
   it("refuses each bad frame with one log line and keeps its neighbours", async () => {
-    llm = await ScriptedLlmServer.start();
-    bot = await startBotProcess({ llm });
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
-    await bot.waitForLog((line) => String(line.msg).startsWith("onebot connection"), 10_000);
+    scene = await startProcessScene();
+    const { llm, bot, qq } = scene;
+    await waitFor(
+      async () =>
+        (await health(bot)).adapters.some((account) => account.selfId === SELF && account.connected),
+      10_000,
+      "the account connected",
+    );
 
     const depth = 100_000;
     const deep = `[{"type":"text","data":{"text":"x","extra":${"[".repeat(depth)}${"]".repeat(depth)}}}]`;
@@ -72,8 +73,7 @@ describe("poison frames among ordinary messages", () => {
       message: [{ type: "at", data: { qq: SELF } }, ...plain(" 还在吗")],
     });
     await qq.waitForSent((sent) => sent.text === "还在", 15_000);
-    const health = await fetch(`${bot.baseUrl}/healthz`);
-    expect(health.status).toBe(200);
+    expect((await fetch(`${bot.baseUrl}/healthz`)).status).toBe(200);
 
     const refusals = bot.logs.filter((line) => line.msg === "onebot message event refused");
     expect(refusals).toHaveLength(2);

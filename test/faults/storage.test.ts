@@ -10,9 +10,13 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HealthReport } from "../../src/server/health-report.ts";
+import type { StorageStatus } from "../../src/store/types.ts";
+import { health, storedMessages } from "../support/bot-api.ts";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { GROUP, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { waitFor } from "../support/wait.ts";
 
 const LOCKED_MESSAGES = 30;
 
@@ -25,26 +29,31 @@ process.stdout.write("locked\\n");
 process.stdin.once("data", () => { db.exec("COMMIT"); db.close(); process.exit(0); });
 `;
 
-interface Health {
-  status: string;
-  storage: { state: string; reason?: string; spooled: number; dropped: number };
-}
-
 describe("the database locked by another process", () => {
   let qq: OneBotStandIn;
   let bot: BotProcess;
   let locker: ChildProcess | undefined;
   const healthTimes: number[] = [];
-  let degraded: Health;
-  let recovered: Health;
+  let degraded: HealthReport;
+  let recovered: HealthReport;
   const sent: string[] = [];
 
-  const health = async (): Promise<Health> => {
+  /** `/healthz`, timed: it must answer at once however the database is. */
+  const timedHealth = async (): Promise<HealthReport> => {
     const started = performance.now();
-    const response = await fetch(`${bot.baseUrl}/healthz`);
+    const report = await health(bot);
     healthTimes.push(performance.now() - started);
-    return (await response.json()) as Health;
+    return report;
   };
+  const storageIs = (state: StorageStatus["state"], spooled = 0) =>
+    waitFor(
+      async () => {
+        const { storage } = await health(bot);
+        return storage.state === state && storage.spooled >= spooled;
+      },
+      10_000,
+      `storage ${state}`,
+    );
   const push = (text: string) => {
     const id = qq.pushGroupMessage({ groupId: GROUP, userId: "30001", message: plain(text) });
     sent.push(id);
@@ -55,8 +64,12 @@ describe("the database locked by another process", () => {
     qq = new OneBotStandIn({ selfId: SELF });
     bot = await startBotProcess();
     await qq.connectReverse(bot.wsUrl);
-    const first = push("锁之前");
-    await bot.waitForLog((line) => line.msg === "message received" && line.messageId === first, 10_000);
+    push("锁之前");
+    await waitFor(
+      async () => (await storedMessages(bot, "锁之前")).length === 1,
+      10_000,
+      "the first message stored",
+    );
 
     locker = spawn(
       process.execPath,
@@ -70,15 +83,13 @@ describe("the database locked by another process", () => {
     );
     await once(locker.stdout!, "data");
     for (let index = 0; index < LOCKED_MESSAGES; index++) push(`锁住时的第${index}条`);
-    await bot.waitForLog((line) => String(line.msg).startsWith("storage degraded"), 10_000);
-    const last = sent.at(-1);
-    await bot.waitForLog((line) => line.msg === "message received" && line.messageId === last, 10_000);
-    for (let sample = 0; sample < 5; sample++) degraded = await health();
+    await storageIs("degraded", LOCKED_MESSAGES);
+    for (let sample = 0; sample < 5; sample++) degraded = await timedHealth();
 
     locker.stdin!.write("release\n");
     await once(locker, "exit");
-    await bot.waitForLog((line) => String(line.msg).startsWith("storage recovered"), 10_000);
-    recovered = await health();
+    await storageIs("ok");
+    recovered = await timedHealth();
   }, 60_000);
 
   afterAll(async () => {

@@ -85,9 +85,16 @@ describe("a bot killed mid-turn and restarted", () => {
     second = await startBotProcess({ llm, config, dataDir: first.dataDir });
     await qq.connectReverse(second.wsUrl);
     await qq.waitForSent((sent) => sent.userId === ALICE, 15_000);
-    await second.waitForLog((line) => line.msg === "turn replied", 5_000);
-    const response = await fetch(`${second.baseUrl}/api/monitor/turns?limit=50`);
-    timeline = ((await response.json()) as { turns: TimelineTurn[] }).turns;
+    // The recovered turn is on the timeline once it has finished.
+    await waitFor(
+      async () => {
+        const response = await fetch(`${second.baseUrl}/api/monitor/turns?limit=50`);
+        timeline = ((await response.json()) as { turns: TimelineTurn[] }).turns;
+        return timeline.some((turn) => turn.status === "replied");
+      },
+      5_000,
+      "the recovered turn replied",
+    );
     await second.kill("SIGTERM");
     const db = new Database(join(first.dataDir, "tsumugi.db"), { readonly: true });
     try {

@@ -57,7 +57,8 @@ describe("chatting with a local model, no API key (tiny generated GGUF)", () => 
     // The tiny model's prose: printable, as long as the default answer limit allows.
     expect(sent.text).toMatch(/^[\x20-\x7e]{100,}$/);
 
-    const loaded = await bot.waitForLog((line) => line.msg === "local model loaded");
+    // The line that tells the operator how the model was loaded (it loaded before the reply).
+    const loaded = bot.logs.find((line) => line.msg === "local model loaded");
     expect(loaded).toMatchObject({ provider: "local", threads: 1, contextSize: 4096, gpu: false });
     expect((await bot.turnFinished()).data.status).toBe("replied");
     expect(bot.logs.filter((line) => line.msg === "local model loaded")).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { apiClient } from "../console/api-client.ts";
+import { apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type TinyModelFolder, tinyModelFolder } from "./llama-fixture.ts";

@@ -8,6 +8,7 @@ import { LlmClient } from "../../src/llm/llm-client.ts";
 import type { LlmError, LlmUsageRecord, ToolSpec } from "../../src/llm/types.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { createLocalModelStack, type LocalModelStack } from "../../src/models/local-model-stack.ts";
+import { shippedPromptTemplates } from "../../src/prompts/templates.ts";
 import { type TinyModelFolder, tinyModelFolder } from "./llama-fixture.ts";
 
 const PICK_TOOL: ToolSpec = {
@@ -68,7 +69,7 @@ describe("local model through the LLM client (tiny generated GGUF)", () => {
         { role: "system", content: "你是群里的一名普通成员。" },
         { role: "user", content: "Alice(30001): 紬，你好呀" },
       ],
-      tools: builtinToolSpecs(),
+      tools: builtinToolSpecs(shippedPromptTemplates("zh")),
       toolChoice: "auto",
       maxOutputTokens: 200,
     });

@@ -3,9 +3,9 @@ import type { Database } from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RetentionLimits } from "../../src/monitor/event-store.ts";
 import type { MonitorEvent } from "../../src/monitor/monitor.ts";
-import { SqliteMonitorEventStore } from "../../src/monitor/sqlite-event-store.ts";
 import { isTimelineEvent } from "../../src/monitor/timeline-filter.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
+import { SqliteMonitorEventStore } from "../../src/store/sqlite/event-store.ts";
 import { captureLog, makeTempDir, type TempDir, tickOf } from "../store/helpers.ts";
 
 const HOUR = 3_600_000;
@@ -38,57 +38,59 @@ describe("monitor event store", () => {
     store = new SqliteMonitorEventStore(db, () => limits, logger, tickOf(db, logger));
   });
 
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     db.close();
     dir.remove();
   });
 
   const count = () => (db.prepare("SELECT COUNT(*) AS n FROM monitor_events").get() as { n: number }).n;
 
-  it("keeps at most maxEvents, dropping the oldest, and applies a changed limit at the next write", () => {
+  it("keeps at most maxEvents, dropping the oldest, and applies a changed limit at the next write", async () => {
     limits.maxEvents = 100;
     const now = Date.now();
     for (let i = 0; i < 250; i++)
       store.append({ type: "tool.called", time: now, replyId: `r${i}`, data: { i } });
-    store.flush();
+    await store.flush();
     expect(count()).toBe(100);
-    const newest = store.list({ limit: 1 })[0]!;
+    const newest = (await store.list({ limit: 1 }))[0]!;
     expect(newest.data.i).toBe(249);
-    expect(store.list({ limit: 1000 }).at(-1)!.data.i).toBe(150);
+    expect((await store.list({ limit: 1000 })).at(-1)!.data.i).toBe(150);
 
     limits.maxEvents = 10;
     store.append({ type: "tool.called", time: now, data: { i: 250 } });
-    store.flush();
+    await store.flush();
     expect(count()).toBe(10);
   });
 
-  it("deletes events older than maxAgeHours", () => {
+  it("deletes events older than maxAgeHours", async () => {
     const now = Date.now();
     store.append({ type: "tool.called", time: now - 73 * HOUR, data: { old: true } });
     store.append({ type: "tool.called", time: now - 71 * HOUR, data: { old: false } });
-    store.flush();
-    expect(store.list({ limit: 10 }).map((event) => event.data.old)).toEqual([false]);
+    await store.flush();
+    expect((await store.list({ limit: 10 })).map((event) => event.data.old)).toEqual([false]);
   });
 
-  it("lists turns newest first with status and round count, searchable and pageable", () => {
+  it("lists turns newest first with status and round count, searchable and pageable", async () => {
     const now = Date.now();
     for (const event of [...turn("aaa-1", now), ...turn("bbb-2", now + 10, "console:10000:private:5")]) {
       store.append(event);
     }
     store.append({ type: "turn.started", time: now + 20, replyId: "ccc-3", sessionId: "s", data: {} });
-    const turns = store.turns({ limit: 10 });
+    const turns = await store.turns({ limit: 10 });
     expect(turns.map((t) => [t.replyId, t.status, t.rounds])).toEqual([
       ["ccc-3", undefined, 0],
       ["bbb-2", "silent", 1],
       ["aaa-1", "silent", 1],
     ]);
     expect(turns[1]).toMatchObject({ reason: "r", startedAt: now + 10, finishedAt: now + 12 });
-    expect(store.turns({ search: "bb", limit: 10 }).map((t) => t.replyId)).toEqual(["bbb-2"]);
-    expect(store.turns({ search: "private", limit: 10 }).map((t) => t.replyId)).toEqual(["bbb-2"]);
-    expect(store.turns({ search: "%", limit: 10 })).toEqual([]);
-    expect(store.turns({ beforeId: turns[1]!.id, limit: 10 }).map((t) => t.replyId)).toEqual(["aaa-1"]);
-    expect(store.turnEvents("aaa-1").map((event) => event.type)).toEqual([
+    expect((await store.turns({ search: "bb", limit: 10 })).map((t) => t.replyId)).toEqual(["bbb-2"]);
+    expect((await store.turns({ search: "private", limit: 10 })).map((t) => t.replyId)).toEqual(["bbb-2"]);
+    expect(await store.turns({ search: "%", limit: 10 })).toEqual([]);
+    expect((await store.turns({ beforeId: turns[1]!.id, limit: 10 })).map((t) => t.replyId)).toEqual([
+      "aaa-1",
+    ]);
+    expect((await store.turnEvents("aaa-1")).map((event) => event.type)).toEqual([
       "turn.started",
       "planner.round",
       "turn.finished",
@@ -96,9 +98,28 @@ describe("monitor event store", () => {
   });
 
   it("leaves untriggered messages off the timeline", () => {
-    const base = { type: "message.ingested", time: 0, data: {} };
+    const base = { type: "message.ingested" as const, time: 0, data: {} };
     expect(isTimelineEvent({ ...base, data: { trigger: null } })).toBe(false);
     expect(isTimelineEvent({ ...base, data: { trigger: "mention" } })).toBe(true);
     expect(isTimelineEvent({ type: "planner.round", time: 0, data: {} })).toBe(true);
+  });
+
+  it("gives each event its id on append, and keeps counting after the database is opened again", async () => {
+    const now = Date.now();
+    const first = turn("aaa-1", now).map((event) => store.append(event));
+    expect(first.map((event) => event.id)).toEqual([1, 2, 3]);
+    await store.close();
+
+    const { logger } = captureLog();
+    store = new SqliteMonitorEventStore(db, () => limits, logger, tickOf(db, logger));
+    const later = store.append({ type: "tool.called", time: now, replyId: "aaa-1", data: {} });
+    expect(later.id).toBe(4);
+    // Stored under the ids the live stream already carried, in the order they were appended.
+    expect((await store.turnEvents("aaa-1")).map((event) => [event.id, event.type])).toEqual([
+      [1, "turn.started"],
+      [2, "planner.round"],
+      [3, "turn.finished"],
+      [4, "tool.called"],
+    ]);
   });
 });

@@ -102,7 +102,7 @@ describe("hooks and enrichers around the planner", () => {
     expect(toolResult(1)).toContain("/tmp/old.log");
   });
 
-  it("puts enricher text in the planner's system prompt and skips a slow enricher", async () => {
+  it("puts enricher text in the planner's system prompt and skips a slow enricher, aborting its signal", async () => {
     sandbox = new PluginSandbox();
     writePlugins(
       sandbox,
@@ -111,7 +111,13 @@ describe("hooks and enrichers around the planner", () => {
   @Enricher("weather_now", { description: "当前天气" })
   weather() { return "今天下雨，出门带伞。"; }
   @Enricher("slow", { timeout_ms: 100 })
-  async slow() { await new Promise((resolve) => setTimeout(resolve, 1_000)); return "太慢了"; }`,
+  async slow(context: { signal: AbortSignal }) {
+    context.signal.addEventListener("abort", () => {
+      ((globalThis as any).pluginProbe ??= { deleted: [] }).slowAborted = context.signal.reason.message;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return "太慢了";
+  }`,
     );
     await start();
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "测试" } }] });
@@ -124,5 +130,7 @@ describe("hooks and enrichers around the planner", () => {
     expect(system).not.toContain("太慢了");
     const skipped = bot.logs.find((line) => line.msg === "enricher skipped: timed out after 100 ms");
     expect(skipped?.enricher).toBe("guard.slow");
+    // The enricher's own signal told it to stop, so its request can be cancelled.
+    expect(probe.pluginProbe?.slowAborted).toBe("timed out after 100 ms");
   });
 });

@@ -125,7 +125,10 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("版本？") });
     await waitFor(() => probe.pluginProbe?.started === true);
     plugin.write("index.ts", versionedTool("v2"));
-    await bot.waitForLog((line) => line.msg === "plugin reloaded", 5_000);
+    await bot.waitForEvent(
+      "plugin.loaded",
+      (event) => event.data.plugin === "live" && event.data.replaced === true,
+    );
     await bot.turnFinished(1);
     expect(toolResult()).toContain('"v1"');
     // Turn 2 sees the new declaration and code.
@@ -139,10 +142,10 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
       llm.requests.at(-2)!.body.tools?.find((t) => t.function.name === "which_version")?.function.description,
     ).toBe("返回版本 v2");
     expect(toolResult()).toContain('"v2"');
-    // A broken edit: logged, and v2 keeps answering.
+    // A broken edit: reported, and v2 keeps answering.
     plugin.write("index.ts", "export default class {{ broken");
-    const failure = await bot.waitForLog((line) => String(line.msg).includes("failed to reload"), 5_000);
-    expect(String(failure.msg)).toContain("the previous version keeps running");
+    const failure = await bot.waitForEvent("plugin.failed", (event) => event.data.plugin === "live");
+    expect(failure.data.previousKeepsRunning).toBe(true);
     expect(await command(ADMIN, "/plugins list", (text) => text.includes("live"))).toMatch(
       /live 1\.0\.0 \[已启用][^\n]*\n {2}错误：/,
     );
@@ -216,9 +219,39 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
     const help = await command(ALICE, "/help", (text) => text.startsWith("命令"));
     expect(help).toContain("/echo <文字…> — 复读");
     expect(help).toContain("ping | /ping [文字]");
+    // The summary command is a host command of the registry like /help.
+    expect(help).toContain("/summary | /总结 [条数] — 总结最近的聊天记录");
     expect(help).not.toContain("/secret");
     expect(help).toContain("echo_tool（echo）— 回声工具");
     expect(help).toContain("current_time（clock）");
     expect(llm.requests).toHaveLength(0);
+  });
+
+  it("sends what the SDK's segment helpers build: the seed's voice, image and @ segments as OneBot's", async () => {
+    const wav = Buffer.alloc(44);
+    wav.write("RIFF", 0, "ascii");
+    wav.write("WAVE", 8, "ascii");
+    sandbox = new PluginSandbox();
+    sandbox.add("speaker", {
+      "index.ts": classPlugin(
+        `
+  @Command("speak")
+  speak() {
+    const wav = Buffer.from("${wav.toString("base64")}", "base64");
+    return [At("${ALICE}"), Text("听："), Voice(wav, "你好"), Image(Buffer.from("png")), Image("https://example.com/a.png")];
+  }`,
+        "Plugin, Command, At, Image, Text, Voice",
+      ),
+    });
+    await start();
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("/speak") });
+    const sent = await qq.waitForSent((message) => message.text === "听：", 15_000);
+    expect(sent.message).toEqual([
+      { type: "at", data: { qq: ALICE } },
+      { type: "text", data: { text: "听：" } },
+      { type: "record", data: { file: `base64://${wav.toString("base64")}` } },
+      { type: "image", data: { file: `base64://${Buffer.from("png").toString("base64")}` } },
+      { type: "image", data: { file: "https://example.com/a.png" } },
+    ]);
   });
 });

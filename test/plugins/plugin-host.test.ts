@@ -1,17 +1,19 @@
 import { Ajv } from "ajv";
 import { afterEach, describe, expect, it } from "vitest";
-import { EnricherRegistry } from "../../src/agent/enrichers.ts";
-import { HookRegistry } from "../../src/agent/hooks.ts";
-import { ApprovalService } from "../../src/agent/hooks-approval.ts";
-import { ToolRegistry } from "../../src/agent/tool-registry.ts";
+import { BUILTIN_TOOL_NAMES } from "../../src/agent/builtin-tools.ts";
+import { CommandRegistry } from "../../src/components/command-registry.ts";
+import { EnricherRegistry } from "../../src/components/enrichers.ts";
+import { ReplyExtensionRegistry } from "../../src/components/extension-registry.ts";
+import { HookRegistry } from "../../src/components/hooks.ts";
+import { ApprovalService } from "../../src/components/hooks-approval.ts";
+import { normalizeParameters } from "../../src/components/parameters.ts";
+import { ToolRegistry } from "../../src/components/tool-registry.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import { CommandRegistry } from "../../src/plugins/command-dispatcher.ts";
+import { MonitorHub } from "../../src/monitor/monitor.ts";
 import type { PluginSettings } from "../../src/plugins/config.ts";
 import { PluginModuleLoader } from "../../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../../src/plugins/node-runtime.ts";
-import { normalizeParameters } from "../../src/plugins/parameters.ts";
 import { PluginHost } from "../../src/plugins/plugin-host.ts";
-import { ReplyExtensionRegistry } from "../../src/reply/extension-registry.ts";
 import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
 const probe = globalThis as { pluginProbe?: Record<string, unknown> };
@@ -19,8 +21,7 @@ const probe = globalThis as { pluginProbe?: Record<string, unknown> };
 describe("PluginHost (the console's control surface)", () => {
   let sandbox: PluginSandbox;
   let host: PluginHost;
-  const tools = new ToolRegistry();
-  const logs: Array<{ msg: string }> = [];
+  const tools = new ToolRegistry(BUILTIN_TOOL_NAMES);
 
   /** The bot config's `plugins` section the host reads; tests edit it and call `applySettings`. */
   let settings: PluginSettings;
@@ -37,10 +38,8 @@ describe("PluginHost (the console's control surface)", () => {
       },
       runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
       ajv: new Ajv({ useDefaults: true, allErrors: true, strict: false }),
-      logger: createLogger({
-        level: "debug",
-        destination: { write: (line: string) => void logs.push(JSON.parse(line)) },
-      }),
+      monitor: new MonitorHub(),
+      logger: createLogger({ level: "silent" }),
       watch: false,
     });
     await host.start();
@@ -50,7 +49,6 @@ describe("PluginHost (the console's control surface)", () => {
     await host?.stop();
     sandbox.remove();
     delete probe.pluginProbe;
-    logs.length = 0;
   });
 
   it("validates config changes, calls onConfigChanged, and keeps the old config on a bad one", async () => {
@@ -88,7 +86,7 @@ describe("PluginHost (the console's control surface)", () => {
     sandbox.add("late", {
       "index.ts": classPlugin(`  @Tool("late_tool", { description: "后来的" })\n  run() { return {}; }`),
     });
-    await host.refresh();
+    await host.refreshTools();
     expect(host.list().map((status) => [status.id, status.state])).toEqual([["late", "enabled"]]);
     expect(tools.all().map((tool) => tool.fullName)).toEqual(["late.late_tool"]);
     settings = { dirs: [sandbox.root], disabled: ["late"], config: {} };

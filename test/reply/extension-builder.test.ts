@@ -1,6 +1,6 @@
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { buildReplyExtension } from "../../src/reply/extension-builder.ts";
+import { buildReplyExtension } from "../../src/components/extension-builder.ts";
 import type { ReplyExtensionOptions } from "../../src/sdk/types.ts";
 
 const build = (options: ReplyExtensionOptions) =>

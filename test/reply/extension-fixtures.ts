@@ -2,7 +2,6 @@
  * Reply extension plugins written on the fly, and what the tests read back: the calls the
  * extensions saw, the reply tool's declaration, the monitor timeline and the send actions.
  */
-import type { BotHarness } from "../support/bot-harness.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import type { RecordedLlmRequest } from "../support/scripted-llm-server.ts";
 
@@ -29,6 +28,12 @@ export function seenCalls(): SeenCall[] {
 
 export function clearSeenCalls(): void {
   delete probe.replyProbe;
+}
+
+/** Between the tests sharing one scene: forgets the extension calls seen and the actions the stand-in got. */
+export function forgetSeen(qq: OneBotStandIn): void {
+  clearSeenCalls();
+  qq.actions.length = 0;
 }
 
 /**
@@ -65,28 +70,4 @@ export function pluginOptionsOf(request: RecordedLlmRequest): PluginOptionsSchem
 /** Send actions the bot made (messages it sent). */
 export function sendActions(qq: OneBotStandIn) {
   return qq.actions.filter((action) => action.action.startsWith("send_"));
-}
-
-/** POSTs to the console API (no token in tests), e.g. `/api/plugins/alpha/disable`. */
-export async function postApi(bot: BotHarness, path: string): Promise<unknown> {
-  // The console's marker header: without a token the API changes state only with it.
-  const response = await fetch(`${bot.baseUrl}${path}`, {
-    method: "POST",
-    headers: { "x-tsumugi-console": "1" },
-  });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
-export interface TimelineEvent {
-  type: string;
-  replyId?: string;
-  data: Record<string, unknown>;
-}
-
-/** The monitor timeline of one reply, from the console API. */
-export async function timelineOf(bot: BotHarness, replyId: string): Promise<TimelineEvent[]> {
-  const response = await fetch(`${bot.baseUrl}/api/monitor/turns/${encodeURIComponent(replyId)}`);
-  if (!response.ok) throw new Error(`timeline of ${replyId}: HTTP ${response.status}`);
-  return ((await response.json()) as { events: TimelineEvent[] }).events;
 }

@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../src/monitor/monitor.ts";
 import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import { postApi, timelineOf } from "../support/bot-api.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 import { ALICE, GROUP, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import {
-  clearSeenCalls,
-  extensionPlugin,
-  postApi,
-  seenCalls,
-  sendActions,
-  timelineOf,
-} from "./extension-fixtures.ts";
+import { extensionPlugin, forgetSeen, seenCalls, sendActions } from "./extension-fixtures.ts";
 
 const failing = (name: string, beforeSend: string, options = "{ parameters: {} }") => ({
   name,
@@ -80,10 +74,7 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
     sandbox.remove();
   });
 
-  beforeEach(() => {
-    clearSeenCalls();
-    qq.actions.length = 0;
-  });
+  beforeEach(() => forgetSeen(qq));
 
   /** A reply selecting `extension`; resolves once the turn has ended, with its `turn.finished` event. */
   const replyWith = async (extension: string, replyer: Parameters<ScriptedLlmServer["enqueue"]>[0]) => {

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import { pluginStatus } from "../support/bot-api.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 import { ALICE, GROUP, mention, SELF } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { waitFor } from "../support/wait.ts";
 import {
-  clearSeenCalls,
   extensionPlugin,
+  forgetSeen,
   pluginOptionsOf,
   seenCalls,
   sendActions,
@@ -72,10 +72,7 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
     sandbox.remove();
   });
 
-  beforeEach(() => {
-    clearSeenCalls();
-    qq.actions.length = 0;
-  });
+  beforeEach(() => forgetSeen(qq));
 
   const ask = () =>
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention("说点什么") });
@@ -99,11 +96,10 @@ describe("reply extension parameters and payload details (seeds 000/001)", () =>
   };
 
   it("refuses a default that breaks its own schema when the plugin loads", async () => {
-    await waitFor(() =>
-      bot.logs.some((line) => String(line.msg).includes("plugin baddefault failed to load")),
-    );
-    const line = bot.logs.find((entry) => String(entry.msg).includes("plugin baddefault failed to load"));
-    expect(String(line?.msg)).toContain(
+    // The scene starts once every plugin's first load is over.
+    const status = await pluginStatus(bot, "baddefault");
+    expect(status.state).toBe("failed");
+    expect(status.error).toContain(
       'reply extension baddefault.broken: the default of parameter "attach_voice" is invalid: attach_voice must be boolean',
     );
   });

@@ -1,11 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { timelineOf } from "../support/bot-api.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn, SentMessage } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { sendActions, timelineOf } from "./extension-fixtures.ts";
+import { sendActions } from "./extension-fixtures.ts";
 
 /** The built-in plugins folder, where `plugins/voice` lives. */
 const BUILTIN_PLUGINS = fileURLToPath(new URL("../../plugins", import.meta.url));

@@ -168,10 +168,7 @@ describe("admins are users of one platform", () => {
       });
 
     expect((await post("30001")).status).toBe(201);
-    await bot.waitForLog(
-      (line) => line.msg === "admin command refused: the sender is not in bot.admins",
-      5_000,
-    );
+    await bot.waitForEvent("message.sent", (event) => event.data.text === REFUSAL);
     expect(await stateOfX()).toBe("enabled");
     expect((await post("10001")).status).toBe(201);
     await waitFor(async () => (await stateOfX()) === "disabled");

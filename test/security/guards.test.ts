@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
-import { nodeStdioPlugin, pluginStatus } from "../stdio/stdio-fixtures.ts";
-import type { BotHarness } from "../support/bot-harness.ts";
+import { nodeStdioPlugin } from "../stdio/stdio-fixtures.ts";
+import { pluginStatus, timelineOf } from "../support/bot-api.ts";
 import { ALICE, GROUP, mention, SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { waitFor } from "../support/wait.ts";
@@ -31,16 +31,6 @@ function addGuard(sandbox: PluginSandbox, body: string): void {
 
 const deleteCall = (path: string) => ({ toolCalls: [{ name: "delete_file", arguments: { path } }] });
 const noReply = { toolCalls: [{ name: "no_reply", arguments: { reason: "好了" } }] };
-
-interface TimelineEvent {
-  type: string;
-  data: Record<string, unknown>;
-}
-
-async function timelineOf(bot: BotHarness, replyId: unknown): Promise<TimelineEvent[]> {
-  const response = await fetch(`${bot.baseUrl}/api/monitor/turns/${encodeURIComponent(String(replyId))}`);
-  return ((await response.json()) as { events: TimelineEvent[] }).events;
-}
 
 describe("guards fail closed", () => {
   let sandbox: PluginSandbox;
@@ -91,7 +81,9 @@ describe("guards fail closed", () => {
     expect(deleted()).toEqual([]);
     expect(toolResult(1)).toMatch(/^调用被拒绝：检查钩子 guard\.check 没能作出判断（.+），为安全起见不放行$/);
     expect(toolResult(1)).toContain(failure);
-    const decision = (await timelineOf(bot, turn.replyId)).find((event) => event.type === "hook.decision");
+    const decision = (await timelineOf(bot, String(turn.replyId))).find(
+      (event) => event.type === "hook.decision",
+    );
     expect(decision?.data).toMatchObject({ event: "PreToolUse", tool: "delete_file", decision: "deny" });
     const [entry] = decision?.data.hooks as Array<{ hook: string; decision: string; failure: string }>;
     expect(entry).toMatchObject({ hook: "guard.check", decision: "deny" });
@@ -153,7 +145,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     expect(deleted()).toEqual(["/tmp/a.log"]);
     expect(toolResult(1)).toContain("/tmp/a.log");
     expect(toolResult(2)).toContain("调用被拒绝：检查钩子 guard.second 没能作出判断（炸了）");
-    const decisions = (await timelineOf(bot, turn.replyId))
+    const decisions = (await timelineOf(bot, String(turn.replyId)))
       .filter((event) => event.type === "hook.decision")
       .map((event) => event.data.decision);
     expect(decisions).toEqual(["defer", "deny"]);
@@ -178,7 +170,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       status: "silent",
       reason: "UserPromptSubmit hook guard.gate denied: 不聊这个话题",
     });
-    const events = await timelineOf(bot, denied.replyId);
+    const events = await timelineOf(bot, String(denied.replyId));
     expect(events.find((event) => event.type === "turn.finished")?.data).toMatchObject({
       status: "silent",
       reason: "UserPromptSubmit hook guard.gate denied: 不聊这个话题",

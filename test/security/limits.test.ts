@@ -5,7 +5,7 @@
  * the console's timeline says why.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { apiClient } from "../console/api-client.ts";
+import { apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, BOB, SELF } from "../support/messages.ts";
 import { OneBotStandIn, type WireSegment } from "../support/onebot-standin.ts";

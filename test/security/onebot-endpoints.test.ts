@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { GROUP, SELF } from "../support/messages.ts";
 import { OneBotStandIn, UpgradeRejectedError } from "../support/onebot-standin.ts";
+import { sleep } from "../support/wait.ts";
 
 const ALICE = "30000";
 const TOKEN = "onebot-secret-token";
@@ -100,7 +101,7 @@ describe("the OneBot reverse WebSocket with an access token", () => {
     }, 2);
     const closeCode = raw.closeCode();
     await streamFrame(raw.socket, 40 * MiB, closeCode);
-    const code = await Promise.race([closeCode, delay(3_000).then(() => "no close frame")]);
+    const code = await Promise.race([closeCode, sleep(3_000).then(() => "no close frame")]);
     clearInterval(sampler);
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
 
@@ -258,13 +259,9 @@ async function streamFrame(socket: Socket, size: number, stop: Promise<unknown>)
   const chunk = Buffer.alloc(64 * 1024);
   for (let sent = 0; sent < size && !stopped && !socket.destroyed; sent += chunk.length) {
     if (!socket.write(chunk)) {
-      await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), stop, delay(1_000)]);
+      await Promise.race([new Promise((resolve) => socket.once("drain", resolve)), stop, sleep(1_000)]);
     }
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 // ── the command line ─────────────────────────────────────────────────────────────────────

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { pluginStatus } from "../support/bot-api.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { waitFor } from "../support/wait.ts";
-import { copyExample, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
+import { copyExample, PluginSandbox } from "./stdio-fixtures.ts";
 
 /** plugins/example-node: a Node channel plugin serving a web chat, driven over its own HTTP API. */
 describe("the Node channel example (channel_inbound, channel_send, channel_tools, channel_prompt, web_ui)", () => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { pluginStatus } from "../support/bot-api.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { nodeStdioPlugin, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
+import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
 
 /**
  * A channel plugin that pushes two lines the host must skip, declares its prompt and tools twice (the second declaration must

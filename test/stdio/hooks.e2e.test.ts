@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { pluginStatus } from "../support/bot-api.ts";
 import { GROUP, SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
-import { nodeStdioPlugin, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
+import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
 
 /**
  * Answers activate with the seed's `"result": "success"` beside its lists, and PreToolUse with

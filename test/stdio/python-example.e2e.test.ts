@@ -1,12 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
+import { pluginStatus } from "../support/bot-api.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { copyExample, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
+import { copyExample, PluginSandbox } from "./stdio-fixtures.ts";
 
 /** plugins/example-python, a real Python 3 process, driven through the whole bot. */
 describe("the Python example plugin (tools, hooks, enrichers, config_changed over stdio)", () => {

@@ -3,12 +3,13 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { pluginStatus } from "../support/bot-api.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 import { mention } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { isAlive, PluginSandbox, pluginStatus } from "./stdio-fixtures.ts";
+import { isAlive, PluginSandbox } from "./stdio-fixtures.ts";
 
 /** The Python and Node.js examples printed in seed 002, byte for byte (biome leaves them alone). */
 const SEED_EXAMPLES = fileURLToPath(new URL("./seed-examples/", import.meta.url));

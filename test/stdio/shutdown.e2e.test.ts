@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { pluginStatus } from "../support/bot-api.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import {
   isAlive,
   nodeStdioPlugin,
   PluginSandbox,
-  pluginStatus,
   SUPERVISED_CONFIG_SCHEMA,
   SUPERVISED_PLUGIN,
 } from "./stdio-fixtures.ts";

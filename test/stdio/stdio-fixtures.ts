@@ -5,9 +5,7 @@
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
 import type { PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
-import type { BotHarness } from "../support/bot-harness.ts";
 
 export { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 
@@ -32,18 +30,6 @@ export function nodeStdioPlugin(
     { "plugin.cjs": source },
     { runtime: "stdio", entry: "node plugin.cjs", ...manifest },
   );
-}
-
-/** Every plugin's status as the console API reports it (of an in-process bot or a bot process). */
-export async function pluginStatuses(bot: Pick<BotHarness, "baseUrl">): Promise<PluginStatus[]> {
-  const response = await fetch(`${bot.baseUrl}/api/plugins`);
-  return ((await response.json()) as { plugins: PluginStatus[] }).plugins;
-}
-
-export async function pluginStatus(bot: Pick<BotHarness, "baseUrl">, id: string): Promise<PluginStatus> {
-  const found = (await pluginStatuses(bot)).find((status) => status.id === id);
-  if (!found) throw new Error(`no plugin ${id}`);
-  return found;
 }
 
 export function isAlive(pid: number): boolean {

@@ -8,9 +8,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { storedMessages } from "../support/bot-api.ts";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { plain } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = join(ROOT, "node_modules/.bin/tsx");
@@ -32,12 +34,7 @@ describe("npm run backup", () => {
     for (let index = 0; index < 5; index++) {
       qq.pushGroupMessage({ groupId: "20000", userId: "30001", message: plain(`第 ${index} 条`) });
     }
-    await bot.waitForLog(
-      (line) => line.msg === "message received" && String(line.text) === "第 4 条",
-      10_000,
-    );
-    // Messages are committed in the next event-loop turns; /healthz returns after them.
-    await fetch(`${bot.baseUrl}/healthz`);
+    await waitFor(async () => (await storedMessages(bot, "条")).length === 5, 10_000, "five messages stored");
 
     const target = join(bot.dataDir, "copies", "backup.db");
     const run = spawnSync(TSX, [BACKUP, target, "--config", bot.configFile], {

@@ -39,10 +39,10 @@ describe("storage while the database cannot be written", () => {
     log = captureLog();
   });
 
-  afterEach(() => {
+  afterEach(async () => {
     if (other.inTransaction) other.exec("ROLLBACK");
     other.close();
-    stores.close();
+    await stores.close();
     dir.remove();
   });
 
@@ -66,9 +66,9 @@ describe("storage while the database cannot be written", () => {
       dropped: 0,
     });
     // The bot's own context still has every message.
-    const recent = stores.messages.recent({ sessionId: SESSION, limit: 3 });
+    const recent = await stores.messages.recent({ sessionId: SESSION, limit: 3 });
     expect(recent.map((message) => message.messageId)).toEqual(["locked-47", "locked-48", "locked-49"]);
-    expect(stores.messages.findByMessageId(SESSION, "locked-0")?.messageId).toBe("locked-0");
+    expect((await stores.messages.findByMessageId(SESSION, "locked-0"))?.messageId).toBe("locked-0");
     expect(log.lines).toContainEqual(
       expect.objectContaining({ level: 50, msg: expect.stringContaining("storage degraded") }),
     );
@@ -117,7 +117,7 @@ describe("storage while the database cannot be written", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(stores.status().state).toBe("degraded");
     other.exec("COMMIT");
-    stores.close();
+    await stores.close();
     expect(storedIds()).toEqual(["spooled"]);
   });
 });

@@ -36,41 +36,41 @@ describe("durable turns and the send journal", () => {
     reader = new Database(file, { readonly: true });
   });
 
-  afterEach(() => {
+  afterEach(async () => {
     reader.close();
-    stores.close();
+    await stores.close();
     dir.remove();
   });
 
   const onDisk = (sql: string, ...params: unknown[]) => reader.prepare(sql).all(...params);
 
-  it("commits a running turn at once, with the trigger messages queued before it", () => {
+  it("commits a running turn at once, with the trigger messages queued before it", async () => {
     stores.messages.append(groupMessage({ messageId: "7318462934586791234" }));
-    stores.turns.begin(running());
+    await stores.turns.begin(running());
     // No event-loop turn has passed: only an explicit commit can have put these on disk.
     expect(onDisk("SELECT message_id FROM messages")).toEqual([{ message_id: "7318462934586791234" }]);
     expect(onDisk("SELECT reply_id, status, finished_at FROM turns")).toEqual([
       { reply_id: "r1", status: "running", finished_at: null },
     ]);
-    expect(stores.turns.running()).toStrictEqual([running()]);
+    expect(await stores.turns.running()).toStrictEqual([running()]);
   });
 
-  it("replaces the running record with the outcome and lists only turns still running", () => {
-    stores.turns.begin(running());
-    stores.turns.begin(running({ replyId: "r2", createdAt: 1_700_000_000_500 }));
-    stores.turns.record({
+  it("replaces the running record with the outcome and lists only turns still running", async () => {
+    await stores.turns.begin(running());
+    await stores.turns.begin(running({ replyId: "r2", createdAt: 1_700_000_000_500 }));
+    await stores.turns.record({
       ...running(),
       status: "replied",
       reason: "replied to -42",
       finishedAt: 1_700_000_001_000,
     });
-    expect(stores.turns.running().map((turn) => turn.replyId)).toEqual(["r2"]);
-    expect(stores.turns.get("r1")).toMatchObject({ status: "replied", finishedAt: 1_700_000_001_000 });
+    expect((await stores.turns.running()).map((turn) => turn.replyId)).toEqual(["r2"]);
+    expect(await stores.turns.get("r1")).toMatchObject({ status: "replied", finishedAt: 1_700_000_001_000 });
   });
 
-  it("marks the interrupted turn in the same commit as the turn that runs it again", () => {
-    stores.turns.begin(running({ replyId: "old" }));
-    stores.turns.begin(running({ replyId: "new", recoveredFrom: "old", createdAt: 1_700_000_100_000 }));
+  it("marks the interrupted turn in the same commit as the turn that runs it again", async () => {
+    await stores.turns.begin(running({ replyId: "old" }));
+    await stores.turns.begin(running({ replyId: "new", recoveredFrom: "old", createdAt: 1_700_000_100_000 }));
     expect(
       onDisk("SELECT reply_id, status, reason, finished_at, recovered_from FROM turns ORDER BY created_at"),
     ).toEqual([
@@ -93,14 +93,14 @@ describe("durable turns and the send journal", () => {
       contentHash: "ab",
       summary: "好",
     };
-    const first = stores.sends.pending(send);
-    const second = stores.sends.pending(send);
+    const first = await stores.sends.pending(send);
+    const second = await stores.sends.pending(send);
     expect(onDisk("SELECT id, state FROM sends ORDER BY id")).toEqual([
       { id: first, state: "pending" },
       { id: second, state: "pending" },
     ]);
-    stores.sends.sent(first, "100001");
-    stores.sends.settleFailed(second, "in_doubt", "send_group_msg not completed: connection closed");
+    await stores.sends.sent(first, "100001");
+    await stores.sends.settleFailed(second, "in_doubt", "send_group_msg not completed: connection closed");
     await new Promise((resolve) => setImmediate(resolve));
     expect(onDisk("SELECT state, platform_message_id, error FROM sends ORDER BY id")).toEqual([
       { state: "sent", platform_message_id: "100001", error: null },
@@ -110,13 +110,13 @@ describe("durable turns and the send journal", () => {
         error: "send_group_msg not completed: connection closed",
       },
     ]);
-    expect(stores.sends.forReply("r1").map((entry) => entry.state)).toEqual(["sent", "in_doubt"]);
-    expect(stores.sends.forReply("other")).toEqual([]);
+    expect((await stores.sends.forReply("r1")).map((entry) => entry.state)).toEqual(["sent", "in_doubt"]);
+    expect(await stores.sends.forReply("other")).toEqual([]);
   });
 });
 
 describe("migration 4", () => {
-  it("keeps the turns recorded before it and accepts running and interrupted turns", () => {
+  it("keeps the turns recorded before it and accepts running and interrupted turns", async () => {
     const dir = makeTempDir();
     try {
       const file = join(dir.path, "tsumugi.db");
@@ -138,7 +138,7 @@ describe("migration 4", () => {
 
       const stores = openStore(`sqlite:${file}`, captureLog().logger);
       try {
-        expect(stores.turns.get("r0")).toStrictEqual({
+        expect(await stores.turns.get("r0")).toStrictEqual({
           replyId: "r0",
           sessionId: SESSION,
           status: "replied",
@@ -148,17 +148,17 @@ describe("migration 4", () => {
           finishedAt: 2000,
           detail: { rounds: [] },
         });
-        stores.turns.begin(running({ replyId: "r1" }));
-        stores.turns.record({
+        await stores.turns.begin(running({ replyId: "r1" }));
+        await stores.turns.record({
           ...running({ replyId: "r1" }),
           status: "interrupted",
           reason: "x",
           finishedAt: 3,
         });
-        expect(stores.turns.get("r1")?.status).toBe("interrupted");
-        expect(stores.turns.listBySession(SESSION, 10)).toHaveLength(2);
+        expect((await stores.turns.get("r1"))?.status).toBe("interrupted");
+        expect(await stores.turns.listBySession(SESSION, 10)).toHaveLength(2);
       } finally {
-        stores.close();
+        await stores.close();
       }
     } finally {
       dir.remove();

@@ -56,33 +56,33 @@ describe("SqliteMessageStore", () => {
     dir.remove();
   });
 
-  it("round-trips every segment type exactly, readable before the batch is written", () => {
+  it("round-trips every segment type exactly, readable before the batch is written", async () => {
     const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     const message = groupMessage({ messageId: "1234567890123456789", segments: EVERY_SEGMENT });
     store.append(message);
 
-    const found = store.findByMessageId(message.sessionId, "1234567890123456789");
+    const found = await store.findByMessageId(message.sessionId, "1234567890123456789");
     expect(found).toEqual({ ...message, rowId: expect.any(Number) });
     expect(found?.segments).toStrictEqual(EVERY_SEGMENT);
-    expect(store.recent({ sessionId: message.sessionId, limit: 10 })).toEqual([found]);
+    expect(await store.recent({ sessionId: message.sessionId, limit: 10 })).toEqual([found]);
   });
 
-  it("keeps a 19-digit message id and ids beyond 2^53 identical", () => {
+  it("keeps a 19-digit message id and ids beyond 2^53 identical", async () => {
     const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     const id = "9007199254740993123";
     store.append(
       groupMessage({ messageId: id, userId: "18446744073709551615", groupId: "-9007199254740993" }),
     );
-    store.flush();
+    await store.flush();
 
-    const found = store.findByMessageId("onebot:10000:group:20000", id);
+    const found = await store.findByMessageId("onebot:10000:group:20000", id);
     expect(found?.messageId).toBe(id);
     expect(found?.userId).toBe("18446744073709551615");
     expect(found?.groupId).toBe("-9007199254740993");
-    expect(store.findByMessageId("onebot:10000:group:20000", "9007199254740993124")).toBeUndefined();
+    expect(await store.findByMessageId("onebot:10000:group:20000", "9007199254740993124")).toBeUndefined();
   });
 
-  it("round-trips private messages (no group id) and the bot's own messages", () => {
+  it("round-trips private messages (no group id) and the bot's own messages", async () => {
     const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     const { groupId: _group, ...groupFields } = groupMessage();
     const message = {
@@ -94,11 +94,11 @@ describe("SqliteMessageStore", () => {
     };
     store.append(message);
 
-    const [stored] = store.recent({ sessionId: message.sessionId, limit: 1 });
+    const [stored] = await store.recent({ sessionId: message.sessionId, limit: 1 });
     expect(stored).toStrictEqual({ ...message, rowId: expect.any(Number) });
   });
 
-  it("returns the newest `limit` messages of one session, oldest first, without other sessions", () => {
+  it("returns the newest `limit` messages of one session, oldest first, without other sessions", async () => {
     const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     for (let index = 0; index < 30; index++) {
       store.append(groupMessage({ messageId: `a${index}` }));
@@ -107,11 +107,11 @@ describe("SqliteMessageStore", () => {
       );
     }
 
-    const recent = store.recent({ sessionId: "onebot:10000:group:20000", limit: 5 });
+    const recent = await store.recent({ sessionId: "onebot:10000:group:20000", limit: 5 });
     expect(recent.map((message) => message.messageId)).toEqual(["a25", "a26", "a27", "a28", "a29"]);
-    expect(store.recent({ sessionId: "onebot:10000:group:20000", limit: 100 })).toHaveLength(30);
-    expect(store.recent({ sessionId: "onebot:10000:group:20000", limit: 0 })).toEqual([]);
-    expect(store.recent({ sessionId: "onebot:10000:group:404", limit: 5 })).toEqual([]);
+    expect(await store.recent({ sessionId: "onebot:10000:group:20000", limit: 100 })).toHaveLength(30);
+    expect(await store.recent({ sessionId: "onebot:10000:group:20000", limit: 0 })).toEqual([]);
+    expect(await store.recent({ sessionId: "onebot:10000:group:404", limit: 5 })).toEqual([]);
   });
 
   it("commits a thousand appends made in one tick in a single transaction", async () => {
@@ -134,7 +134,7 @@ describe("SqliteMessageStore", () => {
       await nextTick();
       expect(transactionsRun).toBe(1);
       expect(countRows()).toBe(1000);
-      const all = store.recent({ sessionId: "onebot:10000:group:20000", limit: 1000 });
+      const all = await store.recent({ sessionId: "onebot:10000:group:20000", limit: 1000 });
       expect(all.map((message) => message.messageId)).toEqual(
         Array.from({ length: 1000 }, (_, i) => String(i)),
       );
@@ -172,14 +172,14 @@ describe("SqliteMessageStore", () => {
     const lines = log.lines.filter((line) => String(line.msg).startsWith("quarantined a messages row"));
     expect(lines).toHaveLength(2);
     expect(
-      store.recent({ sessionId: "onebot:10000:group:20000", limit: 10 }).map((m) => m.messageId),
+      (await store.recent({ sessionId: "onebot:10000:group:20000", limit: 10 })).map((m) => m.messageId),
     ).toEqual(["before", "after"]);
   });
 
-  it("writes queued messages on close and refuses appends afterwards", () => {
+  it("writes queued messages on close and refuses appends afterwards", async () => {
     const store = new SqliteMessageStore(db, captureLog().logger, tickOf(db));
     store.append(groupMessage({ messageId: "last words" }));
-    store.close();
+    await store.close();
 
     expect(() => store.append(groupMessage())).toThrow("messages store is closed");
     const row = db.prepare("SELECT message_id FROM messages").get() as { message_id: string };

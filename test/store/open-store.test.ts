@@ -13,7 +13,7 @@ describe("openStore", () => {
 
   afterEach(() => dir.remove());
 
-  it("resolves a relative sqlite: path against the working directory and keeps history across reopen", () => {
+  it("resolves a relative sqlite: path against the working directory and keeps history across reopen", async () => {
     const file = join(dir.path, "data", "tsumugi.db");
     const url = `sqlite:${relative(process.cwd(), file)}`;
 
@@ -29,24 +29,24 @@ describe("openStore", () => {
       latencyMs: 100,
       success: true,
     });
-    stores.close(); // before the scheduled flush: close must write the queues itself
-    stores.close();
+    await stores.close(); // before the scheduled flush: close must write the queues itself
+    await stores.close();
     expect(existsSync(file)).toBe(true);
 
     const log = captureLog();
     const reopened = openStore(url, log.logger);
-    const [message] = reopened.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 10 });
+    const [message] = await reopened.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 10 });
     expect(message?.messageId).toBe("7318462934586791234");
-    expect(reopened.usage.summarize({ sinceMs: 0 })).toHaveLength(1);
+    expect(await reopened.usage.summarize({ sinceMs: 0 })).toHaveLength(1);
     expect(log.lines.some((line) => line.msg === "applied database migration")).toBe(false);
-    reopened.close();
+    await reopened.close();
   });
 
-  it("opens an in-memory database with sqlite::memory:", () => {
+  it("opens an in-memory database with sqlite::memory:", async () => {
     const stores = openStore("sqlite::memory:", captureLog().logger);
     stores.messages.append(groupMessage());
-    expect(stores.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 1 })).toHaveLength(1);
-    stores.close();
+    expect(await stores.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 1 })).toHaveLength(1);
+    await stores.close();
   });
 
   it("rejects unsupported or missing schemes with the config key in the message", () => {

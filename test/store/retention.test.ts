@@ -18,14 +18,14 @@ describe("message retention (storage.retention)", () => {
   let settings: MessageRetentionSettings;
   let retention: MessageRetention;
 
-  const append = (sessionId: string, count: number, time: number, prefix: string) => {
+  const append = async (sessionId: string, count: number, time: number, prefix: string) => {
     for (let index = 0; index < count; index++) {
       store.append(groupMessage({ sessionId, messageId: `${prefix}${index}`, time }));
     }
-    store.flush();
+    await store.flush();
   };
-  const chats = () =>
-    store.sessions({ limit: 10 }).map((s) => [s.sessionId, s.messageCount, s.last.messageId]);
+  const chats = async () =>
+    (await store.sessions({ limit: 10 })).map((s) => [s.sessionId, s.messageCount, s.last.messageId]);
 
   beforeEach(() => {
     dir = makeTempDir();
@@ -41,40 +41,40 @@ describe("message retention (storage.retention)", () => {
     );
   });
 
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
     db.close();
     dir.remove();
   });
 
   it("keeps everything with both limits off", async () => {
-    append(GROUP_A, 50, Date.now() - 1_000 * DAY_MS, "a");
+    await append(GROUP_A, 50, Date.now() - 1_000 * DAY_MS, "a");
     expect(await retention.runPass()).toBe(0);
-    expect(chats()).toEqual([[GROUP_A, 50, "a49"]]);
+    expect(await chats()).toEqual([[GROUP_A, 50, "a49"]]);
   });
 
   it("keeps each chat's newest messagesPerSession, deleting in small steps, and the chat list stays right", async () => {
-    append(GROUP_A, 1_200, Date.now(), "a");
-    append(GROUP_B, 30, Date.now(), "b");
+    await append(GROUP_A, 1_200, Date.now(), "a");
+    await append(GROUP_B, 30, Date.now(), "b");
     settings = { days: 0, messagesPerSession: 100 };
 
     expect(await retention.runPass()).toBe(1_100);
-    expect(chats()).toEqual([
+    expect(await chats()).toEqual([
       [GROUP_B, 30, "b29"],
       [GROUP_A, 100, "a1199"],
     ]);
-    const oldestKept = store.messages({ sessionId: GROUP_A, limit: 500 }).at(-1);
+    const oldestKept = (await store.messages({ sessionId: GROUP_A, limit: 500 })).at(-1);
     expect(oldestKept?.messageId).toBe("a1100");
   });
 
   it("deletes messages older than days, and forgets chats left empty", async () => {
-    append(GROUP_A, 700, Date.now() - 40 * DAY_MS, "old");
-    append(GROUP_B, 10, Date.now() - 40 * DAY_MS, "gone");
-    append(GROUP_A, 5, Date.now(), "new");
+    await append(GROUP_A, 700, Date.now() - 40 * DAY_MS, "old");
+    await append(GROUP_B, 10, Date.now() - 40 * DAY_MS, "gone");
+    await append(GROUP_A, 5, Date.now(), "new");
     settings = { days: 30, messagesPerSession: 0 };
 
     expect(await retention.runPass()).toBe(710);
-    expect(chats()).toEqual([[GROUP_A, 5, "new4"]]);
+    expect(await chats()).toEqual([[GROUP_A, 5, "new4"]]);
   });
 
   it("waits while the database cannot be written", async () => {
@@ -85,8 +85,8 @@ describe("message retention (storage.retention)", () => {
       () => false,
       logger,
     );
-    append(GROUP_A, 10, Date.now(), "a");
+    await append(GROUP_A, 10, Date.now(), "a");
     expect(await blocked.runPass()).toBe(0);
-    expect(chats()).toEqual([[GROUP_A, 10, "a9"]]);
+    expect(await chats()).toEqual([[GROUP_A, 10, "a9"]]);
   });
 });

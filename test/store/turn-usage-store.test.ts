@@ -49,7 +49,7 @@ describe("turn and usage stores", () => {
     dir.remove();
   });
 
-  it("round-trips turn records, with and without optional fields", () => {
+  it("round-trips turn records, with and without optional fields", async () => {
     const turns = new SqliteTurnStore(db, captureLog().logger, tickOf(db));
     const full = turn({
       status: "silent",
@@ -57,38 +57,42 @@ describe("turn and usage stores", () => {
       detail: { rounds: [{ tool: "no_reply", args: { reason: "x" } }], tokens: 1234 },
     });
     const bare = turn({ replyId: "r2", status: "failed" });
-    turns.record(full);
-    turns.record(bare);
+    await turns.record(full);
+    await turns.record(bare);
 
-    expect(turns.get("r1")).toStrictEqual(full);
-    expect(turns.get("r2")).toStrictEqual(bare);
-    expect(turns.get("missing")).toBeUndefined();
+    expect(await turns.get("r1")).toStrictEqual(full);
+    expect(await turns.get("r2")).toStrictEqual(bare);
+    expect(await turns.get("missing")).toBeUndefined();
   });
 
-  it("replaces a turn recorded again under the same reply id", () => {
+  it("replaces a turn recorded again under the same reply id", async () => {
     const turns = new SqliteTurnStore(db, captureLog().logger, tickOf(db));
-    turns.record(turn({ status: "failed", reason: "timeout" }));
-    turns.record(turn({ status: "replied" }));
+    await turns.record(turn({ status: "failed", reason: "timeout" }));
+    await turns.record(turn({ status: "replied" }));
 
-    expect(turns.get("r1")).toStrictEqual(turn({ status: "replied" }));
-    expect(turns.listBySession(SESSION, 10)).toHaveLength(1);
+    expect(await turns.get("r1")).toStrictEqual(turn({ status: "replied" }));
+    expect(await turns.listBySession(SESSION, 10)).toHaveLength(1);
   });
 
-  it("lists a session's newest turns first, limited, without other sessions", () => {
+  it("lists a session's newest turns first, limited, without other sessions", async () => {
     const turns = new SqliteTurnStore(db, captureLog().logger, tickOf(db));
     for (let index = 0; index < 5; index++) {
-      turns.record(turn({ replyId: `a${index}`, createdAt: 1000 + index }));
-      turns.record(
+      await turns.record(turn({ replyId: `a${index}`, createdAt: 1000 + index }));
+      await turns.record(
         turn({ replyId: `b${index}`, sessionId: "onebot:10000:private:1", createdAt: 1000 + index }),
       );
     }
 
-    expect(turns.listBySession(SESSION, 3).map((record) => record.replyId)).toEqual(["a4", "a3", "a2"]);
-    expect(turns.listBySession("onebot:10000:private:1", 10)).toHaveLength(5);
-    expect(turns.listBySession("onebot:10000:group:404", 10)).toEqual([]);
+    expect((await turns.listBySession(SESSION, 3)).map((record) => record.replyId)).toEqual([
+      "a4",
+      "a3",
+      "a2",
+    ]);
+    expect(await turns.listBySession("onebot:10000:private:1", 10)).toHaveLength(5);
+    expect(await turns.listBySession("onebot:10000:group:404", 10)).toEqual([]);
   });
 
-  it("summarizes usage per UTC day, task and model, counting failures, since a time", () => {
+  it("summarizes usage per UTC day, task and model, counting failures, since a time", async () => {
     const usageStore = new SqliteUsageStore(db, captureLog().logger, tickOf(db));
     usageStore.record(usage({ time: Date.UTC(2025, 3, 30, 23), promptTokens: 1 })); // before sinceMs
     usageStore.record(usage({ latencyMs: 600.4, replyId: "r1" }));
@@ -101,7 +105,7 @@ describe("turn and usage stores", () => {
     );
     usageStore.record(usage({ time: Date.UTC(2025, 4, 2, 0, 0, 1), promptTokens: 7, completionTokens: 3 }));
 
-    expect(usageStore.summarize({ sinceMs: Date.UTC(2025, 4, 1) })).toEqual([
+    expect(await usageStore.summarize({ sinceMs: Date.UTC(2025, 4, 1) })).toEqual([
       {
         day: "2025-05-01",
         task: "planner",
@@ -136,14 +140,14 @@ describe("turn and usage stores", () => {
         averageLatencyMs: 800,
       },
     ]);
-    expect(usageStore.summarize({ sinceMs: Date.UTC(2025, 5, 1) })).toEqual([]);
+    expect(await usageStore.summarize({ sinceMs: Date.UTC(2025, 5, 1) })).toEqual([]);
   });
 
-  it("stores each usage record's error and reply id", () => {
+  it("stores each usage record's error and reply id", async () => {
     const usageStore = new SqliteUsageStore(db, captureLog().logger, tickOf(db));
     usageStore.record(usage({ success: false, error: "HTTP 429", replyId: "r9" }));
     usageStore.record(usage());
-    usageStore.close();
+    await usageStore.close();
 
     const rows = db.prepare("SELECT success, error, reply_id FROM llm_usage ORDER BY id").all();
     expect(rows).toEqual([
@@ -153,7 +157,7 @@ describe("turn and usage stores", () => {
     expect(() => usageStore.record(usage())).toThrow("llm_usage store is closed");
   });
 
-  it("sums the tokens of each chat since a time, for daily budgets", () => {
+  it("sums the tokens of each chat since a time, for daily budgets", async () => {
     const usageStore = new SqliteUsageStore(db, captureLog().logger, tickOf(db));
     const other = "onebot:10000:group:20001";
     usageStore.record(usage({ time: Date.UTC(2025, 4, 1, 9), sessionId: SESSION })); // before sinceMs
@@ -162,7 +166,7 @@ describe("turn and usage stores", () => {
     usageStore.record(usage({ sessionId: other, success: false, promptTokens: 0, completionTokens: 0 }));
     usageStore.record(usage({ promptTokens: 20, completionTokens: 2 })); // a console model test
 
-    const rows = usageStore.tokensBySession({ sinceMs: Date.UTC(2025, 4, 1, 10) });
+    const rows = await usageStore.tokensBySession({ sinceMs: Date.UTC(2025, 4, 1, 10) });
     expect(rows.sort((a, b) => String(a.sessionId).localeCompare(String(b.sessionId)))).toEqual([
       { sessionId: null, tokens: 22 },
       { sessionId: SESSION, tokens: 1060 },

@@ -44,7 +44,7 @@ describe("one write transaction per event-loop turn", () => {
       latencyMs: 1,
       success: true,
     });
-    stores.turns.record({
+    await stores.turns.record({
       replyId: "r1",
       sessionId: "s",
       status: "silent",
@@ -57,8 +57,8 @@ describe("one write transaction per event-loop turn", () => {
     expect([count("messages"), count("llm_usage"), count("turns")]).toEqual([1, 1, 1]);
     // data_version moves once per commit made by another connection.
     expect(reader.pragma("data_version", { simple: true })).toBe((commitsBefore as number) + 1);
-    expect(stores.turns.get("r1")?.status).toBe("silent");
+    expect((await stores.turns.get("r1"))?.status).toBe("silent");
     reader.close();
-    stores.close();
+    await stores.close();
   });
 });

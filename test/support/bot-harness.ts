@@ -14,7 +14,7 @@ import { stringify } from "yaml";
 import { type RunningApp, startApp } from "../../src/app.ts";
 import type { TsumugiConfig } from "../../src/config/schema.ts";
 import { createConfigValidator } from "../../src/config/validate.ts";
-import type { MonitorEvent, MonitorEventType } from "../../src/monitor/monitor.ts";
+import { type MonitorEvent, type MonitorEventType, MonitorHub } from "../../src/monitor/monitor.ts";
 import { Capture, LogCapture, type LogLine } from "./log-capture.ts";
 import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
 
@@ -35,7 +35,7 @@ export interface BotHarness {
     predicate: (line: Record<string, unknown>) => boolean,
     timeoutMs?: number,
   ): Promise<Record<string, unknown>>;
-  /** Every monitor event emitted since `startApp` returned (not those of start-up itself), in order. */
+  /** Every monitor event emitted since the bot started (start-up included), in order. */
   events: MonitorEvent[];
   /** Waits for a monitor event of `type` (already emitted or future) matching `predicate`. */
   waitForEvent(
@@ -121,9 +121,10 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
     configFile = join(dataDir, "tsumugi.yaml");
     writeFileSync(configFile, stringify(merged));
   }
-  const app = await startApp({ config, configFile, logger });
   const events = new Capture<MonitorEvent>();
-  app.monitor.subscribe((event) => events.push(event));
+  const monitor = new MonitorHub((error) => logger.warn({ err: error }, "monitor listener failed"));
+  monitor.subscribe((event) => events.push(event));
+  const app = await startApp({ config, configFile, logger, monitor });
   if (options.waitForPlugins !== false) await app.pluginsActivated;
   const baseUrl = `http://127.0.0.1:${app.address.port}`;
   let stopped = false;

@@ -1,7 +1,9 @@
 /**
  * Runs the bot as its own process through the real command line (`src/main.ts --config FILE`
  * under tsx's loader), for what only a process can show: a SIGKILL mid-turn, a restart on the same
- * database, a file locked by another process. Logs are read from its stdout (JSON lines).
+ * database, a file locked by another process. Logs are read from its stdout (JSON lines); its
+ * monitor is out of reach, so tests wait on what its HTTP surface answers (bot-api.ts) or on
+ * what the OneBot stand-in receives.
  *
  *   const bot = await startBotProcess({ llm });
  *   await qq.connectReverse(bot.wsUrl);
@@ -47,7 +49,6 @@ export interface BotProcess {
   logs: LogLine[];
   /** Non-JSON output (stderr, and stdout lines that are not log lines). */
   readonly otherOutput: string;
-  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
   /** Resolves when the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends a signal (SIGKILL for a crash) and waits for the exit. */
@@ -56,7 +57,8 @@ export interface BotProcess {
   dispose(): Promise<void>;
 }
 
-export async function startBotProcess(options: BotProcessOptions = {}): Promise<BotProcess> {
+/** Writes the config into the data folder and starts `main.ts --config` there. */
+function spawnBot(options: BotProcessOptions): { child: ChildProcess; dataDir: string; configFile: string } {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-proc-"));
   const configFile = join(dataDir, "tsumugi.yaml");
   writeFileSync(configFile, stringify(harnessConfig(dataDir, options.llm, options.config)));
@@ -65,6 +67,30 @@ export async function startBotProcess(options: BotProcessOptions = {}): Promise<
     env: { ...process.env, TSUMUGI_CONFIG: "", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  return { child, dataDir, configFile };
+}
+
+/**
+ * Starts the bot on a config it must refuse and waits for it to exit: its exit code (null when
+ * it was still running after `startTimeoutMs` and had to be killed) and its stderr lines.
+ */
+export async function runRefusedBotProcess(
+  options: BotProcessOptions = {},
+): Promise<{ code: number | null; stderrLines: string[] }> {
+  const { child, dataDir } = spawnBot(options);
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.startTimeoutMs ?? 20_000);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  clearTimeout(timer);
+  if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  return { code, stderrLines: stderr.trim().split("\n") };
+}
+
+export async function startBotProcess(options: BotProcessOptions = {}): Promise<BotProcess> {
+  const { child, dataDir, configFile } = spawnBot(options);
   const logs = new LogCapture();
   let otherOutput = "";
   let pending = "";
@@ -109,7 +135,6 @@ export async function startBotProcess(options: BotProcessOptions = {}): Promise<
     get otherOutput() {
       return otherOutput;
     },
-    waitForLog: (predicate, timeoutMs) => logs.waitFor(predicate, timeoutMs),
     exited,
     kill,
     async dispose() {

@@ -1,8 +1,11 @@
 import type { Logger } from "../../src/log/logger.ts";
 import { createLogger } from "../../src/log/logger.ts";
 
-/** A parsed pino line as the bot writes it (JSON, one object per line). */
-export type LogLine = Record<string, unknown> & { msg?: string; level: number };
+/** A parsed pino line as the bot writes it (JSON, one object per line; every line has a message). */
+export type LogLine = Record<string, unknown> & { msg: string; level: number };
+
+/** pino's numeric levels, as they appear in `LogLine.level`. */
+export const LOG_LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
 
 /** Things collected as they happen (log lines, monitor events), with a wait for one that matches. */
 export class Capture<T> {

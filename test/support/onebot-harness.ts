@@ -11,9 +11,9 @@
 import type { OneBotAdapterConfig, OneBotMode, ReconnectConfig } from "../../src/adapters/onebot/config.ts";
 import { OneBotAdapter } from "../../src/adapters/onebot/onebot-adapter.ts";
 import type { AccountStatus, AdapterEvents } from "../../src/adapters/types.ts";
-import { createLogger } from "../../src/log/logger.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { startTestHttpServer, type TestHttpServer } from "./http-routes.ts";
+import { Capture, LogCapture, type LogLine } from "./log-capture.ts";
 import { OneBotStandIn, type OneBotStandInOptions } from "./onebot-standin.ts";
 
 export const ONEBOT_PATH = "/onebot/v11/ws";
@@ -38,15 +38,6 @@ export interface OneBotHarnessOptions {
   connect?: boolean;
 }
 
-/** One parsed pino line. */
-export interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-export const LOG_LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
-
 export interface OneBotHarness {
   adapter: OneBotAdapter;
   standin: OneBotStandIn;
@@ -69,16 +60,13 @@ export interface OneBotHarness {
 
 export async function startOneBotHarness(options: OneBotHarnessOptions): Promise<OneBotHarness> {
   const selfId = options.selfId ?? "10000";
-  const messages: ChatMessage[] = [];
-  const connections: AccountStatus[] = [];
-  const logs: LogLine[] = [];
-  const logger = createLogger({
-    level: "debug",
-    destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) },
-  });
+  const messages = new Capture<ChatMessage>();
+  const connections = new Capture<AccountStatus>();
+  const logs = new LogCapture();
+  const logger = logs.logger();
   const events: AdapterEvents = {
-    message: (message) => void messages.push(message),
-    connection: (status) => void connections.push(status),
+    message: (message) => messages.push(message),
+    connection: (status) => connections.push(status),
   };
   const server = await startTestHttpServer();
   const standin = new OneBotStandIn({
@@ -117,13 +105,13 @@ export async function startOneBotHarness(options: OneBotHarnessOptions): Promise
     standin,
     server,
     config,
-    messages,
-    connections,
-    logs,
+    messages: messages.items,
+    connections: connections.items,
+    logs: logs.lines,
     nextMessage: (predicate = () => true, timeoutMs = 2_000) =>
-      until(() => messages.find(predicate), timeoutMs, "message"),
+      messages.waitFor(predicate, timeoutMs, "message"),
     waitForConnection: (predicate, timeoutMs = 2_000) =>
-      until(() => connections.find(predicate), timeoutMs, "connection status"),
+      connections.waitFor(predicate, timeoutMs, "connection status"),
     close: async () => {
       await adapter.stop();
       await standin.close();
@@ -135,15 +123,4 @@ export async function startOneBotHarness(options: OneBotHarnessOptions): Promise
     await harness.waitForConnection((status) => status.selfId === selfId && status.connected);
   }
   return harness;
-}
-
-/** Polls `find` until it returns a value; rejects after `timeoutMs`. */
-export async function until<T>(find: () => T | undefined, timeoutMs: number, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }

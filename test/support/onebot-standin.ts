@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
+import { sleep } from "./wait.ts";
 
 export interface WireSegment {
   type: string;
@@ -30,6 +31,12 @@ export interface OneBotStandInOptions {
   messageFormat?: "array" | "string";
   /** Push a heartbeat on every event socket at this interval; 0 or absent: only on `heartbeat()`. */
   heartbeatIntervalMs?: number;
+  /**
+   * Keep what passes (messages for get_msg, group members, `actions`, `sent`). Default true;
+   * a load peer (bench/) pushing tens of thousands of messages turns it off and follows
+   * answers with `onSent`, so keeping them costs neither memory nor collector time.
+   */
+  keepHistory?: boolean;
 }
 
 export interface ReverseConnectOptions {
@@ -48,6 +55,8 @@ export interface StandInSocket {
   readonly isOpen: boolean;
   /** Resolves with the close code and reason once the socket is closed (by either side). */
   readonly closed: Promise<{ code: number; reason: string }>;
+  /** Bytes written but not yet sent: a flooding sender yields while it is high, as a real one would. */
+  readonly bufferedAmount: number;
 }
 
 export interface ReceivedAction {
@@ -136,6 +145,10 @@ class StandInConnection implements StandInSocket {
     return this.ws.readyState === WebSocket.OPEN;
   }
 
+  get bufferedAmount(): number {
+    return this.ws.bufferedAmount;
+  }
+
   get receivesEvents(): boolean {
     return this.role.toLowerCase() !== "api";
   }
@@ -151,6 +164,7 @@ export class OneBotStandIn {
 
   readonly #accessToken: string | undefined;
   readonly #messageFormat: "array" | "string";
+  readonly #keepHistory: boolean;
   readonly #connections = new Set<StandInConnection>();
   readonly #messages = new Map<string, Record<string, unknown>>();
   readonly #forwards = new Map<string, unknown>();
@@ -160,6 +174,7 @@ export class OneBotStandIn {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #pendingPosts = new Set<Promise<unknown>>();
   #sentWaiters: Waiter<SentMessage>[] = [];
+  readonly #sentListeners = new Set<(sent: SentMessage) => void>();
   #actionWaiters: Waiter<ReceivedAction>[] = [];
   #nextMessageId = 100_001;
   /** Reverse connections made so far, re-dialled by `restart()`. */
@@ -174,6 +189,7 @@ export class OneBotStandIn {
     this.nickname = options.nickname ?? "standin-bot";
     this.#accessToken = options.accessToken || undefined;
     this.#messageFormat = options.messageFormat ?? "array";
+    this.#keepHistory = options.keepHistory ?? true;
     if (options.heartbeatIntervalMs) {
       const timer = setInterval(() => this.heartbeat(true), options.heartbeatIntervalMs);
       this.#timers.add(timer);
@@ -284,13 +300,14 @@ export class OneBotStandIn {
 
   /** Pushes a group message event; returns its message id. */
   pushGroupMessage(input: PushGroupMessageInput): string {
-    const member = this.setGroupMember({
+    const member: GroupMember = {
       groupId: input.groupId,
       userId: input.userId,
       nickname: input.nickname ?? `user${input.userId}`,
       card: input.card ?? "",
       role: input.role ?? "member",
-    });
+    };
+    if (this.#keepHistory) this.setGroupMember(member);
     return this.#pushMessage(input, {
       message_type: "group",
       sub_type: "normal",
@@ -366,6 +383,15 @@ export class OneBotStandIn {
     return this.#waitFor(this.sent, this.#sentWaiters, predicate, timeoutMs, "sent message");
   }
 
+  /**
+   * Calls `listener` with every message sent from now on; returns its disposer. For a peer
+   * timing thousands of answers (bench/), where `waitForSent`'s look at the history would cost.
+   */
+  onSent(listener: (sent: SentMessage) => void): () => void {
+    this.#sentListeners.add(listener);
+    return () => this.#sentListeners.delete(listener);
+  }
+
   /** Resolves with the first received action (already received or future) matching. */
   waitForAction(
     match: string | ((action: ReceivedAction) => boolean),
@@ -438,7 +464,7 @@ export class OneBotStandIn {
   }
 
   async #handleAction(received: ReceivedAction): Promise<ActionAnswer> {
-    this.actions.push(received);
+    if (this.#keepHistory) this.actions.push(received);
     this.#actionWaiters = notify(this.#actionWaiters, received);
     const delayMs = this.#delays.get(received.action)?.(received.params) ?? 0;
     if (delayMs > 0) await this.#sleepTracked(delayMs);
@@ -484,19 +510,22 @@ export class OneBotStandIn {
     const sent: SentMessage = { action, message: params.message, text: plainText(params.message), messageId };
     if (action === "send_group_msg") sent.groupId = String(params.group_id);
     else sent.userId = String(params.user_id);
-    this.#messages.set(String(messageId), {
-      time: nowSeconds(),
-      message_type: action === "send_group_msg" ? "group" : "private",
-      message_id: messageId,
-      real_id: messageId,
-      user_id: jsonId(this.selfId),
-      ...(sent.groupId ? { group_id: jsonId(sent.groupId) } : {}),
-      sender: { user_id: jsonId(this.selfId), nickname: this.nickname, card: "" },
-      message: params.message,
-      raw_message: typeof params.message === "string" ? params.message : encodeCq(params.message),
-    });
-    this.sent.push(sent);
+    if (this.#keepHistory) {
+      this.#messages.set(String(messageId), {
+        time: nowSeconds(),
+        message_type: action === "send_group_msg" ? "group" : "private",
+        message_id: messageId,
+        real_id: messageId,
+        user_id: jsonId(this.selfId),
+        ...(sent.groupId ? { group_id: jsonId(sent.groupId) } : {}),
+        sender: { user_id: jsonId(this.selfId), nickname: this.nickname, card: "" },
+        message: params.message,
+        raw_message: typeof params.message === "string" ? params.message : encodeCq(params.message),
+      });
+      this.sent.push(sent);
+    }
     this.#sentWaiters = notify(this.#sentWaiters, sent);
+    for (const listener of this.#sentListeners) listener(sent);
     return messageId;
   }
 
@@ -518,7 +547,7 @@ export class OneBotStandIn {
       font: 0,
       message_format: typeof message === "string" ? "string" : "array",
     };
-    this.#messages.set(String(messageId), event);
+    if (this.#keepHistory) this.#messages.set(String(messageId), event);
     this.#deliver(JSON.stringify(event));
     return String(messageId);
   }
@@ -672,10 +701,6 @@ function plainText(message: unknown): string {
 
 function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 async function listen(server: Server, port: number): Promise<number> {

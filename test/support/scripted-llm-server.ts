@@ -125,6 +125,11 @@ export interface ScriptedLlmServerOptions {
   steps?: ScriptedStep[];
   /** Ids listed by `GET /v1/models`. */
   models?: string[];
+  /**
+   * Answers every request the queue has no step for, instead of the 500 an exhausted script
+   * gets: an endless model for a load peer (bench/). Tests script their steps.
+   */
+  whenEmpty?: ScriptedStep;
 }
 
 export class ScriptedLlmServer {
@@ -133,6 +138,7 @@ export class ScriptedLlmServer {
   /** Requests that found the script empty (answered 500). A finished test expects none. */
   readonly unscriptedRequests: RecordedLlmRequest[] = [];
   private readonly steps: ScriptedStep[];
+  private readonly whenEmpty: ScriptedStep | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   private constructor(
@@ -141,6 +147,7 @@ export class ScriptedLlmServer {
     options: ScriptedLlmServerOptions,
   ) {
     this.steps = [...(options.steps ?? [])];
+    this.whenEmpty = options.whenEmpty;
   }
 
   static async start(options: ScriptedLlmServerOptions = {}): Promise<ScriptedLlmServer> {
@@ -219,7 +226,7 @@ export class ScriptedLlmServer {
       sendJson(response, 400, errorBody("scripted LLM server: streaming is not supported"));
       return;
     }
-    const step = this.steps.shift();
+    const step = this.steps.shift() ?? this.whenEmpty;
     if (step === undefined) {
       this.unscriptedRequests.push(recorded);
       const tools = recorded.toolNames.join(", ") || "none";

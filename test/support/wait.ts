@@ -14,3 +14,8 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Waits `ms` doing nothing: a quiet period after which a test asserts that nothing more happened. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -12,7 +12,7 @@ import { PlaygroundPage } from "./pages/playground.tsx";
 import { PluginsPage } from "./pages/plugins.tsx";
 import { SetupPage } from "./pages/setup.tsx";
 import { navigate, usePath } from "./router.ts";
-import type { Status } from "./types.ts";
+import type { ConsoleStatus } from "./types.ts";
 
 const STATUS_POLL_MS = 5_000;
 
@@ -30,13 +30,13 @@ const NAV: Array<{ path: string; label: TextKey }> = [
 export function App() {
   const [lang, setLangState] = useState(currentLang());
   const [needsLogin, setNeedsLogin] = useState(false);
-  const [status, setStatus] = useState<Status | null>(null);
+  const [status, setStatus] = useState<ConsoleStatus | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const path = usePath();
 
   const refreshStatus = useCallback(async () => {
     try {
-      setStatus(await api.get<Status>("/api/status"));
+      setStatus(await api.get<ConsoleStatus>("/api/status"));
       setNeedsLogin(false);
       setFailure(null);
     } catch (error) {
@@ -122,7 +122,15 @@ export function App() {
   );
 }
 
-function Page({ path, status, refreshStatus }: { path: string; status: Status; refreshStatus: () => void }) {
+function Page({
+  path,
+  status,
+  refreshStatus,
+}: {
+  path: string;
+  status: ConsoleStatus;
+  refreshStatus: () => void;
+}) {
   if (path.startsWith("/monitor")) return <MonitorPage replyId={path.split("/")[2]} />;
   if (path.startsWith("/chats")) return <ChatsPage />;
   if (path.startsWith("/models")) return <ModelsPage />;
@@ -133,7 +141,7 @@ function Page({ path, status, refreshStatus }: { path: string; status: Status; r
   return <PlaygroundPage status={status} />;
 }
 
-function AdapterBadges({ status }: { status: Status }) {
+function AdapterBadges({ status }: { status: ConsoleStatus }) {
   return (
     <div class="adapter-badges">
       {status.adapters.map((adapter) => (

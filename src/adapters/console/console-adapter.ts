@@ -1,6 +1,7 @@
-import { formatSessionId } from "../../chat/session-id.ts";
 import type { ChatMessage } from "../../message/inbound.ts";
+import { oneBotMessageFields } from "../../message/onebot-wire.ts";
 import type { Segment } from "../../message/segment.ts";
+import { formatSessionId } from "../../message/session-id.ts";
 import type { AccountStatus, ChatAdapter, SendTarget } from "../types.ts";
 import { inlineLocalMedia } from "./inline-media.ts";
 import { RecentMessages } from "./recent-messages.ts";
@@ -113,12 +114,8 @@ export class ConsoleAdapter implements ChatAdapter {
     if (!message) throw new Error(`message ${String(params.message_id)} not found`);
     return {
       time: Math.floor(message.time / 1000),
-      message_type: message.chatType,
-      message_id: message.messageId,
       real_id: message.messageId,
-      ...(message.groupId === undefined ? {} : { group_id: message.groupId }),
-      sender: { user_id: message.userId, nickname: message.senderName },
-      message: message.segments,
+      ...oneBotMessageFields(message),
     };
   }
 

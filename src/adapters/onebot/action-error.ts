@@ -1,5 +1,5 @@
+import { nonEmptyString } from "../../message/onebot-values.ts";
 import { isRecord } from "../../util/values.ts";
-import { nonEmptyString } from "./wire-values.ts";
 
 /** `failed`: the implementation answered with an error; `timeout`: no answer in time; `disconnected`: no usable connection. */
 export type OneBotActionErrorKind = "failed" | "timeout" | "disconnected";

@@ -1,11 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import {
-  formattedString,
-  group,
-  milliseconds,
-  stringEnum,
-  taggedUnion,
-} from "../../config/schema-helpers.ts";
+import { formattedString, group, milliseconds, stringEnum, taggedUnion } from "../../schema/fields.ts";
 
 /** The `adapters` config key: one entry per OneBot v11 connection. */
 

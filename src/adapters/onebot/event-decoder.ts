@@ -1,9 +1,9 @@
-import { type ChatType, formatSessionId } from "../../chat/session-id.ts";
 import type { ChatMessage } from "../../message/inbound.ts";
 import { messageLimitProblem } from "../../message/message-limits.ts";
 import { normalizeSegments } from "../../message/normalize.ts";
+import { idToString, nonEmptyString } from "../../message/onebot-values.ts";
+import { type ChatType, formatSessionId } from "../../message/session-id.ts";
 import { isRecord } from "../../util/values.ts";
-import { idToString, nonEmptyString } from "./wire-values.ts";
 
 export interface DecodeContext {
   adapterId: string;

@@ -1,9 +1,9 @@
 import type { Logger } from "../../log/logger.ts";
+import { idToString } from "../../message/onebot-values.ts";
 import { isRecord } from "../../util/values.ts";
 import type { AdapterEvents } from "../types.ts";
 import type { AccountTable } from "./account-table.ts";
 import { decodeMessageEvent } from "./event-decoder.ts";
-import { idToString } from "./wire-values.ts";
 
 export interface EventDispatcherOptions {
   adapterId: string;

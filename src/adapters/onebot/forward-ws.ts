@@ -1,13 +1,13 @@
 import { WebSocket } from "ws";
 import { type Logger, scrubText } from "../../log/logger.ts";
+import { idToString } from "../../message/onebot-values.ts";
 import { isRecord } from "../../util/values.ts";
 import { actionDisconnected } from "./action-error.ts";
 import type { ReconnectConfig } from "./config.ts";
 import { MAX_FRAME_BYTES } from "./frame.ts";
 import { OneBotSocket } from "./onebot-socket.ts";
 import { ReconnectBackoff } from "./reconnect-backoff.ts";
-import type { OneBotTransport, TransportSink } from "./transport.ts";
-import { idToString } from "./wire-values.ts";
+import type { ActionCall, OneBotTransport, TransportSink } from "./transport.ts";
 
 export interface ForwardWsOptions {
   url: string;
@@ -56,12 +56,7 @@ export class ForwardWsTransport implements OneBotTransport {
     await socket?.closed;
   }
 
-  async callAction(
-    selfId: string,
-    action: string,
-    params: Record<string, unknown>,
-    timeoutMs: number,
-  ): Promise<unknown> {
+  async callAction({ selfId, action, params, timeoutMs }: ActionCall): Promise<unknown> {
     if (!this.#socket?.isOpen || this.#selfId !== selfId) {
       throw actionDisconnected(action, `no open connection for self id ${selfId}`, true);
     }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, scrubText } from "../../log/logger.ts";
+import { idToString } from "../../message/onebot-values.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
 import { parseJsonLossless } from "../../util/json.ts";
 import { isRecord } from "../../util/values.ts";
@@ -7,8 +8,7 @@ import { actionDisconnected, actionTimedOut, settleActionResponse } from "./acti
 import { signatureMatches } from "./auth.ts";
 import { parseFrame } from "./frame.ts";
 import { ReconnectBackoff } from "./reconnect-backoff.ts";
-import type { OneBotTransport, TransportSink } from "./transport.ts";
-import { idToString } from "./wire-values.ts";
+import type { ActionCall, OneBotTransport, TransportSink } from "./transport.ts";
 
 export interface HttpModeOptions {
   /** Where the implementation POSTs events to us. */
@@ -63,12 +63,7 @@ export class HttpTransport implements OneBotTransport {
     this.#removeRoute = undefined;
   }
 
-  async callAction(
-    selfId: string,
-    action: string,
-    params: Record<string, unknown>,
-    timeoutMs: number,
-  ): Promise<unknown> {
+  async callAction({ selfId, action, params, timeoutMs }: ActionCall): Promise<unknown> {
     if (!this.#running || this.#selfId !== selfId) {
       throw actionDisconnected(action, `no OneBot HTTP API known for self id ${selfId}`, true);
     }

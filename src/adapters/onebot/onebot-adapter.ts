@@ -1,4 +1,5 @@
 import type { Logger } from "../../log/logger.ts";
+import { idToString, toWireId } from "../../message/onebot-values.ts";
 import { toOneBotSegments } from "../../message/onebot-wire.ts";
 import type { Segment } from "../../message/segment.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
@@ -11,7 +12,6 @@ import { ForwardWsTransport } from "./forward-ws.ts";
 import { HttpTransport } from "./http-mode.ts";
 import { ReverseWsTransport } from "./reverse-ws.ts";
 import type { ConnectionChange, OneBotTransport, TransportSink } from "./transport.ts";
-import { idToString, toWireId } from "./wire-values.ts";
 
 export interface OneBotAdapterOptions {
   config: OneBotAdapterConfig;
@@ -84,12 +84,8 @@ export class OneBotAdapter implements ChatAdapter {
     params: Record<string, unknown>,
     options?: ActionOptions,
   ): Promise<unknown> {
-    return this.#transport.callAction(
-      selfId,
-      action,
-      params,
-      options?.timeoutMs ?? this.#config.actionTimeoutMs,
-    );
+    const timeoutMs = options?.timeoutMs ?? this.#config.actionTimeoutMs;
+    return this.#transport.callAction({ selfId, action, params, timeoutMs });
   }
 
   #connectionChanged(change: ConnectionChange): void {

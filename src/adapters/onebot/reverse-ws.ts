@@ -7,7 +7,7 @@ import type { HttpRoutes } from "../../server/routes.ts";
 import { actionDisconnected } from "./action-error.ts";
 import { MAX_FRAME_BYTES } from "./frame.ts";
 import { OneBotSocket } from "./onebot-socket.ts";
-import type { OneBotTransport, TransportSink } from "./transport.ts";
+import type { ActionCall, OneBotTransport, TransportSink } from "./transport.ts";
 
 /** `X-Client-Role`: Universal carries both actions and events; API and Event split them. */
 export type ClientRole = "universal" | "api" | "event";
@@ -69,12 +69,7 @@ export class ReverseWsTransport implements OneBotTransport {
     this.#server.close();
   }
 
-  async callAction(
-    selfId: string,
-    action: string,
-    params: Record<string, unknown>,
-    timeoutMs: number,
-  ): Promise<unknown> {
+  async callAction({ selfId, action, params, timeoutMs }: ActionCall): Promise<unknown> {
     const socket = this.#actionSocket(selfId);
     if (!socket) throw actionDisconnected(action, `no open API connection for self id ${selfId}`, true);
     return socket.call(action, params, timeoutMs);

@@ -14,14 +14,17 @@ export interface TransportSink {
   connection(change: ConnectionChange): void;
 }
 
+/** One OneBot action for the account `selfId`, answered within `timeoutMs`. */
+export interface ActionCall {
+  selfId: string;
+  action: string;
+  params: Record<string, unknown>;
+  timeoutMs: number;
+}
+
 /** One OneBot connection mode. */
 export interface OneBotTransport {
   start(): Promise<void>;
   stop(): Promise<void>;
-  callAction(
-    selfId: string,
-    action: string,
-    params: Record<string, unknown>,
-    timeoutMs: number,
-  ): Promise<unknown>;
+  callAction(call: ActionCall): Promise<unknown>;
 }

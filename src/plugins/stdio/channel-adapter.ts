@@ -1,8 +1,9 @@
 import type { AccountStatus, ChatAdapter, SendTarget } from "../../adapters/types.ts";
+import type { Disposer } from "../../components/types.ts";
 import type { ChatMessage } from "../../message/inbound.ts";
+import { STDIO_PLATFORM } from "../../message/message-source.ts";
 import type { Segment } from "../../message/segment.ts";
-import type { Disposer } from "../components.ts";
-import { inboundMessage, parseChannelSession, STDIO_ADAPTER_ID, STDIO_PLATFORM } from "./channel-session.ts";
+import { inboundMessage, parseChannelSession, STDIO_ADAPTER_ID } from "./channel-session.ts";
 import type { ChannelInbound } from "./protocol.ts";
 
 /** A stdio plugin's side of its channel. */

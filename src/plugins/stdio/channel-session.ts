@@ -3,9 +3,9 @@
  * plugin ids hold no colon, so everything after the second colon is the chat id.
  */
 import type { ChatMessage } from "../../message/inbound.ts";
+import { STDIO_PLATFORM } from "../../message/message-source.ts";
 import type { ChannelInbound } from "./protocol.ts";
 
-export const STDIO_PLATFORM = "stdio";
 /** The adapter id of every stdio channel (reserved: no configured adapter may use it). */
 export const STDIO_ADAPTER_ID = "stdio";
 export const DEFAULT_CHAT_ID = "default";

@@ -1,4 +1,6 @@
-import { buildReplyExtension } from "../../reply/extension-builder.ts";
+import { type Built, buildEnricher, buildHook, buildTool } from "../../components/builders.ts";
+import { buildReplyExtension } from "../../components/extension-builder.ts";
+import type { CallContext, Component, ToolComponent } from "../../components/types.ts";
 import type {
   ComponentOptions,
   HookEventName,
@@ -7,8 +9,6 @@ import type {
   ParametersDeclaration,
   ReplyExtensionOptions,
 } from "../../sdk/types.ts";
-import { type Built, buildEnricher, buildHook, buildTool } from "../component-builders.ts";
-import type { CallContext, Component, ToolComponent } from "../components.ts";
 import type { RuntimeLoadRequest } from "../runtime.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { chatParams } from "./chat-params.ts";
@@ -134,18 +134,16 @@ export class ComponentFactory {
     return built;
   }
 
+  /** Seed 002's `hook` params: camelCase on the wire, the tool fields always present. */
   private hookParams(input: HookInput, call: CallContext): JsonObject {
+    const tool = "tool_name" in input ? input : undefined;
     return {
       event: input.event,
-      toolName: input.tool_name ?? "",
-      toolInput: input.tool_input === undefined ? "" : JSON.stringify(input.tool_input),
+      toolName: tool?.tool_name ?? "",
+      toolInput: tool ? JSON.stringify(tool.tool_input) : "",
       ...chatParams(call.event, this.channels),
-      replyId: input.reply_id ?? "",
-      ...(input.tool_output === undefined ? {} : { toolOutput: input.tool_output }),
-      ...(input.error === undefined ? {} : { error: input.error }),
-      ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
-      ...(input.status === undefined ? {} : { status: input.status }),
-      ...(input.reason === undefined ? {} : { reason: input.reason }),
+      replyId: input.reply_id,
+      ...hookEventParams(input),
     };
   }
 
@@ -155,6 +153,22 @@ export class ComponentFactory {
    */
   private callLimit(options: JsonObject): number {
     return (options.timeout_ms as number | undefined) ?? this.request.manifest.timeout;
+  }
+}
+
+/** The fields of one hook event beyond the tool fields (PreReplyGenerate's stay in-process). */
+function hookEventParams(input: HookInput): JsonObject {
+  switch (input.event) {
+    case "PostToolUse":
+      return input.tool_output === undefined ? {} : { toolOutput: input.tool_output };
+    case "PostToolUseFailure":
+      return { error: input.error };
+    case "UserPromptSubmit":
+      return { prompt: input.prompt };
+    case "AgentStop":
+      return { status: input.status, reason: input.reason };
+    default:
+      return {};
   }
 }
 

@@ -1,7 +1,7 @@
+import type { Built } from "../../components/builders.ts";
+import type { Component } from "../../components/types.ts";
 import type { Logger } from "../../log/logger.ts";
 import { errorMessage } from "../../util/values.ts";
-import type { Built } from "../component-builders.ts";
-import type { Component } from "../components.ts";
 import type { ComponentFactory } from "./component-factory.ts";
 import {
   type ActivateAnswer,

@@ -1,9 +1,10 @@
-import type { SystemPartsRegistry } from "../../agent/system-parts.ts";
+import type { Built } from "../../components/builders.ts";
+import type { SystemPartsRegistry } from "../../components/system-parts.ts";
+import type { Component, Disposer } from "../../components/types.ts";
 import { renderSegments } from "../../message/render.ts";
 import type { Segment } from "../../message/segment.ts";
-import type { Built } from "../component-builders.ts";
-import type { Component, Disposer } from "../components.ts";
-import type { RuntimeDetails, RuntimeLoadRequest } from "../runtime.ts";
+import type { RuntimeLoadRequest } from "../runtime.ts";
+import type { RuntimeDetails } from "../status-types.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { channelSessionPrefix } from "./channel-session.ts";
 import type { PluginCall } from "./component-factory.ts";

@@ -1,10 +1,11 @@
-import { isGuardEvent } from "../../agent/hooks.ts";
-import type { SystemPartsRegistry } from "../../agent/system-parts.ts";
+import type { Built } from "../../components/builders.ts";
+import { isGuardEvent } from "../../components/hooks.ts";
+import type { SystemPartsRegistry } from "../../components/system-parts.ts";
+import type { Component } from "../../components/types.ts";
 import type { Monitor } from "../../monitor/monitor.ts";
 import { errorMessage } from "../../util/values.ts";
-import type { Built } from "../component-builders.ts";
-import type { Component } from "../components.ts";
-import type { RuntimeDetails, RuntimeLoadRequest } from "../runtime.ts";
+import type { RuntimeLoadRequest } from "../runtime.ts";
+import type { RuntimeDetails } from "../status-types.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { ComponentFactory } from "./component-factory.ts";
 import { Declarations } from "./declarations.ts";
@@ -199,7 +200,7 @@ export class StdioPlugin {
   }
 
   private forgetDeclarations(): void {
-    // Guards stay while the process is down: asked, they fail and so deny (agent/hooks.ts),
+    // Guards stay while the process is down: asked, they fail and so deny (components/hooks.ts),
     // rather than vanish and let through what they guard.
     this.declared = this.declared.filter(
       ({ component }) => component.kind === "hook" && isGuardEvent(component.event),

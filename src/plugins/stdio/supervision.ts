@@ -1,5 +1,6 @@
 import type { Monitor } from "../../monitor/monitor.ts";
-import type { ProcessStatus, RuntimeLoadRequest } from "../runtime.ts";
+import type { RuntimeLoadRequest } from "../runtime.ts";
+import type { ProcessStatus } from "../status-types.ts";
 
 const FIRST_RETRY_DELAY_MS = 1_000;
 const MAX_RETRY_DELAY_MS = 30_000;

@@ -1,8 +1,8 @@
 import type { Database, Statement } from "better-sqlite3";
-import type { ChatType } from "../../chat/session-id.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ChatMessage } from "../../message/inbound.ts";
 import type { Segment } from "../../message/segment.ts";
+import type { ChatType } from "../../message/session-id.ts";
 import type {
   ChatHistory,
   HistoryQuery,
@@ -129,17 +129,17 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     this.#writer.push(message);
   }
 
-  recent(query: HistoryQuery): ChatMessage[] {
+  async recent(query: HistoryQuery): Promise<ChatMessage[]> {
     if (query.limit <= 0) return [];
-    this.flush();
+    this.#writer.flush();
     const spooled = this.#writer.pending().filter((message) => message.sessionId === query.sessionId);
     const stored = spooled.length >= query.limit ? [] : this.#storedRecent(query.sessionId, query.limit);
     return [...stored, ...spooled].slice(-query.limit);
   }
 
   /** The newest stored message with this platform id in the session. */
-  findByMessageId(sessionId: string, messageId: string): ChatMessage | undefined {
-    this.flush();
+  async findByMessageId(sessionId: string, messageId: string): Promise<ChatMessage | undefined> {
+    this.#writer.flush();
     const spooled = this.#writer
       .pending()
       .findLast((message) => message.sessionId === sessionId && message.messageId === messageId);
@@ -148,8 +148,8 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     return row && toStoredMessage(row);
   }
 
-  sessions(query: SessionQuery): SessionSummary[] {
-    this.flush();
+  async sessions(query: SessionQuery): Promise<SessionSummary[]> {
+    this.#writer.flush();
     const search = query.search ? escapeLike(query.search) : null;
     const rows = this.#selectSessions.all({ search, limit: query.limit }) as Array<
       MessageRow & { message_count: number }
@@ -163,8 +163,8 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     }));
   }
 
-  messages(query: MessageQuery): StoredMessage[] {
-    this.flush();
+  async messages(query: MessageQuery): Promise<StoredMessage[]> {
+    this.#writer.flush();
     // Segments are stored as JSON, where quotes and backslashes in text are escaped.
     const search = query.search ? escapeLike(JSON.stringify(query.search).slice(1, -1)) : null;
     const page = { search, before: query.beforeRowId ?? NO_ROW_LIMIT, limit: query.limit };
@@ -175,12 +175,12 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     return (rows as MessageRow[]).map(toStoredMessage);
   }
 
-  flush(): void {
+  async flush(): Promise<void> {
     this.#writer.flush();
   }
 
   /** Commits what is queued; later appends throw. The database stays open (its owner closes it). */
-  close(): void {
+  async close(): Promise<void> {
     this.#writer.close();
   }
 

@@ -57,7 +57,7 @@ export class SqliteSendStore implements SendStore {
     this.#deleteBefore = db.prepare("DELETE FROM sends WHERE created_at < ?");
   }
 
-  pending(send: NewSend): number {
+  async pending(send: NewSend): Promise<number> {
     const now = Date.now();
     const result = this.#insert.run(
       send.replyId,
@@ -71,26 +71,26 @@ export class SqliteSendStore implements SendStore {
     return Number(result.lastInsertRowid);
   }
 
-  sent(id: number, platformMessageId: string): void {
+  async sent(id: number, platformMessageId: string): Promise<void> {
     this.#writer.push({ id, state: "sent", platformMessageId, error: null, time: Date.now() });
   }
 
-  settleFailed(id: number, state: "failed" | "in_doubt", error: string): void {
+  async settleFailed(id: number, state: "failed" | "in_doubt", error: string): Promise<void> {
     this.#writer.push({ id, state, platformMessageId: null, error, time: Date.now() });
   }
 
-  forReply(replyId: string): SendEntry[] {
+  async forReply(replyId: string): Promise<SendEntry[]> {
     this.#writer.flush();
     return (this.#selectByReply.all(replyId) as SendRow[]).map(toSendEntry);
   }
 
-  pruneBefore(time: number): number {
+  async pruneBefore(time: number): Promise<number> {
     this.#writer.flush();
     return this.#deleteBefore.run(time).changes;
   }
 
   /** Commits what is queued; later settlements throw. */
-  close(): void {
+  async close(): Promise<void> {
     this.#writer.close();
   }
 }

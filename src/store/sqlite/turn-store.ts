@@ -77,35 +77,35 @@ export class SqliteTurnStore implements TurnStore {
     );
   }
 
-  begin(turn: TurnRecord): void {
+  async begin(turn: TurnRecord): Promise<void> {
     // Everything queued first (the trigger messages among it): a running turn on disk can
     // always be run again from its stored messages.
     this.#writer.flush();
     this.#begin(turn);
   }
 
-  record(turn: TurnRecord): void {
+  async record(turn: TurnRecord): Promise<void> {
     this.#writer.push(turn);
   }
 
   /** Commits what is queued; later records throw. */
-  close(): void {
+  async close(): Promise<void> {
     this.#writer.close();
   }
 
-  get(replyId: string): TurnRecord | undefined {
+  async get(replyId: string): Promise<TurnRecord | undefined> {
     this.#writer.flush();
     const row = this.#selectOne.get(replyId) as TurnRow | undefined;
     return row && toTurnRecord(row);
   }
 
-  listBySession(sessionId: string, limit: number): TurnRecord[] {
+  async listBySession(sessionId: string, limit: number): Promise<TurnRecord[]> {
     if (limit <= 0) return [];
     this.#writer.flush();
     return (this.#selectBySession.all(sessionId, limit) as TurnRow[]).map(toTurnRecord);
   }
 
-  running(): TurnRecord[] {
+  async running(): Promise<TurnRecord[]> {
     this.#writer.flush();
     return (this.#selectRunning.all() as TurnRow[]).map(toTurnRecord);
   }

@@ -73,8 +73,8 @@ export class SqliteUsageStore implements UsageStore {
     this.#writer.push(usage);
   }
 
-  summarize(query: UsageQuery): UsageSummaryRow[] {
-    this.flush();
+  async summarize(query: UsageQuery): Promise<UsageSummaryRow[]> {
+    this.#writer.flush();
     return (this.#selectSummary.all(query.sinceMs) as SummaryRow[]).map((row) => ({
       day: new Date(row.day_index * DAY_MS).toISOString().slice(0, 10),
       task: row.task,
@@ -88,20 +88,20 @@ export class SqliteUsageStore implements UsageStore {
     }));
   }
 
-  tokensBySession(query: UsageQuery): SessionTokens[] {
-    this.flush();
+  async tokensBySession(query: UsageQuery): Promise<SessionTokens[]> {
+    this.#writer.flush();
     return (this.#selectSessionTokens.all(query.sinceMs) as SessionTokensRow[]).map((row) => ({
       sessionId: row.session_id,
       tokens: row.tokens,
     }));
   }
 
-  flush(): void {
+  async flush(): Promise<void> {
     this.#writer.flush();
   }
 
   /** Commits what is queued; later records throw. The database stays open (its owner closes it). */
-  close(): void {
+  async close(): Promise<void> {
     this.#writer.close();
   }
 }

@@ -3,7 +3,7 @@ import { api, withQuery } from "../api.ts";
 import { formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import { previewText, Segments } from "../segments.tsx";
-import type { ChatMessage, SessionSummary } from "../types.ts";
+import type { SessionSummary, StoredMessage } from "../types.ts";
 
 const PAGE = 100;
 
@@ -63,14 +63,14 @@ export function ChatsPage() {
 
 function SessionHistory({ sessionId }: { sessionId: string }) {
   const [search, setSearch] = useState("");
-  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [messages, setMessages] = useState<StoredMessage[]>([]);
   const [more, setMore] = useState(false);
 
   const lookup = (messageId: string) => messages.find((message) => message.messageId === messageId);
 
   const load = async (before?: number) => {
     const path = withQuery("/api/chats/messages", { sessionId, search, before, limit: PAGE });
-    const answer = await api.get<{ messages: ChatMessage[] }>(path);
+    const answer = await api.get<{ messages: StoredMessage[] }>(path);
     const oldestFirst = answer.messages.reverse();
     setMessages((current) => (before === undefined ? oldestFirst : [...oldestFirst, ...current]));
     setMore(answer.messages.length === PAGE);

@@ -4,17 +4,20 @@ import { followStream } from "../event-stream.ts";
 import { formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import { navigate } from "../router.ts";
-import type { MonitorEvent, TurnDetail, TurnSummary } from "../types.ts";
+import type { StoredMonitorEvent, TurnDetail, TurnSummary } from "../types.ts";
 import { StatusBadge, TimelineEvent } from "./timeline-event.tsx";
 
 const PAGE = 50;
+
+/** The turn on the right: its events as loaded and as they arrive live, merged once it has loaded. */
+type ShownTurn = TurnDetail & { loaded: boolean };
 
 /** Every turn, live and searchable by reply id, with what happened in it step by step. */
 export function MonitorPage({ replyId }: { replyId: string | undefined }) {
   const [search, setSearch] = useState(() => new URLSearchParams(location.search).get("search") ?? "");
   const [turns, setTurns] = useState<TurnSummary[]>([]);
   const [more, setMore] = useState(false);
-  const [detail, setDetail] = useState<TurnDetail | null>(null);
+  const [detail, setDetail] = useState<ShownTurn | null>(null);
 
   useEffect(() => {
     const path = withQuery("/api/monitor/turns", { search, limit: PAGE });
@@ -25,22 +28,32 @@ export function MonitorPage({ replyId }: { replyId: string | undefined }) {
   }, [search]);
 
   useEffect(() => {
-    setDetail(null);
-    if (!replyId) return;
+    if (!replyId) {
+      setDetail(null);
+      return;
+    }
+    // Events streamed while the turn loads are kept and merged with what it loaded, each once.
+    setDetail({ replyId, events: [], messages: [], loaded: false });
+    const loaded = (answer: TurnDetail) =>
+      setDetail((current) =>
+        current?.replyId === replyId
+          ? { ...answer, events: mergeEvents(answer.events, current.events), loaded: true }
+          : current,
+      );
     void api
       .get<TurnDetail>(`/api/monitor/turns/${encodeURIComponent(replyId)}`)
-      .then(setDetail, () => setDetail({ replyId, events: [], messages: [] }));
+      .then(loaded, () => loaded({ replyId, events: [], messages: [] }));
   }, [replyId]);
 
   useEffect(
     () =>
       followStream("/api/monitor/stream", (_event, data) => {
-        const event = data as MonitorEvent;
+        const event = data as StoredMonitorEvent;
         if (!event.replyId) return;
         setTurns((current) => applyToTurns(current, event, search));
         setDetail((current) =>
           current && current.replyId === event.replyId
-            ? { ...current, events: [...current.events, event] }
+            ? { ...current, events: mergeEvents(current.events, [event]) }
             : current,
         );
       }),
@@ -79,11 +92,15 @@ export function MonitorPage({ replyId }: { replyId: string | undefined }) {
                   <StatusBadge status={turn.status} />
                   <span class="muted">{formatTime(turn.startedAt)}</span>
                 </div>
-                <div class="mono small">{turn.replyId.slice(0, 8)}</div>
-                <div class="small">{turn.sessionId}</div>
+                {turn.triggerText && <div class="turn-trigger">{turn.triggerText}</div>}
+                {turn.replyText ? (
+                  <div class="turn-reply">↳ {turn.replyText}</div>
+                ) : (
+                  turn.reason && <div class="turn-reply outcome">{turn.reason}</div>
+                )}
                 <div class="small muted">
-                  {t("monRounds", { n: turn.rounds })}
-                  {turn.reason ? ` · ${turn.reason}` : ""}
+                  {turn.sessionId} · {t("monRounds", { n: turn.rounds })} ·{" "}
+                  <span class="mono">{turn.replyId.slice(0, 8)}</span>
                 </div>
               </Link>
             </li>
@@ -97,16 +114,16 @@ export function MonitorPage({ replyId }: { replyId: string | undefined }) {
       </div>
       <div class="detail-pane">
         {!replyId && <p class="muted">{t("monPick")}</p>}
-        {replyId && !detail && <p>{t("loading")}</p>}
-        {detail && (
+        {detail && !detail.loaded && <p>{t("loading")}</p>}
+        {detail?.loaded && (
           <article class="turn-detail">
             <h2 class="mono">{detail.replyId}</h2>
             <button type="button" class="link-button" onClick={() => navigate("/monitor")}>
               ×
             </button>
             <ol class="timeline">
-              {detail.events.map((event, index) => (
-                <TimelineEvent key={event.id ?? `live-${index}`} event={event} messages={detail.messages} />
+              {detail.events.map((event) => (
+                <TimelineEvent key={event.id} event={event} messages={detail.messages} />
               ))}
             </ol>
           </article>
@@ -116,18 +133,31 @@ export function MonitorPage({ replyId }: { replyId: string | undefined }) {
   );
 }
 
+/** Events by id, each once, in the order they were emitted (ids follow it; times can tie). */
+function mergeEvents(known: StoredMonitorEvent[], arrived: StoredMonitorEvent[]): StoredMonitorEvent[] {
+  const byId = new Map(known.map((event) => [event.id, event]));
+  for (const event of arrived) byId.set(event.id, event);
+  return [...byId.values()].sort((a, b) => a.id - b.id);
+}
+
 /** Keeps the turn list current from live events. */
-function applyToTurns(turns: TurnSummary[], event: MonitorEvent, search: string): TurnSummary[] {
+function applyToTurns(turns: TurnSummary[], event: StoredMonitorEvent, search: string): TurnSummary[] {
   const replyId = event.replyId!;
   if (event.type === "turn.started") {
     const sessionId = event.sessionId ?? "";
     if (search && !replyId.startsWith(search) && !sessionId.includes(search)) return turns;
     if (turns.some((turn) => turn.replyId === replyId)) return turns;
-    return [{ id: event.id ?? 0, replyId, sessionId, startedAt: event.time, rounds: 0 }, ...turns];
+    const { triggerText } = event.data;
+    const started: TurnSummary = { id: event.id, replyId, sessionId, startedAt: event.time, rounds: 0 };
+    return [typeof triggerText === "string" ? { ...started, triggerText } : started, ...turns];
   }
   return turns.map((turn) => {
     if (turn.replyId !== replyId) return turn;
     if (event.type === "planner.round") return { ...turn, rounds: turn.rounds + 1 };
+    if (event.type === "message.sent") {
+      const text = String(event.data.text ?? "");
+      return { ...turn, replyText: turn.replyText ? `${turn.replyText}\n${text}` : text };
+    }
     if (event.type === "turn.finished") {
       return {
         ...turn,

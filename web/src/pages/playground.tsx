@@ -4,7 +4,7 @@ import { followStream } from "../event-stream.ts";
 import { t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import { previewText, Segments } from "../segments.tsx";
-import type { ChatMessage, MonitorEvent, Segment, Status } from "../types.ts";
+import type { ChatMessage, ConsoleStatus, Segment, StoredMonitorEvent } from "../types.ts";
 
 interface PlaygroundInfo {
   selfId: string;
@@ -40,7 +40,7 @@ function loadIdentity(): Identity {
 }
 
 /** Chat with the bot as any user, in a simulated group or private chat, through the real pipeline. */
-export function PlaygroundPage({ status }: { status: Status }) {
+export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
   const [info, setInfo] = useState<PlaygroundInfo | null>(null);
   const [identity, setIdentity] = useState<Identity>(loadIdentity);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
@@ -79,7 +79,7 @@ export function PlaygroundPage({ status }: { status: Status }) {
       );
     });
     const stopMonitor = followStream("/api/monitor/stream", (_event, data) => {
-      const event = data as MonitorEvent;
+      const event = data as StoredMonitorEvent;
       if (event.sessionId !== sessionId || !event.replyId) return;
       const replyId = event.replyId;
       if (event.type === "message.sent") {

@@ -3,7 +3,7 @@ import { ApiError, api } from "../api.ts";
 import { followStream } from "../event-stream.ts";
 import { formatTime, type TextKey, t } from "../i18n.ts";
 import { SchemaForm } from "../schema-form.tsx";
-import type { PluginProcessStatus, PluginStatus } from "../types.ts";
+import type { PluginStatus, ProcessStatus } from "../types.ts";
 
 const STATE_LABELS: Record<PluginStatus["state"], TextKey> = {
   enabled: "stateEnabled",
@@ -160,7 +160,7 @@ function PluginCard({
 }
 
 /** A stdio plugin's process: state (activating, running, …), pid, restarts, failures and its last error. */
-function ProcessState({ process }: { process: PluginProcessStatus }) {
+function ProcessState({ process }: { process: ProcessStatus }) {
   return (
     <div class="process small" data-process-state={process.state}>
       <span class="badge">{t(`processState_${process.state}` as TextKey)}</span>{" "}

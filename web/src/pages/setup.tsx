@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { Link } from "../link.tsx";
-import type { ModelTestResult, Status } from "../types.ts";
+import type { ConsoleStatus, ModelTestResult } from "../types.ts";
 import { LocalModelSetup } from "./local-model-setup.tsx";
 import { TestResult } from "./test-result.tsx";
 
@@ -17,7 +17,7 @@ const PRESETS: Record<ProviderType, { baseUrl: string; model: string }> = {
 };
 
 /** First run: pick a provider and model, test it, save it to the config file. */
-export function SetupPage({ status, onSaved }: { status: Status; onSaved: () => void }) {
+export function SetupPage({ status, onSaved }: { status: ConsoleStatus; onSaved: () => void }) {
   const [type, setType] = useState<ProviderType>("openai-compatible");
   const [baseUrl, setBaseUrl] = useState(PRESETS["openai-compatible"].baseUrl);
   const [apiKey, setApiKey] = useState("");

@@ -1,7 +1,7 @@
-import { formatTime, t } from "../i18n.ts";
+import { eventLabel, formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import { Segments } from "../segments.tsx";
-import type { ChatMessage, MonitorEvent, Segment } from "../types.ts";
+import type { ChatMessage, Segment, StoredMonitorEvent } from "../types.ts";
 
 export function StatusBadge({ status }: { status: string | undefined }) {
   const label =
@@ -30,11 +30,13 @@ interface ToolCall {
 }
 
 /** One step of a turn on the timeline, laid out for its kind; unknown kinds show their data. */
-export function TimelineEvent({ event, messages }: { event: MonitorEvent; messages: ChatMessage[] }) {
+export function TimelineEvent({ event, messages }: { event: StoredMonitorEvent; messages: ChatMessage[] }) {
   return (
     <li class={`event ${event.type.replace(".", "-")}`} data-event-type={event.type}>
       <div class="event-head">
-        <span class="event-type">{event.type}</span>
+        <span class="event-type" title={event.type}>
+          {eventLabel(event.type)}
+        </span>
         <span class="muted small">{formatTime(event.time)}</span>
       </div>
       <EventBody event={event} messages={messages} />
@@ -42,7 +44,7 @@ export function TimelineEvent({ event, messages }: { event: MonitorEvent; messag
   );
 }
 
-function EventBody({ event, messages }: { event: MonitorEvent; messages: ChatMessage[] }) {
+function EventBody({ event, messages }: { event: StoredMonitorEvent; messages: ChatMessage[] }) {
   const data = event.data;
   switch (event.type) {
     case "turn.started":
@@ -72,6 +74,16 @@ function EventBody({ event, messages }: { event: MonitorEvent; messages: ChatMes
       );
     case "planner.round":
       return <PlannerRound data={data} />;
+    case "replyer.generated":
+    case "transcript.read":
+      return (
+        <div class="model-call">
+          <ModelCallFacts data={data} />
+          <h4>{event.type === "replyer.generated" ? t("monReplyText") : t("monText")}</h4>
+          <pre>{String(data.text ?? "")}</pre>
+          {Array.isArray(data.prompt) && <PromptDetails prompt={data.prompt as PromptMessage[]} />}
+        </div>
+      );
     case "tool.called":
       return (
         <div class={data.isError ? "tool error-box" : "tool"}>
@@ -132,23 +144,36 @@ function EventBody({ event, messages }: { event: MonitorEvent; messages: ChatMes
   }
 }
 
-function PlannerRound({ data }: { data: Record<string, unknown> }) {
+/** Which model answered, how fast and for how many tokens (prompt + completion). */
+function ModelCallFacts({ data }: { data: Record<string, unknown> }) {
   const usage = (data.usage ?? {}) as { promptTokens?: number; completionTokens?: number };
+  return (
+    <dl class="facts">
+      <dt>{t("monModel")}</dt>
+      <dd class="mono">{String(data.model ?? "")}</dd>
+      <dt>{t("monLatency")}</dt>
+      <dd>{String(data.latencyMs ?? "?")} ms</dd>
+      <dt>{t("monTokens")}</dt>
+      <dd>
+        {usage.promptTokens ?? 0} + {usage.completionTokens ?? 0}
+      </dd>
+      {typeof data.finishReason === "string" && (
+        <>
+          <dt>{t("monFinish")}</dt>
+          <dd class="mono">{data.finishReason}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+function PlannerRound({ data }: { data: Record<string, unknown> }) {
   const toolCalls = (data.toolCalls ?? []) as ToolCall[];
   const prompt = (data.prompt ?? []) as PromptMessage[];
   return (
     <div class="planner-round">
       <h4>{t("monRound", { n: String(data.round ?? "?") })}</h4>
-      <dl class="facts">
-        <dt>{t("monModel")}</dt>
-        <dd class="mono">{String(data.model ?? "")}</dd>
-        <dt>{t("monLatency")}</dt>
-        <dd>{String(data.latencyMs ?? "?")} ms</dd>
-        <dt>{t("monTokens")}</dt>
-        <dd>
-          {usage.promptTokens ?? 0} + {usage.completionTokens ?? 0}
-        </dd>
-      </dl>
+      <ModelCallFacts data={data} />
       {typeof data.text === "string" && data.text && (
         <>
           <h4>{t("monText")}</h4>
@@ -164,18 +189,25 @@ function PlannerRound({ data }: { data: Record<string, unknown> }) {
           </li>
         ))}
       </ul>
-      <details>
-        <summary>
-          {t("monPrompt")} ({prompt.length})
-        </summary>
-        {prompt.map((message, index) => (
-          <div key={`${message.role}-${index}`} class="prompt-message">
-            <div class="role">{message.role}</div>
-            <pre>{promptText(message)}</pre>
-          </div>
-        ))}
-      </details>
+      <PromptDetails prompt={prompt} />
     </div>
+  );
+}
+
+/** The messages a model was sent, folded away until asked for. */
+function PromptDetails({ prompt }: { prompt: PromptMessage[] }) {
+  return (
+    <details>
+      <summary>
+        {t("monPrompt")} ({prompt.length})
+      </summary>
+      {prompt.map((message, index) => (
+        <div key={`${message.role}-${index}`} class="prompt-message">
+          <div class="role">{message.role}</div>
+          <pre>{promptText(message)}</pre>
+        </div>
+      ))}
+    </details>
   );
 }
 

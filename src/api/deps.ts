@@ -1,0 +1,42 @@
+import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
+import type { TsumugiConfig } from "../config/schema.ts";
+import type { Logger } from "../log/logger.ts";
+import type { LocalModelService } from "../models/local-model-service.ts";
+import type { MonitorEventStore } from "../monitor/event-store.ts";
+import type { Timeline } from "../monitor/timeline.ts";
+import type { PluginHost } from "../plugins/plugin-host.ts";
+import type { HealthReport } from "../server/health-report.ts";
+import type { ChatHistory, MessageStore, UsageStore } from "../store/types.ts";
+import type { ModelTester } from "./model-test.ts";
+
+/** What the console's API reads and drives; built by the composition root. */
+export interface ConsoleApiDeps {
+  /** The config in force (it changes on reload). */
+  config: () => TsumugiConfig;
+  /** Applies a config the console just saved, without waiting for the file watcher. */
+  applyConfig: (next: TsumugiConfig) => void;
+  /** The file the console edits and the watcher reloads; undefined makes the config read-only. */
+  configFile: string | undefined;
+  /** Source of `${VAR}` expansion when checking an edited config. */
+  env: NodeJS.ProcessEnv;
+  /** Where the HTTP server listens (the real port when the config asked for 0). */
+  address: () => { host: string; port: number };
+  health: () => HealthReport;
+  playground: ConsoleAdapter;
+  timeline: Pick<Timeline, "follow">;
+  monitorEvents: MonitorEventStore;
+  messages: MessageStore;
+  history: ChatHistory;
+  usage: UsageStore;
+  testModel: ModelTester;
+  plugins: PluginConsole;
+  /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
+  localModels: Pick<LocalModelService, "snapshot" | "pull">;
+  logger: Logger;
+}
+
+/** What the console does with plugins: the plugin host's control surface. */
+export type PluginConsole = Pick<
+  PluginHost,
+  "list" | "enable" | "disable" | "reload" | "setConfig" | "subscribe"
+>;

@@ -1,0 +1,58 @@
+/**
+ * The answers of the console's API that no lower module owns. Type-only, with no runtime
+ * imports (and nothing of Node's): the front end in web/ imports these and the types they
+ * are built from, so the server and the console share one definition.
+ */
+import type { ChatMessage } from "../message/inbound.ts";
+import type { StoredMonitorEvent } from "../monitor/event-store.ts";
+import type { AdapterHealth } from "../server/health-report.ts";
+import type { StorageStatus, UsageSummaryRow } from "../store/types.ts";
+
+/** `GET /api/status`: what the console shows first. */
+export interface ConsoleStatus {
+  bot: { name: string };
+  modelConfigured: boolean;
+  configFile: string | null;
+  adapters: AdapterHealth[];
+  storage: StorageStatus;
+}
+
+/** `GET /api/monitor/turns/:replyId`: every event of one turn and the messages that triggered it. */
+export interface TurnDetail {
+  replyId: string;
+  events: StoredMonitorEvent[];
+  messages: ChatMessage[];
+}
+
+/** One configured provider in `GET /api/models`, its key reduced to whether one is set. */
+export interface ProviderInfo {
+  id: string;
+  type: string;
+  baseUrl: string | null;
+  hasApiKey: boolean;
+}
+
+/** `POST /api/models/test` and `POST /api/setup/test`: one short request to one model. */
+export interface ModelTestResult {
+  ok: boolean;
+  latencyMs: number;
+  /** The model's answer, when it gave one. */
+  text?: string;
+  /** Why it failed (keys redacted by the client). */
+  error?: string;
+}
+
+/** A row of `GET /api/usage`: the day's totals with their cost at the configured prices (null without one). */
+export type UsageRow = UsageSummaryRow & { cost: number | null };
+
+/** `GET /api/connect`: how to point a OneBot implementation at each adapter, and who is connected. */
+export interface ConnectInfo {
+  adapters: Array<{
+    id: string;
+    mode: "reverse-ws" | "forward-ws" | "http";
+    url: string;
+    apiUrl: string | null;
+    accessToken: string;
+    accounts: AdapterHealth[];
+  }>;
+}

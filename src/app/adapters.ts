@@ -1,0 +1,54 @@
+import { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
+import { OneBotAdapter } from "../adapters/onebot/onebot-adapter.ts";
+import type { AccountStatus, ChatAdapter } from "../adapters/types.ts";
+import type { TsumugiConfig } from "../config/schema.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { Monitor } from "../monitor/monitor.ts";
+import type { HttpRoutes } from "../server/routes.ts";
+
+export interface AdapterParts {
+  config: TsumugiConfig;
+  /** The HTTP server, where reverse-ws and http adapters listen. */
+  routes: HttpRoutes;
+  /** Where every adapter's messages enter the pipeline. */
+  deliver: (message: ChatMessage) => void;
+  botName: () => string;
+  /** The stdio channel plugins' adapter, built before the plugins. */
+  stdioChannels: ChatAdapter;
+  /** Told when a platform account connects or disconnects (`adapter.connection`). */
+  monitor: Monitor;
+  logger: Logger;
+}
+
+/**
+ * Fills `adapters` (kept by the caller: the outbox and the plugins look adapters up in it)
+ * with one OneBot adapter per `adapters[]` entry, the console playground and the stdio
+ * channels; returns the playground, which the console API drives.
+ */
+export function addAdapters(adapters: Map<string, ChatAdapter>, parts: AdapterParts): ConsoleAdapter {
+  const { logger } = parts;
+  for (const adapterConfig of parts.config.adapters) {
+    const adapter = new OneBotAdapter({
+      config: adapterConfig,
+      routes: parts.routes,
+      events: {
+        message: parts.deliver,
+        connection: (status: AccountStatus) => {
+          logger.debug({ adapter: adapterConfig.id, ...status }, "adapter account status");
+          parts.monitor.emit({ type: "adapter.connection", data: { adapter: adapterConfig.id, ...status } });
+        },
+      },
+      logger: logger.child({ adapter: adapterConfig.id }),
+    });
+    adapters.set(adapterConfig.id, adapter);
+  }
+  const playground = new ConsoleAdapter({ deliver: parts.deliver, botName: parts.botName });
+  if (adapters.has(playground.id))
+    throw new Error(`adapters: the id "${playground.id}" is reserved for the console`);
+  adapters.set(playground.id, playground);
+  if (adapters.has(parts.stdioChannels.id))
+    throw new Error(`adapters: the id "${parts.stdioChannels.id}" is reserved for stdio channel plugins`);
+  adapters.set(parts.stdioChannels.id, parts.stdioChannels);
+  return playground;
+}

@@ -1,0 +1,37 @@
+import { CommandRegistry } from "./command-registry.ts";
+import { EnricherRegistry } from "./enrichers.ts";
+import { ReplyExtensionRegistry } from "./extension-registry.ts";
+import { HookRegistry } from "./hooks.ts";
+import { ApprovalService } from "./hooks-approval.ts";
+import { SystemPartsRegistry } from "./system-parts.ts";
+import { ToolRegistry } from "./tool-registry.ts";
+
+/**
+ * What plugins fill and the stages read: the registries of every component kind, the stdio
+ * channels' prompt parts and the tool calls waiting for an admin. Built once by the
+ * composition root; plugins/ adds and removes, agent/ and reply/ only consume.
+ */
+export interface ComponentSet {
+  tools: ToolRegistry;
+  commands: CommandRegistry;
+  hooks: HookRegistry;
+  enrichers: EnricherRegistry;
+  replyExtensions: ReplyExtensionRegistry;
+  /** Channel prompt parts (stdio `channel_prompt`). */
+  systemParts: SystemPartsRegistry;
+  /** Tool calls waiting for an admin (PreToolUse "ask"). */
+  approvals: ApprovalService;
+}
+
+/** `builtinToolNames`: the planner's own tools, which no plugin tool may take. */
+export function createComponentSet(builtinToolNames: readonly string[]): ComponentSet {
+  return {
+    tools: new ToolRegistry(builtinToolNames),
+    commands: new CommandRegistry(),
+    hooks: new HookRegistry(),
+    enrichers: new EnricherRegistry(),
+    replyExtensions: new ReplyExtensionRegistry(),
+    systemParts: new SystemPartsRegistry(),
+    approvals: new ApprovalService(),
+  };
+}

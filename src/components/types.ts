@@ -1,0 +1,143 @@
+/**
+ * Components as the host sees them, whatever runtime provides them (in-process TypeScript
+ * now, stdio plugins later): each has a full name `pluginId.name`, a scope, and an
+ * `invoke` the runtime implements.
+ */
+
+import type { ChatMessage } from "../message/inbound.ts";
+import type { ChatType } from "../message/session-id.ts";
+import type {
+  BotApi,
+  ChatScope,
+  HookEventName,
+  HookInput,
+  HookResult,
+  JsonSchema,
+  OutgoingMessage,
+  PluginEvent,
+  ReplyExtensionPayload,
+} from "../sdk/types.ts";
+
+export type Disposer = () => void;
+
+export interface ComponentScope {
+  chatScope: ChatScope;
+  /** Session ids or their `group:<id>` / `private:<id>` tails; undefined = every session. */
+  allowedSessions?: string[];
+  /** Only sessions whose id starts with this: the tools a stdio channel declares for its own chats. */
+  sessionPrefix?: string;
+}
+
+/** The session a request comes from. */
+export interface SessionRef {
+  sessionId: string;
+  chatType: ChatType;
+}
+
+/** What the host hands a component call: the chat it happens in. */
+export interface CallContext {
+  bot: BotApi;
+  event: PluginEvent;
+  /** The message as the host stores it (host-side components use it; plugins see `event`). */
+  message: ChatMessage;
+  signal: AbortSignal;
+  replyId?: string;
+  callId?: string;
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  replyId?: string;
+  callId?: string;
+  /** Told the id of every message the handler sends. */
+  onSent?: (messageId: string) => void;
+}
+
+/** Builds the call context for a message (plugins/call-context.ts, which reaches the outbox and the store). */
+export interface CallContexts {
+  forMessage(message: ChatMessage, options: CallOptions): CallContext;
+}
+
+interface ComponentBase {
+  pluginId: string;
+  name: string;
+  /** `pluginId.name` */
+  fullName: string;
+  description: string;
+  scope: ComponentScope;
+}
+
+export interface ToolComponent extends ComponentBase {
+  kind: "tool";
+  /** Object JSON Schema of the arguments, as declared to the model. */
+  parameters: JsonSchema;
+  timeoutMs: number;
+  /** Checks (and fills defaults into) arguments; returns the problem, or undefined when valid. */
+  validate(args: Record<string, unknown>): string | undefined;
+  invoke(args: Record<string, unknown>, call: CallContext): Promise<unknown>;
+}
+
+export interface CommandMatch {
+  /** The prefix that matched (or the pattern's whole match). */
+  command: string;
+  args: string[];
+  rest: string;
+  match?: RegExpMatchArray;
+}
+
+export interface CommandComponent extends ComponentBase {
+  kind: "command";
+  adminOnly: boolean;
+  /** How /help shows it, e.g. "/weather <city>"; "" leaves it out (a command its settings switched off). */
+  synopsis: string;
+  match(text: string): CommandMatch | undefined;
+  invoke(match: CommandMatch, call: CallContext & { isAdmin: boolean }): Promise<OutgoingMessage | undefined>;
+}
+
+export interface HookComponent extends ComponentBase {
+  kind: "hook";
+  event: HookEventName;
+  timeoutMs: number;
+  /** Tool events: whether the hook wants this tool. */
+  matches(toolName: string | undefined): boolean;
+  invoke(input: HookInput, call: CallContext): Promise<HookResult | undefined>;
+}
+
+export interface EnricherComponent extends ComponentBase {
+  kind: "enricher";
+  timeoutMs: number;
+  invoke(call: CallContext): Promise<string | undefined>;
+}
+
+/**
+ * A reply extension (seeds 000/001, DESIGN §7). `invoke` takes the snake_case payload and
+ * resolves with whatever the handler returned; the reply stage checks it.
+ */
+export interface ReplyExtensionComponent extends ComponentBase {
+  kind: "reply_extension";
+  /** Object JSON Schema of the parameters: the value of `plugin_options["pluginId.name"]`. */
+  parameters: JsonSchema;
+  priority: number;
+  timeoutMs: number;
+  /** Checks (and fills defaults into) parameters; returns the problem, or undefined when valid. */
+  validate(parameters: Record<string, unknown>): string | undefined;
+  invoke(payload: ReplyExtensionPayload, call: { signal: AbortSignal }): Promise<unknown>;
+}
+
+export type Component =
+  | ToolComponent
+  | CommandComponent
+  | HookComponent
+  | EnricherComponent
+  | ReplyExtensionComponent;
+export type ComponentKind = Component["kind"];
+
+/** Whether a component applies to a session (chat_scope, allowed_session). */
+export function inScope(scope: ComponentScope, session: SessionRef): boolean {
+  if (scope.chatScope !== "all" && scope.chatScope !== session.chatType) return false;
+  if (scope.sessionPrefix !== undefined && !session.sessionId.startsWith(scope.sessionPrefix)) return false;
+  if (!scope.allowedSessions) return true;
+  return scope.allowedSessions.some(
+    (allowed) => allowed === session.sessionId || session.sessionId.endsWith(`:${allowed}`),
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * Every template the bot renders and the placeholders each may use. The shipped texts are
+ * `prompts/<language>/<name>.md`; docs/prompts.md describes each one. A name or placeholder
+ * not listed here is a config error wherever it is written.
+ */
+export const TEMPLATE_PLACEHOLDERS = {
+  // Who the bot is: the first part of every system prompt.
+  persona: [],
+  identity: ["bot_name", "aliases", "persona"],
+  identity_aliases: ["aliases"],
+  alias_separator: [],
+  // Pieces of the chat the models read.
+  place_group: ["group_id"],
+  place_qq_group: ["group_id"],
+  place_private: [],
+  now: ["date", "time"],
+  conversation: ["place", "history", "quote", "omitted", "new_messages", "now"],
+  history_empty: [],
+  omitted: ["count"],
+  transcript: ["place", "count", "messages", "now"],
+  transcript_empty: [],
+  // The planner, the replyer, digest and summary turns: system prompt, then request.
+  planner: ["identity", "channel_prompts", "enrichments"],
+  planner_request: ["conversation"],
+  replyer: ["identity", "channel_prompts"],
+  replyer_request: ["conversation", "target", "intent", "extra_prompts"],
+  replyer_intent: ["intent"],
+  digest: ["identity", "skip"],
+  digest_request: ["transcript", "skip"],
+  summary: ["identity"],
+  summary_request: ["transcript", "requester"],
+  summary_requester_unknown: [],
+  // The planner's built-in tools, as declared to the model.
+  tool_reply: [],
+  tool_reply_msg_id: [],
+  tool_reply_set_quote: [],
+  tool_reply_intent: [],
+  tool_no_reply: [],
+  tool_no_reply_reason: [],
+  tool_wait: ["max_seconds"],
+  tool_wait_seconds: [],
+  // Tool results the planner reads.
+  result_malformed_json: [],
+  result_already_replied: [],
+  result_tool_acted: [],
+  result_tool_failed: ["tool", "error"],
+  result_invalid_call: ["tool", "problem"],
+  result_wait_arrived: ["messages"],
+  result_wait_empty: [],
+  result_hook_denied: ["reason"],
+  result_hook_denied_default: [],
+  result_approval_denied: [],
+  result_approval_expired: [],
+} as const satisfies Record<string, readonly string[]>;
+
+export type TemplateName = keyof typeof TEMPLATE_PLACEHOLDERS;
+export type Placeholder<Name extends TemplateName> = (typeof TEMPLATE_PLACEHOLDERS)[Name][number];
+
+export const TEMPLATE_NAMES = Object.keys(TEMPLATE_PLACEHOLDERS) as TemplateName[];
+
+export const PROMPT_LANGUAGES = ["zh", "en"] as const;
+export type PromptLanguage = (typeof PROMPT_LANGUAGES)[number];
+
+export function isTemplateName(name: string): name is TemplateName {
+  return Object.hasOwn(TEMPLATE_PLACEHOLDERS, name);
+}

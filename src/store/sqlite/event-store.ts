@@ -1,0 +1,204 @@
+import type { Database, Statement } from "better-sqlite3";
+import type { Logger } from "../../log/logger.ts";
+import type {
+  MonitorEventQuery,
+  MonitorEventStore,
+  RetentionLimits,
+  StoredMonitorEvent,
+  TurnQuery,
+  TurnSummary,
+} from "../../monitor/event-store.ts";
+import type { MonitorEvent, MonitorEventType } from "../../monitor/monitor.ts";
+import { clip } from "../../util/values.ts";
+import { BatchWriter } from "./batch-writer.ts";
+import type { WriteTick } from "./write-tick.ts";
+
+interface EventRow {
+  id: number;
+  time: number;
+  type: string;
+  reply_id: string | null;
+  session_id: string | null;
+  data: string;
+}
+
+interface TurnRow {
+  id: number;
+  reply_id: string;
+  session_id: string;
+  started_at: number;
+  finished_at: number | null;
+  finished_data: string | null;
+  rounds: number;
+  trigger_text: unknown;
+  reply_text: string | null;
+}
+
+const HOUR_MS = 3_600_000;
+/** How long monitor events gather before they are committed together. */
+const WRITE_DELAY_MS = 100;
+const COLUMNS = "id, time, type, reply_id, session_id, data";
+/** Larger than any row id, for "no upper bound" in paging queries. */
+const NO_ID_LIMIT = Number.MAX_SAFE_INTEGER;
+/** Most characters of a turn's sent text the turn list carries (each message.sent holds its own clipped text). */
+const REPLY_TEXT_MAX = 300;
+
+/**
+ * Monitor events in the `monitor_events` table. Each batch is written in one savepoint that
+ * also deletes what falls outside the retention limits: row ids only grow, so the newest
+ * `maxEvents` rows are those above `lastId - maxEvents`, and the cap costs one range delete.
+ * Ids are given on append, not on commit, so the live stream carries the id an event is
+ * stored under.
+ */
+export class SqliteMonitorEventStore implements MonitorEventStore {
+  readonly #writer: BatchWriter<StoredMonitorEvent>;
+  #nextId: number;
+  readonly #selectPage: Statement<[number, number]>;
+  readonly #selectReplyPage: Statement<[string, number, number]>;
+  readonly #selectTurnEvents: Statement<[string]>;
+  readonly #selectTurns: Statement<[{ search: string | null; before: number; limit: number }]>;
+
+  constructor(db: Database, limits: () => RetentionLimits, logger: Logger, tick: WriteTick) {
+    const insert = db.prepare(
+      "INSERT INTO monitor_events (id, time, type, reply_id, session_id, data) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    const { lastId } = db.prepare("SELECT COALESCE(MAX(id), 0) AS lastId FROM monitor_events").get() as {
+      lastId: number;
+    };
+    this.#nextId = lastId + 1;
+    const deleteUpToId = db.prepare("DELETE FROM monitor_events WHERE id <= ?");
+    const deleteOlderThan = db.prepare("DELETE FROM monitor_events WHERE time < ?");
+    let trimmedOnce = false;
+    let addedSinceTrim = 0;
+    const writeBatch = db.transaction((events: readonly StoredMonitorEvent[]) => {
+      let lastId = 0;
+      for (const event of events) {
+        insert.run(
+          event.id,
+          event.time,
+          event.type,
+          event.replyId ?? null,
+          event.sessionId ?? null,
+          JSON.stringify(event.data),
+        );
+        lastId = event.id;
+      }
+      // Trimming is amortised: the table is cut back to its limits on the first batch and then
+      // whenever a twentieth of maxEvents has been added, so a busy bot deletes in a few large
+      // steps instead of a few rows per batch (it may hold up to 5% more than the cap).
+      const { maxEvents, maxAgeHours } = limits();
+      addedSinceTrim += events.length;
+      if (trimmedOnce && addedSinceTrim < Math.max(1, Math.floor(maxEvents / 20))) return;
+      trimmedOnce = true;
+      addedSinceTrim = 0;
+      deleteUpToId.run(lastId - maxEvents);
+      deleteOlderThan.run(Date.now() - maxAgeHours * HOUR_MS);
+    });
+    // Events carry whole prompts; gathering them for a moment keeps their writes off the path
+    // of every turn (reads flush first, so the console always sees everything).
+    this.#writer = new BatchWriter({
+      name: "monitor_events",
+      writeBatch,
+      logger,
+      tick,
+      delayMs: WRITE_DELAY_MS,
+    });
+    this.#selectPage = db.prepare(
+      `SELECT ${COLUMNS} FROM monitor_events WHERE id < ? ORDER BY id DESC LIMIT ?`,
+    );
+    this.#selectReplyPage = db.prepare(
+      `SELECT ${COLUMNS} FROM monitor_events WHERE reply_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+    );
+    this.#selectTurnEvents = db.prepare(
+      `SELECT ${COLUMNS} FROM monitor_events WHERE reply_id = ? ORDER BY id`,
+    );
+    this.#selectTurns = db.prepare(
+      `SELECT s.id, s.reply_id, s.session_id, s.time AS started_at,
+         f.time AS finished_at, f.data AS finished_data,
+         (SELECT COUNT(*) FROM monitor_events r WHERE r.reply_id = s.reply_id AND r.type = 'planner.round') AS rounds,
+         json_extract(s.data, '$.triggerText') AS trigger_text,
+         (SELECT substr(group_concat(json_extract(m.data, '$.text'), '\n' ORDER BY m.id), 1, ${REPLY_TEXT_MAX + 1})
+            FROM monitor_events m WHERE m.reply_id = s.reply_id AND m.type = 'message.sent') AS reply_text
+       FROM monitor_events s
+       LEFT JOIN monitor_events f ON f.reply_id = s.reply_id AND f.type = 'turn.finished'
+       WHERE s.type = 'turn.started' AND s.id < @before
+         AND (@search IS NULL OR s.reply_id LIKE @search || '%' ESCAPE '\\'
+              OR s.session_id LIKE '%' || @search || '%' ESCAPE '\\')
+       ORDER BY s.id DESC LIMIT @limit`,
+    );
+  }
+
+  append(event: MonitorEvent): StoredMonitorEvent {
+    const stored = { ...event, id: this.#nextId++ };
+    this.#writer.push(stored);
+    return stored;
+  }
+
+  async list(query: MonitorEventQuery): Promise<StoredMonitorEvent[]> {
+    this.#writer.flush();
+    const before = query.beforeId ?? NO_ID_LIMIT;
+    const rows =
+      query.replyId === undefined
+        ? this.#selectPage.all(before, query.limit)
+        : this.#selectReplyPage.all(query.replyId, before, query.limit);
+    return (rows as EventRow[]).map(toEvent);
+  }
+
+  async turnEvents(replyId: string): Promise<StoredMonitorEvent[]> {
+    this.#writer.flush();
+    return (this.#selectTurnEvents.all(replyId) as EventRow[]).map(toEvent);
+  }
+
+  async turns(query: TurnQuery): Promise<TurnSummary[]> {
+    this.#writer.flush();
+    const search = query.search ? escapeLike(query.search) : null;
+    const before = query.beforeId ?? NO_ID_LIMIT;
+    const rows = this.#selectTurns.all({ search, before, limit: query.limit }) as TurnRow[];
+    return rows.map(toTurnSummary);
+  }
+
+  async flush(): Promise<void> {
+    this.#writer.flush();
+  }
+
+  /** Commits what is queued; later appends throw. The database stays open (its owner closes it). */
+  async close(): Promise<void> {
+    this.#writer.close();
+  }
+}
+
+function toEvent(row: EventRow): StoredMonitorEvent {
+  const event: StoredMonitorEvent = {
+    id: row.id,
+    time: row.time,
+    // Rows written by an older version may carry a type no longer emitted; the console shows those as they are.
+    type: row.type as MonitorEventType,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+  if (row.reply_id !== null) event.replyId = row.reply_id;
+  if (row.session_id !== null) event.sessionId = row.session_id;
+  return event;
+}
+
+function toTurnSummary(row: TurnRow): TurnSummary {
+  const summary: TurnSummary = {
+    id: row.id,
+    replyId: row.reply_id,
+    sessionId: row.session_id,
+    startedAt: row.started_at,
+    rounds: row.rounds,
+  };
+  if (typeof row.trigger_text === "string" && row.trigger_text) summary.triggerText = row.trigger_text;
+  if (row.reply_text) summary.replyText = clip(row.reply_text, REPLY_TEXT_MAX);
+  if (row.finished_at !== null && row.finished_data !== null) {
+    const finished = JSON.parse(row.finished_data) as { status?: unknown; reason?: unknown };
+    summary.finishedAt = row.finished_at;
+    if (typeof finished.status === "string") summary.status = finished.status;
+    if (typeof finished.reason === "string") summary.reason = finished.reason;
+  }
+  return summary;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
