@@ -1,4 +1,5 @@
 import type { Batch, BatchKind } from "../chat/batch.ts";
+import { triggerText } from "../chat/turn-started.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
@@ -115,12 +116,24 @@ export class TurnRecovery {
   private async announce(turn: TurnRecord): Promise<void> {
     const { replyId, sessionId } = turn;
     if (!(await this.deps.onTimeline(replyId))) {
+      const triggers = await Promise.all(
+        turn.triggerMessageIds.map((id) => this.deps.messages.findByMessageId(sessionId, id)),
+      );
+      const text = triggerText(
+        triggers.filter((message) => message !== undefined),
+        turn.triggerMessageIds,
+      );
       this.deps.monitor.emit({
         type: "turn.started",
         time: turn.createdAt,
         replyId,
         sessionId,
-        data: { kind: turn.kind, messageIds: turn.messageIds ?? [], triggerIds: turn.triggerMessageIds },
+        data: {
+          kind: turn.kind,
+          messageIds: turn.messageIds ?? [],
+          triggerIds: turn.triggerMessageIds,
+          ...(text && { triggerText: text }),
+        },
       });
     }
     const finishedAt = turn.finishedAt ?? Date.now();

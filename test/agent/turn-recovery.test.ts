@@ -10,7 +10,7 @@ import type { Batch } from "../../src/chat/batch.ts";
 import type { MonitorInput } from "../../src/monitor/monitor.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Stores, TurnRecord } from "../../src/store/types.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir } from "../store/helpers.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir } from "../support/store.ts";
 
 const SESSION = "onebot:10000:group:20000";
 const NOW = 1_700_000_060_000;
@@ -91,6 +91,8 @@ describe("settling interrupted turns at start-up", () => {
       ["turn.started", "r1", undefined],
       ["turn.finished", "r1", "replied"],
     ]);
+    // The re-announced start still reads like the conversation in the console's turn list.
+    expect(events[0]!.data.triggerText).toBe("Alice: hello");
   });
 
   it("runs again, from its stored messages, a turn whose only send certainly never left", async () => {

@@ -3,7 +3,7 @@ import { accessDenial } from "../../src/chat/access-policy.ts";
 import type { AccessSettings } from "../../src/chat/config.ts";
 import { createConfigValidator } from "../../src/config/validate.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
-import { groupMessage } from "../store/helpers.ts";
+import { groupMessage } from "../support/store.ts";
 
 const open: AccessSettings = { privateChats: true, allow: [], deny: [] };
 const inGroup = (groupId: string, userId: string, adapterId = "qq"): ChatMessage =>

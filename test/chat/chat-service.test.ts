@@ -12,9 +12,9 @@ import type { ChatMessage } from "../../src/message/inbound.ts";
 import type { Segment } from "../../src/message/segment.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
 import type { HistoryQuery, MessageStore } from "../../src/store/types.ts";
-import { captureLog } from "../store/helpers.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 import { BOB, groupChatMessage, SELF } from "../support/messages.ts";
+import { captureLog } from "../support/store.ts";
 
 /** Holds every lookup until `answer()`; then answers from what it stored, or refuses them all. */
 class SlowStore implements MessageStore {

@@ -3,8 +3,8 @@ import { DailyTokenTally, startOfDay } from "../../src/chat/token-budget.ts";
 import { zonedClock } from "../../src/context/clock-text.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { UsageRecord } from "../../src/store/types.ts";
-import { captureLog } from "../store/helpers.ts";
 import { ManualClock } from "../support/manual-clock.ts";
+import { captureLog } from "../support/store.ts";
 
 const GROUP_A = "onebot:10000:group:1";
 const GROUP_B = "onebot:10000:group:2";

@@ -8,8 +8,8 @@ import type { ChatMessage } from "../../src/message/inbound.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Stores } from "../../src/store/types.ts";
-import { captureLog, groupMessage } from "../store/helpers.ts";
 import { ManualClock } from "../support/manual-clock.ts";
+import { captureLog, groupMessage } from "../support/store.ts";
 
 const SESSION = "onebot:10000:group:20000";
 const OFF: LimitSettings = {

@@ -6,7 +6,7 @@ import type { MonitorEvent } from "../../src/monitor/monitor.ts";
 import { isTimelineEvent } from "../../src/monitor/timeline-filter.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { SqliteMonitorEventStore } from "../../src/store/sqlite/event-store.ts";
-import { captureLog, makeTempDir, type TempDir, tickOf } from "../store/helpers.ts";
+import { captureLog, makeTempDir, type TempDir, tickOf } from "../support/store.ts";
 
 const HOUR = 3_600_000;
 
@@ -95,6 +95,22 @@ describe("monitor event store", () => {
       "planner.round",
       "turn.finished",
     ]);
+  });
+
+  it("lists a turn once, with its last outcome, when it was finished twice (crash recovery)", async () => {
+    const now = Date.now();
+    for (const event of turn("r1", now)) store.append(event);
+    store.append({
+      type: "turn.finished",
+      time: now + 5,
+      replyId: "r1",
+      sessionId: "onebot:1:group:2",
+      data: { status: "failed", reason: "interrupted by a restart" },
+    });
+    await store.flush();
+    const turns = await store.turns({ limit: 10 });
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ replyId: "r1", status: "failed", finishedAt: now + 5 });
   });
 
   it("leaves untriggered messages off the timeline", () => {

@@ -3,7 +3,7 @@ import type { Database } from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { SqliteMessageStore } from "../../src/store/sqlite/message-store.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "./helpers.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "../support/store.ts";
 
 const ROWS = 200_000;
 const BUSY_CHATS = 20;

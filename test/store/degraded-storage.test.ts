@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { openStore, type StoreOptions } from "../../src/store/open-store.ts";
 import type { Stores } from "../../src/store/types.ts";
+import { type CapturedLog, captureLog, groupMessage, makeTempDir, type TempDir } from "../support/store.ts";
 import { waitFor } from "../support/wait.ts";
-import { type CapturedLog, captureLog, groupMessage, makeTempDir, type TempDir } from "./helpers.ts";
 
 const SESSION = "onebot:10000:group:20000";
 

@@ -5,7 +5,7 @@ import { openStore } from "../../src/store/open-store.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { MIGRATIONS } from "../../src/store/sqlite/migrations.ts";
 import type { Stores, TurnRecord } from "../../src/store/types.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir } from "./helpers.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir } from "../support/store.ts";
 
 const SESSION = "onebot:10000:group:20000";
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Segment } from "../../src/message/segment.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { SqliteMessageStore } from "../../src/store/sqlite/message-store.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "./helpers.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "../support/store.ts";
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { MIGRATIONS, type Migration } from "../../src/store/sqlite/migrations.ts";
-import { captureLog, makeTempDir, type TempDir } from "./helpers.ts";
+import { captureLog, makeTempDir, type TempDir } from "../support/store.ts";
 
 const ADD_NOTES: Migration = {
   version: 1000,

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open-store.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir } from "./helpers.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir } from "../support/store.ts";
 
 describe("openStore", () => {
   let dir: TempDir;

@@ -5,7 +5,7 @@ import type { MessageRetentionSettings } from "../../src/store/config.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { MessageRetention } from "../../src/store/sqlite/message-retention.ts";
 import { SqliteMessageStore } from "../../src/store/sqlite/message-store.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "./helpers.ts";
+import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "../support/store.ts";
 
 const DAY_MS = 86_400_000;
 const GROUP_A = "onebot:10000:group:1";

@@ -5,7 +5,7 @@ import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { SqliteTurnStore } from "../../src/store/sqlite/turn-store.ts";
 import { SqliteUsageStore } from "../../src/store/sqlite/usage-store.ts";
 import type { TurnRecord, UsageRecord } from "../../src/store/types.ts";
-import { captureLog, makeTempDir, type TempDir, tickOf } from "./helpers.ts";
+import { captureLog, makeTempDir, type TempDir, tickOf } from "../support/store.ts";
 
 const SESSION = "onebot:10000:group:20000";
 

@@ -120,7 +120,8 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
          (SELECT substr(group_concat(json_extract(m.data, '$.text'), '\n' ORDER BY m.id), 1, ${REPLY_TEXT_MAX + 1})
             FROM monitor_events m WHERE m.reply_id = s.reply_id AND m.type = 'message.sent') AS reply_text
        FROM monitor_events s
-       LEFT JOIN monitor_events f ON f.reply_id = s.reply_id AND f.type = 'turn.finished'
+       LEFT JOIN monitor_events f ON f.id = (
+         SELECT MAX(x.id) FROM monitor_events x WHERE x.reply_id = s.reply_id AND x.type = 'turn.finished')
        WHERE s.type = 'turn.started' AND s.id < @before
          AND (@search IS NULL OR s.reply_id LIKE @search || '%' ESCAPE '\\'
               OR s.session_id LIKE '%' || @search || '%' ESCAPE '\\')

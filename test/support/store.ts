@@ -5,8 +5,8 @@ import type { Database } from "better-sqlite3";
 import type { Logger } from "../../src/log/logger.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { WriteTick } from "../../src/store/sqlite/write-tick.ts";
-import { LogCapture } from "../support/log-capture.ts";
-import { groupChatMessage } from "../support/messages.ts";
+import { LogCapture } from "./log-capture.ts";
+import { groupChatMessage } from "./messages.ts";
 
 export interface TempDir {
   path: string;
