@@ -3,6 +3,7 @@ import { OneBotActionError } from "../../src/adapters/onebot/action-error.ts";
 import type { Segment } from "../../src/message/segment.ts";
 import { GROUP, SELF } from "../support/messages.ts";
 import { type OneBotHarness, startOneBotHarness } from "../support/onebot-harness.ts";
+import { sleep } from "../support/wait.ts";
 
 const ALICE = "30000";
 
@@ -110,7 +111,7 @@ describe("OneBot actions over WebSocket", () => {
       .catch((e: unknown) => e);
     expect(overridden).toMatchObject({ kind: "timeout" });
 
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     expect(await harness.adapter.callAction(SELF, "get_login_info", {})).toMatchObject({ user_id: 10000 });
   });
 

@@ -4,7 +4,7 @@ import type { BatchBounds } from "../../src/chat/batch-bounds.ts";
 import { KeyedQueue } from "../../src/chat/keyed-queue.ts";
 import { SessionRunner } from "../../src/chat/session-runner.ts";
 import { groupChatMessage } from "../support/messages.ts";
-import { waitFor } from "../support/wait.ts";
+import { sleep, waitFor } from "../support/wait.ts";
 
 const BOUNDS: BatchBounds = { maxMessages: 30, maxChars: 8_000, maxMessagesPerUser: 10 };
 const SESSION = "onebot:10000:group:20000";
@@ -96,7 +96,7 @@ describe("SessionRunner", () => {
     expect(twice.omitted!.messageIds).toHaveLength(20);
     // Nothing was waiting: the runner schedules no second turn for the folded messages.
     release();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
     expect(turns).toHaveLength(1);
   });
 });

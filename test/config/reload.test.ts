@@ -8,6 +8,7 @@ import { type ConfigError, loadConfig } from "../../src/config/load.ts";
 import { diffConfig, watchConfigFile } from "../../src/config/reload.ts";
 import type { TsumugiConfig } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/log/logger.ts";
+import { sleep } from "../support/wait.ts";
 
 let dir: string;
 
@@ -154,7 +155,7 @@ describe("watchConfigFile", () => {
     const watch = startWatching(file);
     watch.stop();
     writeFileSync(file, "bot: { persona: second }\n");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     expect(watch.changes).toEqual([]);
     expect(watch.errors).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { openSse } from "./sse-client.ts";
+import { openSse } from "../support/sse-client.ts";
 
 const TOKEN = "playground-token";
 const BOT = "10000";

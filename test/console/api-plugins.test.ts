@@ -5,7 +5,8 @@ import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { type ApiClient, apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { openSse } from "./sse-client.ts";
+import { openSse } from "../support/sse-client.ts";
+import { waitFor } from "../support/wait.ts";
 import { WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weather-plugin.ts";
 
 const TOKEN = "plugins-token";
@@ -42,8 +43,7 @@ describe("plugins through the console API", () => {
       senderName: "Alice",
       segments: [{ type: "text", data: { text: "天气？" } }],
     });
-    for (let i = 0; i < 100 && llm.requests.length === before; i++)
-      await new Promise((r) => setTimeout(r, 30));
+    await waitFor(() => llm.requests.length > before, 5_000, "the model was asked");
     return llm.requests.at(-1)!;
   };
   const fileSettings = () =>
@@ -122,7 +122,7 @@ describe("plugins through the console API", () => {
       senderName: "Alice",
       segments: [{ type: "text", data: { text: "上海天气？" } }],
     });
-    for (let i = 0; i < 100 && llm.remainingSteps > 0; i++) await new Promise((r) => setTimeout(r, 30));
+    await waitFor(() => llm.remainingSteps === 0, 5_000, "every scripted answer was taken");
     expect(llm.requests.at(-1)!.promptText).toContain("77°F");
   });
 });

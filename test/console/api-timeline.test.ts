@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiClient, apiClient } from "../support/api-client.ts";
 import { ALICE, BOB, GROUP, mention } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
-import { openSse } from "./sse-client.ts";
+import { openSse } from "../support/sse-client.ts";
 
 const TOKEN = "timeline-token";
 

@@ -4,8 +4,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { launchBrowser } from "../support/browser.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { launchBrowser } from "./browser.ts";
 import { singerPlugin, toneWav, WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weather-plugin.ts";
 
 const TOKEN = "browser-token";
