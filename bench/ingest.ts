@@ -3,6 +3,7 @@
  * reverse WebSocket by a separate process, until every one is stored in SQLite. Compared with
  * a bare `ws` server that only parses the same frames, measured in the same run.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { createConfigValidator } from "../src/config/validate.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { waitFor } from "../test/support/wait.ts";
 import { median, nextLine, round, spawnScript } from "./child.ts";
+import { treeRss } from "./process-tree.ts";
 
 const FLOOD = 20_000;
 const GROUPS = 50;
@@ -65,6 +67,15 @@ async function bareWsBaseline(): Promise<number> {
   return median(rates);
 }
 
+/** RSS of a bare `node -e` process, the floor any Node program starts from. */
+async function nodeBaselineRssMb(): Promise<number | undefined> {
+  const child = spawn(process.execPath, ["-e", "setInterval(()=>{},1e9)"], { stdio: "ignore" });
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const rss = child.pid === undefined ? undefined : treeRss(child.pid).mb;
+  child.kill();
+  return rss;
+}
+
 export async function benchIngest(): Promise<Record<string, unknown>> {
   const baseline = await bareWsBaseline();
   const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-bench-"));
@@ -81,6 +92,12 @@ export async function benchIngest(): Promise<Record<string, unknown>> {
   const reader = new Database(file, { readonly: true });
   const stored = () => (reader.prepare("SELECT COUNT(*) AS n FROM messages").get() as { n: number }).n;
 
+  const settle = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    (globalThis as { gc?: () => void }).gc?.();
+    return process.memoryUsage().rss;
+  };
+  const rssAtStart = await settle();
   const rates: number[] = [];
   let total = 0;
   for (let run = 0; run < RUNS; run++) {
@@ -90,11 +107,6 @@ export async function benchIngest(): Promise<Record<string, unknown>> {
     rates.push((FLOOD / ms) * 1000);
   }
 
-  const settle = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    (globalThis as { gc?: () => void }).gc?.();
-    return process.memoryUsage().rss;
-  };
   while (total < MEMORY_STEP) {
     const target = Math.min(MEMORY_STEP, total + FLOOD);
     await flood(url, target - total, total, () => floodDone(() => stored() >= target));
@@ -123,6 +135,10 @@ export async function benchIngest(): Promise<Record<string, unknown>> {
     rssMbAt50k: round(rssAt50k / 2 ** 20, 1),
     rssMbAt100k: round(rssAt100k / 2 ** 20, 1),
     rssGrowthPercent50kTo100k: round(((rssAt100k - rssAt50k) / rssAt50k) * 100, 1),
+    rssMbAtStart: round(rssAtStart / 2 ** 20, 1),
+    // Issue 15's target: at most 10 % growth over 100,000 handled messages.
+    rssGrowthPercentOver100k: round(((rssAt100k - rssAtStart) / rssAtStart) * 100, 1),
+    nodeBaselineRssMb: round((await nodeBaselineRssMb()) ?? Number.NaN, 1),
     gcExposed: typeof (globalThis as { gc?: unknown }).gc === "function",
   };
 }

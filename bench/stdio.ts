@@ -7,16 +7,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
-import { createComponentSet } from "../src/components/component-set.ts";
-import type { CallContext } from "../src/components/types.ts";
-import { createLogger } from "../src/log/logger.ts";
-import { MonitorHub } from "../src/monitor/monitor.ts";
-import { createPluginSystem } from "../src/plugins/plugin-system.ts";
-import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
-import type { Outbox } from "../src/reply/outbox.ts";
-import type { MessageStore } from "../src/store/types.ts";
 import { percentile, round } from "./child.ts";
+import { benchToolCall, startBenchPlugins } from "./plugin-tools.ts";
 
 const WARMUP = 2_000;
 const CALLS = 20_000;
@@ -51,26 +43,9 @@ export async function benchStdio(): Promise<Record<string, unknown>> {
     }),
   );
   writeFileSync(join(root, "echo", "plugin.cjs"), PLUGIN);
-  const components = createComponentSet(BUILTIN_TOOL_NAMES);
-  const system = createPluginSystem({
-    components,
-    settings: () => ({ dirs: [root], disabled: [], config: {} }),
-    outbox: {} as Outbox,
-    adapterById: () => undefined,
-    messages: {} as MessageStore,
-    admins: () => [],
-    channels: new StdioChannelAdapter(() => {}),
-    names: () => ["紬"],
-    monitor: new MonitorHub(),
-    logger: createLogger({ level: "silent" }),
-    watch: false,
-  });
-  await system.start();
-  // Stdio plugins activate in the background; the tool is there once activation is over.
-  await system.activated();
-  const tool = components.tools.all().find((candidate) => candidate.name === "echo");
-  if (!tool) throw new Error("the bench plugin did not register its tool");
-  const call = { signal: new AbortController().signal } as CallContext;
+  const plugins = await startBenchPlugins(root);
+  const tool = plugins.tool("echo");
+  const call = benchToolCall();
   for (let n = 0; n < WARMUP; n++) await tool.invoke({ n }, call);
   const latencies: number[] = [];
   const started = performance.now();
@@ -81,7 +56,7 @@ export async function benchStdio(): Promise<Record<string, unknown>> {
     if (result !== `{"n":${n}}`) throw new Error(`unexpected answer ${String(result)}`);
   }
   const elapsedMs = performance.now() - started;
-  await system.stop();
+  await plugins.stop();
   rmSync(root, { recursive: true, force: true });
   return {
     sequentialCalls: CALLS,

@@ -7,7 +7,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Ajv } from "ajv";
 import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
 import { TurnPlugins } from "../src/agent/turn-plugins.ts";
 import { CommandRegistry } from "../src/components/command-registry.ts";
@@ -23,6 +22,7 @@ import { MonitorHub } from "../src/monitor/monitor.ts";
 import { CallContextFactory } from "../src/plugins/call-context.ts";
 import { PluginModuleLoader } from "../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../src/plugins/node-runtime.ts";
+import { createPluginAjv } from "../src/plugins/plugin-ajv.ts";
 import { PluginHost } from "../src/plugins/plugin-host.ts";
 import { shippedPromptTemplates } from "../src/prompts/templates.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
@@ -63,7 +63,7 @@ export async function measureToolDispatch(): Promise<{
     settings: () => ({ dirs: [root], disabled: [], config: {} }),
     registries,
     runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
-    ajv: new Ajv({ useDefaults: true, strict: false }),
+    createAjv: createPluginAjv,
     monitor: new MonitorHub(),
     logger,
     watch: false,

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { createLogger } from "../src/log/logger.ts";
 import { openStore } from "../src/store/open-store.ts";
-import { launchBrowser } from "../test/support/browser.ts";
 import { startBot } from "../test/support/bot-harness.ts";
+import { launchBrowser } from "../test/support/browser.ts";
 import { OneBotStandIn } from "../test/support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../test/support/scripted-llm-server.ts";
 

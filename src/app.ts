@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import type { ChatAdapter } from "./adapters/types.ts";
 import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
 import type { AgentSettings } from "./agent/settings.ts";
@@ -45,6 +44,7 @@ import { SendJournal } from "./reply/send-journal.ts";
 import { HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 import { RecentMessageCache } from "./store/recent-cache.ts";
+import { projectPath } from "./util/project-files.ts";
 
 export interface AppOptions {
   config: TsumugiConfig;
@@ -76,7 +76,7 @@ export interface RunningApp {
 const RECENT_CACHE = { perSession: 64, sessions: 500 };
 
 /** The built console front end (`npm run build:web`). */
-const WEB_DIST = fileURLToPath(new URL("../web/dist", import.meta.url));
+const WEB_DIST = projectPath("web/dist");
 
 /** How long shutdown waits for turns in flight before closing anyway (DESIGN §2 allows 10 s in all). */
 const SHUTDOWN_GRACE_MS = 3_000;
@@ -370,6 +370,7 @@ function agentSettings(config: TsumugiConfig, clock: ZonedClock, prompts: Prompt
       aliases: config.bot.aliases,
       persona: config.bot.persona ?? prompts.render("persona"),
     },
+    mode: config.chat.mode,
     maxRounds: config.agent.maxRounds,
     turnTimeoutMs: config.agent.turnTimeoutMs,
     history: config.chat.history,

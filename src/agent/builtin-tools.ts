@@ -1,3 +1,4 @@
+import type { ChatMode } from "../chat/config.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 
@@ -14,12 +15,19 @@ export interface ReplyArguments {
   msg_id?: string;
   set_quote?: boolean;
   intent?: string;
+  /** Single mode: the reply's text itself. */
+  text?: string;
   plugin_options?: Record<string, unknown>;
 }
 
-/** The planner's built-in tools (DESIGN §5). `pluginOptions` is the reply extensions' schema, when any. */
+/**
+ * The planner's built-in tools (DESIGN §5). `pluginOptions` is the reply extensions' schema,
+ * when any. In single mode the reply call carries the `text` to send instead of an `intent`
+ * for the replyer.
+ */
 export function builtinToolSpecs(
   prompts: PromptTemplates,
+  mode: ChatMode,
   pluginOptions?: Record<string, unknown>,
 ): ToolSpec[] {
   const replyProperties: Record<string, unknown> = {
@@ -32,17 +40,21 @@ export function builtinToolSpecs(
       description: prompts.render("tool_reply_set_quote"),
       default: false,
     },
-    intent: {
-      type: "string",
-      description: prompts.render("tool_reply_intent"),
-    },
+    ...(mode === "single"
+      ? { text: { type: "string", minLength: 1, description: prompts.render("tool_reply_text") } }
+      : { intent: { type: "string", description: prompts.render("tool_reply_intent") } }),
   };
   if (pluginOptions) replyProperties.plugin_options = pluginOptions;
   return [
     {
       name: REPLY_TOOL,
       description: prompts.render("tool_reply"),
-      parameters: { type: "object", properties: replyProperties, additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: replyProperties,
+        ...(mode === "single" ? { required: ["text"] } : {}),
+        additionalProperties: false,
+      },
     },
     {
       name: NO_REPLY_TOOL,

@@ -35,13 +35,17 @@ export async function runPlanner(
   await turn.resolveQuote();
   turn.systemParts = plugins.systemParts();
   const toolCalls = new ToolCalls(turn, plugins, deps.replyStage);
-  let conversation: LlmMessage[] = plannerMessages(await turn.promptInput());
+  const system = turn.settings.mode === "single" ? "planner_single" : "planner";
+  let conversation: LlmMessage[] = plannerMessages(await turn.promptInput(), system);
   let replans = 0;
   const { maxRounds } = turn.settings;
   for (let round = 1; round <= maxRounds; round++) {
     // Per round: a plugin component disabled meanwhile is gone from the next request.
     const pluginOptions = deps.replyStage.optionsSchema(plugins.session);
-    const tools = [...builtinToolSpecs(turn.settings.prompts, pluginOptions), ...plugins.toolSpecs()];
+    const tools = [
+      ...builtinToolSpecs(turn.settings.prompts, turn.settings.mode, pluginOptions),
+      ...plugins.toolSpecs(),
+    ];
     const result = await deps.llm.generate({
       task: "planner",
       messages: conversation,
@@ -74,7 +78,7 @@ export async function runPlanner(
     if (replans < MAX_REPLANS && (await turn.absorb())) {
       replans++;
       await turn.resolveQuote();
-      conversation = plannerMessages(await turn.promptInput());
+      conversation = plannerMessages(await turn.promptInput(), system);
       continue;
     }
     if (result.toolCalls.length === 0) {

@@ -21,19 +21,25 @@ export interface TurnPromptInput {
   prompts: PromptTemplates;
   identity: PromptIdentity;
   chat: PromptChat;
-  /** Earlier messages, oldest first, already formatted and bounded. */
+  /** Earlier messages, oldest first, formatted like `newLines` and bounded. */
   historyLines: string[];
-  /** This turn's new messages, formatted with their msg_id labels. */
+  /**
+   * This turn's new messages, formatted with their msg_id labels. They follow the history in
+   * the same form, so the next turn's prompt, where they are history, extends this one.
+   */
   newLines: string[];
-  /** New messages left out because too many arrived at once (they stay stored); said before the rest. */
+  /** New messages left out because too many arrived at once (they stay stored); said after the rest. */
   omittedCount?: number;
-  /** What the newest quoting message quotes and forwards (seed 003's block), shown before the new messages. */
+  /**
+   * What the newest quoting message quotes and forwards (seed 003's block) followed by that
+   * message, shown after the chat under the new messages' heading.
+   */
   quoteBlock?: string;
   /** The channel's system prompt parts (stdio `channel_prompt`), ordered by key; stable, so after the rules. */
   systemParts?: string[];
   /**
    * Planner only: enricher sections (each under a heading naming enricher and plugin). They
-   * change per turn, so they go after the rules and leave the cached prefix intact.
+   * change per turn, so they go after the chat and leave the cached prefix intact.
    */
   enrichments?: string[];
   now: number;
@@ -63,41 +69,52 @@ export function nowText(prompts: PromptTemplates, now: number, clock: ZonedClock
 }
 
 /**
- * Sections that follow the rules of a system prompt, each after a blank line; empty when
- * there are none, so the template's line for them disappears.
+ * Sections (channel prompts after the rules, enrichments after the chat), each after a blank
+ * line; empty when there are none, so the template's line for them disappears.
  */
 export function sectionsText(sections: string[] | undefined): string {
   return (sections ?? []).map((section) => `\n${section}`).join("\n");
 }
 
 /**
- * Parts that rarely change come first (identity, rules), then history oldest to newest, then
- * the new batch, and volatile details last, so consecutive turns share a long cached prefix.
+ * Parts that rarely change come first (identity, rules), then the chat oldest to newest with
+ * this turn's messages last, then what is said about this turn (quote, which messages are
+ * new) and, in the request templates, volatile details: each turn's prompt extends the
+ * previous one's chat, so consecutive turns share a long cached prefix.
  */
 function conversationText(input: TurnPromptInput): string {
   const { prompts } = input;
   return prompts.render("conversation", {
     place: placeText(prompts, input.chat),
-    history: input.historyLines.length > 0 ? input.historyLines.join("\n") : prompts.render("history_empty"),
+    messages: [...input.historyLines, ...input.newLines].join("\n"),
     quote: input.quoteBlock ?? "",
+    new_messages: prompts.render("new_messages", { count: String(input.newLines.length) }),
     omitted: input.omittedCount ? prompts.render("omitted", { count: String(input.omittedCount) }) : "",
-    new_messages: input.newLines.join("\n"),
-    now: nowText(prompts, input.now, input.clock),
   });
 }
 
-export function plannerMessages(input: TurnPromptInput): LlmMessage[] {
+/** `system` is `planner_single` in single mode (the reply call carries the text). */
+export function plannerMessages(
+  input: TurnPromptInput,
+  system: "planner" | "planner_single" = "planner",
+): LlmMessage[] {
   const { prompts } = input;
   return [
     {
       role: "system",
-      content: prompts.render("planner", {
+      content: prompts.render(system, {
         identity: identityText(prompts, input.identity),
         channel_prompts: sectionsText(input.systemParts),
-        enrichments: sectionsText(input.enrichments),
       }),
     },
-    { role: "user", content: prompts.render("planner_request", { conversation: conversationText(input) }) },
+    {
+      role: "user",
+      content: prompts.render("planner_request", {
+        conversation: conversationText(input),
+        enrichments: sectionsText(input.enrichments),
+        now: nowText(prompts, input.now, input.clock),
+      }),
+    },
   ];
 }
 
@@ -124,6 +141,7 @@ export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
       role: "user",
       content: prompts.render("replyer_request", {
         conversation: conversationText(input),
+        now: nowText(prompts, input.now, input.clock),
         target: input.targetLine,
         intent: input.intent ? prompts.render("replyer_intent", { intent: input.intent }) : "",
         extra_prompts: input.extraPrompts.length > 0 ? `\n${input.extraPrompts.join("\n")}` : "",

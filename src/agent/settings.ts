@@ -1,5 +1,7 @@
+import type { ChatMode } from "../chat/config.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import type { HistoryBounds } from "./history-window.ts";
 import type { PromptIdentity } from "./prompt.ts";
 
 /** How digest and summary turns read their transcript: the model task and the size bound. */
@@ -13,9 +15,11 @@ export interface AgentSettings {
   identity: PromptIdentity;
   /** The templates of every text the models read, checked at load and swapped on reload. */
   prompts: PromptTemplates;
+  /** `chat.mode`: planner + replyer, or the planner's reply call carrying the text (single). */
+  mode: ChatMode;
   maxRounds: number;
   turnTimeoutMs: number;
-  history: { maxMessages: number; maxChars: number };
+  history: HistoryBounds;
   textChunkLimit: number;
   digest: TranscriptTurnSettings;
   summary: TranscriptTurnSettings;

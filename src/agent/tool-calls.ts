@@ -156,6 +156,7 @@ export class ToolCalls {
   ): Promise<ToolRun> {
     const plan = await this.replyPlan(call, input as ReplyArguments, plannerText);
     if ("problem" in plan) return this.invalid(REPLY_TOOL, plan.problem);
+    if (this.turn.settings.mode === "single") return this.sendWritten(plan, input.text);
     const target = plan.target;
     await this.turn.replies.write(plan, {
       generating: (extraPrompts) =>
@@ -172,9 +173,32 @@ export class ToolCalls {
           extraPrompts,
         }),
     });
+    return this.replied(plan);
+  }
+
+  /**
+   * Single mode: the reply call's `text` is sent as it is, no replyer call. Requirements the
+   * selected reply extensions set in `prepare` go back to the planner, which writes the text
+   * again in its next round (nothing is sent meanwhile).
+   */
+  private async sendWritten(plan: ReplyPlan, text: unknown): Promise<ToolRun> {
+    if (typeof text !== "string" || text.trim() === "") {
+      return this.invalid(REPLY_TOOL, "text must be the message to send, a non-empty string");
+    }
+    const sent = await this.turn.replies.send(plan, text);
+    if ("requirements" in sent) {
+      const requirements = sent.requirements.join("\n");
+      return {
+        output: { output: this.turn.settings.prompts.render("result_reply_requirements", { requirements }) },
+      };
+    }
+    return this.replied(plan);
+  }
+
+  private replied(plan: ReplyPlan): ToolRun {
     return {
       output: { output: { sent: true, message_ids: this.turn.replies.sentMessageIds } },
-      outcome: { status: "replied", reason: `replied to ${target.messageId}` },
+      outcome: { status: "replied", reason: `replied to ${plan.target.messageId}` },
     };
   }
 
@@ -211,7 +235,7 @@ export class ToolCalls {
     while (Date.now() < deadline && !this.turn.signal.aborted) {
       const arrived = await this.turn.absorb();
       if (arrived) {
-        const messages = arrived.map((message) => this.turn.newLine(message)).join("\n");
+        const messages = arrived.map((message) => this.turn.labelledLine(message)).join("\n");
         return this.turn.settings.prompts.render("result_wait_arrived", { messages });
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));

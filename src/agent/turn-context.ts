@@ -6,15 +6,18 @@ import type { ChatMessage } from "../message/inbound.ts";
 import type { SessionOrigin } from "../reply/outbox.ts";
 import type { TurnReplies } from "../reply/reply-stage.ts";
 import type { MessageStore } from "../store/types.ts";
+import type { HistoryWindows } from "./history-window.ts";
 import type { TurnPromptInput } from "./prompt.ts";
 import type { AgentSettings } from "./settings.ts";
-import { boundedHistory, formatMessageLine } from "./transcript.ts";
+import { formatMessageLine } from "./transcript.ts";
 import type { TurnJournal } from "./turn-journal.ts";
 
 export interface TurnContextDeps {
   messages: MessageStore;
   /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
   quotes: { blockFor(message: ChatMessage, replyId: string): Promise<string | undefined> };
+  /** Where each session's history window starts (it moves in steps, for prompt caching). */
+  historyWindows: HistoryWindows;
 }
 
 /**
@@ -28,7 +31,7 @@ export class TurnContext {
   /** The message whose quote `quoteBlock` renders; resolved again only when a newer one arrives. */
   private quoteMessage: ChatMessage | undefined;
   private quoteBlock: string | undefined;
-  /** Enricher sections for the planner's system prompt, gathered once per turn. */
+  /** Enricher sections for the planner's request (after the chat), gathered once per turn. */
   enrichments: string[] = [];
   /** The channel's system prompt parts, read once per turn. */
   systemParts: string[] = [];
@@ -99,8 +102,11 @@ export class TurnContext {
     );
   }
 
-  /** A new message as the models read it, with its msg_id label. */
-  newLine(message: ChatMessage): string {
+  /**
+   * A message as the planner and the replyer read it, in history and new alike: with its
+   * msg_id label and without a leading mention of the bot.
+   */
+  labelledLine(message: ChatMessage): string {
     const identity = this.settings.identity;
     const segments = stripLeadingMention(message.segments, message.selfId, [
       identity.name,
@@ -113,7 +119,7 @@ export class TurnContext {
     });
   }
 
-  /** A message as a transcript line. */
+  /** A message as a digest or summary transcript line, and as the replyer's target. */
   line(message: ChatMessage): string {
     return formatMessageLine(message, this.settings.clock.time, { selfName: this.settings.identity.name });
   }
@@ -143,9 +149,10 @@ export class TurnContext {
       identity: this.settings.identity,
       chat: this.chat(),
       historyLines,
-      newLines: batch.messages.map((message) => this.newLine(message)),
+      newLines: batch.messages.map((message) => this.labelledLine(message)),
       omittedCount: batch.omitted?.messageIds.length ?? 0,
-      quoteBlock: this.quoteBlock,
+      // Seed 003: the quote block, then the quoting message itself.
+      quoteBlock: this.quoteBlock && `${this.quoteBlock}\n${this.labelledLine(this.quoteMessage!)}`,
       systemParts: this.systemParts,
       enrichments: this.enrichments,
       now: Date.now(),
@@ -167,11 +174,8 @@ export class TurnContext {
       }),
       batch.messages,
     );
-    const lines = boundedHistory(
-      stored.map((message) => this.line(message)),
-      history.maxMessages,
-      history.maxChars,
-    );
+    const entries = stored.map((message) => ({ key: messageKey(message), line: this.labelledLine(message) }));
+    const lines = this.deps.historyWindows.select(batch.sessionId, entries, history);
     this.history = { batch, lines };
     return lines;
   }
@@ -182,15 +186,21 @@ export class TurnContext {
  * restart), so only the newest stored copy of each of them is dropped.
  */
 function withoutNewest(stored: ChatMessage[], current: ChatMessage[]): ChatMessage[] {
-  const key = (message: ChatMessage) => `${message.messageId}|${message.userId}|${message.time}`;
   const remaining = new Map<string, number>();
-  for (const message of current) remaining.set(key(message), (remaining.get(key(message)) ?? 0) + 1);
+  for (const message of current) {
+    remaining.set(messageKey(message), (remaining.get(messageKey(message)) ?? 0) + 1);
+  }
   const kept: ChatMessage[] = [];
   for (let i = stored.length - 1; i >= 0; i--) {
     const message = stored[i]!;
-    const left = remaining.get(key(message)) ?? 0;
-    if (left > 0) remaining.set(key(message), left - 1);
+    const left = remaining.get(messageKey(message)) ?? 0;
+    if (left > 0) remaining.set(messageKey(message), left - 1);
     else kept.push(message);
   }
   return kept.reverse();
+}
+
+/** Names a stored message across turns (platform ids alone are reused, see `withoutNewest`). */
+function messageKey(message: ChatMessage): string {
+  return `${message.messageId}|${message.userId}|${message.time}`;
 }

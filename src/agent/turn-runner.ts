@@ -7,6 +7,7 @@ import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import type { MessageStore, TurnStore } from "../store/types.ts";
+import { HistoryWindows } from "./history-window.ts";
 import { runPlanner } from "./planner-loop.ts";
 import type { AgentSettings } from "./settings.ts";
 import { readTranscript } from "./transcript-turn.ts";
@@ -37,6 +38,7 @@ export interface TurnRunnerDeps {
  */
 export class TurnRunner {
   private readonly running = new Set<AbortController>();
+  private readonly historyWindows = new HistoryWindows();
 
   constructor(private readonly deps: TurnRunnerDeps) {}
 
@@ -72,7 +74,7 @@ export class TurnRunner {
       initial,
       absorbInto,
       settings,
-      deps,
+      { ...deps, historyWindows: this.historyWindows },
       abort.signal,
       journal,
       replies,

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { count, formattedString, group, milliseconds } from "../schema/fields.ts";
+import { count, formattedString, group, milliseconds, stringEnum } from "../schema/fields.ts";
 
 export const triggersSchema = group("What makes the bot answer right away.", {
   mention: Type.Boolean({ default: true, description: "An @ of the bot, or its name or an alias." }),
@@ -48,6 +48,13 @@ export const digestSchema = group("Periodic look at untriggered group chatter.",
 export const historySchema = group("Recent messages shown to the models.", {
   maxMessages: count("Most history messages", 20, 0),
   maxChars: count("Most history characters", 4_000, 0),
+  dropFraction: Type.Number({
+    minimum: 0,
+    maximum: 0.9,
+    default: 0.5,
+    description:
+      "Share of the history dropped at once when it is full (0.5: the oldest half). Until then history only grows, so consecutive prompts share it as the provider's cached prefix; 0 drops only what no longer fits (the window slides every turn and the cache misses).",
+  }),
 });
 
 export const summarySchema = group("The summary command: summarises the chat's last messages on demand.", {
@@ -58,6 +65,16 @@ export const summarySchema = group("The summary command: summarises the chat's l
   count: count("Messages summarised when the command names no count", 100),
   maxCount: count("Most messages one command may ask for", 200),
   maxTranscriptChars: count("Most characters of transcript in one summary", 20_000),
+});
+
+/** How a replied turn uses the models: planner then replyer, or the planner's reply carrying the text. */
+export const CHAT_MODES = ["planner", "single"] as const;
+export type ChatMode = (typeof CHAT_MODES)[number];
+
+export const chatModeSchema = stringEnum(CHAT_MODES, {
+  default: "planner",
+  description:
+    'How a reply is written: "planner" (the planner decides, the replyer writes the text: two model calls per reply) or "single" (the planner\'s reply call carries the text itself, no replyer call: half the calls and latency, for small budgets and slow models).',
 });
 
 export const textChunkLimitSchema = count("Longest text message sent; longer replies are split", 4_500);

@@ -8,9 +8,10 @@ export class EnricherRegistry extends ComponentRegistry<EnricherComponent> {}
 
 /**
  * Runs the enrichers for one turn concurrently; each answer becomes a section of the
- * planner's system prompt under a heading naming the enricher and its plugin. An enricher
- * that fails, answers nothing or exceeds its timeout is left out with a log line: the turn
- * never waits longer than the slowest timeout. Each call's signal aborts at its timeout.
+ * planner's request (after the chat) under a heading naming the enricher and its plugin.
+ * An enricher that fails, answers nothing or exceeds its timeout is left out with a log
+ * line: the turn never waits longer than the slowest timeout. Each call's signal aborts at
+ * its timeout.
  */
 export async function collectEnrichments(
   enrichers: EnricherComponent[],

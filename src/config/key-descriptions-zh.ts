@@ -65,6 +65,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "prompts.templates": "模板名 → 模板正文，优先于内置模板和 prompts.dir。",
   "agent.recoverWithinMs":
     "崩溃重启后，触发消息比这更新的回合会重新运行，更早的标记为中断（毫秒；0：从不重新运行）",
+  "chat.mode":
+    "回复怎么写：`planner`（规划器决定，回复生成写出正文：每次回复调用两次模型）或 `single`（规划器的 reply 调用直接带上正文，不再调用回复生成：调用次数和等待时间减半，适合预算少、模型慢的部署）",
   "chat.triggers.mention": "@ 机器人，或提到它的名字或别名。",
   "chat.triggers.replyToSelf": "回复机器人发的某条消息。",
   "chat.triggers.keywords": "消息中包含其中任一关键词时触发机器人。",
@@ -84,6 +86,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.digest.maxTranscriptChars": "一次旁听中聊天记录的最大字符数",
   "chat.history.maxMessages": "历史消息的最大条数",
   "chat.history.maxChars": "历史消息的最大字符数",
+  "chat.history.dropFraction":
+    "历史消息满了时一次丢弃的比例（0.5：最早的一半）。在此之前历史只增不减，相邻的提示词共享这段历史，可命中服务商的前缀缓存；0 表示只丢弃放不下的部分（窗口每轮滑动，缓存失效）。",
   "chat.quote.enabled": "获取回复所引用的那条消息。",
   "chat.quote.resolveForward": "展开合并转发的消息。",
   "chat.quote.maxDepth": "嵌套的合并转发最多展开几层",

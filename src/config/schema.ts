@@ -3,6 +3,7 @@ import { adaptersSchema } from "../adapters/onebot/config.ts";
 import { agentSchema, botSchema } from "../agent/config.ts";
 import {
   accessSchema,
+  chatModeSchema,
   digestSchema,
   historySchema,
   limitsSchema,
@@ -30,6 +31,7 @@ import { storageSchema } from "../store/config.ts";
  */
 
 const chatSchema = group("How the bot reads and answers chats.", {
+  mode: chatModeSchema,
   triggers: triggersSchema,
   realtime: realtimeSchema,
   digest: digestSchema,

@@ -1,11 +1,12 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
-import type { LanguageModelV2 } from "@ai-sdk/provider";
+import type { LanguageModelV2, LanguageModelV2CallOptions } from "@ai-sdk/provider";
 import type { Logger } from "../log/logger.ts";
 import { type ClassifiedError, classifyError } from "./attempt-error.ts";
 import type { LlamaCppProviderConfig, LlmProviderConfig } from "./config.ts";
 import { createKeepAliveFetch } from "./keepalive-fetch.ts";
 import { createLanguageModel } from "./providers.ts";
 import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
+import { type ModelAnswer, streamAnswer } from "./stream-answer.ts";
 import {
   type LlmAttemptFailure,
   LlmError,
@@ -64,7 +65,8 @@ const DEFAULT_MAX_RETRY_AFTER_MS = 10_000;
  * Runs one LLM round (no tool execution, one step) for a task, walking the task's model list:
  * each model is retried on transient failures (429, 5xx, timeouts, network errors) with
  * exponential backoff, then the next model is tried; other 4xx answers skip to the next
- * model at once. Every attempt is reported through `usage`.
+ * model at once. Every attempt is reported through `usage`. A request with a `stream` sink
+ * is streamed; its retries and fallbacks stop once the sink has used part of an answer.
  */
 export class LlmClient {
   private readonly providers: Map<string, LlmProviderConfig>;
@@ -155,6 +157,14 @@ export class LlmClient {
     attempt: number,
     failures: LlmAttemptFailure[],
   ): Promise<AttemptOutcome> {
+    if (request.stream && !request.stream.restart()) {
+      throw new LlmError(
+        "broken_off",
+        `the streamed answer for "${request.task}" broke off after part of it was used, so it is not asked again (${failures.at(-1)?.message ?? "no reason"})`,
+        request.task,
+        failures,
+      );
+    }
     // One controller per attempt, cleared when it ends: cheaper than AbortSignal.timeout/any,
     // whose listeners linger until garbage collection on Node 20.
     const controller = new AbortController();
@@ -169,7 +179,7 @@ export class LlmClient {
     const started = performance.now();
     try {
       const withTemperature = !this.withoutTemperature.has(target.ref) && request.temperature !== undefined;
-      const response = await target.sdkModel.doGenerate({
+      const options: LanguageModelV2CallOptions = {
         prompt: toPrompt(request.messages),
         ...(request.tools?.length
           ? {
@@ -180,7 +190,11 @@ export class LlmClient {
         ...(withTemperature ? { temperature: request.temperature } : {}),
         ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
         abortSignal: controller.signal,
-      });
+      };
+      // The timer above bounds the whole attempt, so a stream that stalls midway times out too.
+      const response: ModelAnswer = request.stream
+        ? await streamAnswer(target.sdkModel, options, request.stream, started)
+        : await target.sdkModel.doGenerate(options);
       const { text, toolCalls } = fromContent(response.content);
       const latencyMs = Math.round(performance.now() - started);
       const result: LlmResult = {
@@ -193,6 +207,7 @@ export class LlmClient {
         provider: target.provider,
         model: target.model,
         latencyMs,
+        ...(response.firstTokenMs === undefined ? {} : { firstTokenMs: response.firstTokenMs }),
         finishReason: response.finishReason,
       };
       this.options.usage({

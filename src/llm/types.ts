@@ -49,6 +49,19 @@ export interface LlmRequest {
   replyId?: string;
   /** The chat the call is for, carried into usage records (daily token budgets sum them per chat). */
   sessionId?: string;
+  /** Set: the answer is streamed and its text handed here as it arrives (the replyer). */
+  stream?: LlmTextSink;
+}
+
+/**
+ * Takes a streamed answer's text while it arrives. Every attempt (the first, a retry, the
+ * next model) starts with `restart()`: the sink forgets the text of the attempt before, or
+ * answers false when it has already used that text (sent part of a reply); the call then
+ * fails instead of trying again, so nothing is said twice.
+ */
+export interface LlmTextSink {
+  restart(): boolean;
+  text(delta: string): void;
 }
 
 export interface LlmToolCall {
@@ -85,6 +98,8 @@ export interface LlmResult {
   provider: string;
   model: string;
   latencyMs: number;
+  /** Streamed calls: milliseconds from the request to the first text. */
+  firstTokenMs?: number;
   finishReason: LlmFinishReason;
 }
 
@@ -99,7 +114,8 @@ export interface LlmAttemptFailure {
   message: string;
 }
 
-export type LlmErrorKind = "no_model" | "all_failed" | "aborted";
+/** `broken_off`: a streamed answer failed after its sink had used part of it (not tried again). */
+export type LlmErrorKind = "no_model" | "all_failed" | "aborted" | "broken_off";
 
 export class LlmError extends Error {
   override readonly name = "LlmError";

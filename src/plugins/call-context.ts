@@ -109,14 +109,20 @@ function originOf(event: PluginEvent): SessionOrigin {
 
 function toSegments(outgoing: OutgoingMessage): Segment[] {
   if (typeof outgoing === "string") return [makeSegment("text", { text: outgoing })];
-  if (!Array.isArray(outgoing) || outgoing.length === 0) {
-    throw new Error("bot.send needs a string or a non-empty list of segments");
+  // One segment, as seed 004 sends `Image(…)`, is the list holding it.
+  const list = isSegmentLike(outgoing) ? [outgoing] : outgoing;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new Error("bot.send needs a string, a segment or a non-empty list of segments");
   }
   try {
-    return sendableSegments(outgoing.map(asReplySegment));
+    return sendableSegments(list.map(asReplySegment));
   } catch (error) {
     throw new Error(`bot.send: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+function isSegmentLike(value: unknown): value is ReplySegment | OneBotSegment {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && "type" in value;
 }
 
 /** A segment in the seed's form (its `data` is a string, or a `dict`'s segment), else a OneBot one wrapped in `dict`. */

@@ -12,11 +12,14 @@ export interface PluginManifest {
   name: string;
   version: string;
   description: string;
-  runtime: "node" | "stdio";
-  /** node: module path inside the folder; stdio: the command line. */
+  runtime: "node" | "stdio" | "python";
+  /** node, python: module path inside the folder (python: a file or a package folder); stdio: the command line. */
   entry: string;
-  /** Semver range of host SDK versions the plugin works with. */
-  sdk: string;
+  /**
+   * Semver range of host SDK versions the plugin works with. Required for node plugins;
+   * stdio and python plugins may leave it out (xbot's manifests have none).
+   */
+  sdk?: string;
   /** Per-call limit in milliseconds (stdio), default for tools otherwise. */
   timeout: number;
   /** JSON Schema of `plugins.config.<id>`. */
@@ -37,13 +40,13 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const manifestSchema = {
   type: "object",
-  required: ["id", "version", "entry", "sdk"],
+  required: ["id", "version", "entry"],
   properties: {
     id: { type: "string", pattern: PLUGIN_ID.source },
     name: { type: "string" },
     version: { type: "string", minLength: 1 },
     description: { type: "string", default: "" },
-    runtime: { enum: ["node", "stdio"], default: "node" },
+    runtime: { enum: ["node", "stdio", "python"], default: "node" },
     entry: { type: "string", minLength: 1 },
     sdk: { type: "string", minLength: 1 },
     timeout: { type: "integer", minimum: 1, default: DEFAULT_TIMEOUT_MS },
@@ -93,13 +96,16 @@ export async function readManifest(dir: string, ajv: Ajv): Promise<ManifestResul
   manifest.name ||= manifest.id;
   const problems: string[] = [];
   if (!semver.valid(manifest.version)) problems.push(`version "${manifest.version}" is not a semver version`);
-  if (!semver.validRange(manifest.sdk)) {
+  if (manifest.sdk === undefined) {
+    if (manifest.runtime === "node")
+      problems.push('sdk is required for node plugins (a semver range such as "^1.2.0")');
+  } else if (!semver.validRange(manifest.sdk)) {
     problems.push(`sdk "${manifest.sdk}" is not a semver range`);
   } else if (!semver.satisfies(SDK_VERSION, manifest.sdk)) {
     problems.push(`sdk "${manifest.sdk}" does not accept this host's SDK version ${SDK_VERSION}`);
   }
   if (
-    manifest.runtime === "node" &&
+    manifest.runtime !== "stdio" &&
     (isAbsolute(manifest.entry) || normalize(manifest.entry).startsWith(".."))
   ) {
     problems.push(`entry "${manifest.entry}" must be a path inside the plugin folder`);

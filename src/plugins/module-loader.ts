@@ -1,23 +1,30 @@
 import module from "node:module";
 import { join, resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
-import { register } from "tsx/esm/api";
+import { projectPath, RUNNING_COMPILED } from "../util/project-files.ts";
 
-/** In the URLs of plugin code; the resolve hook recognises plugin imports by it. */
-const PLUGIN_MARKER = "tsumugi-plugin";
+/** In the URLs of plugin code; the loader hooks give each load of a plugin its own value. */
+const VERSION_PARAM = "tsumugi-plugin";
 
 /**
- * Module resolution hooks are process-wide in Node, so the SDK resolve hook is registered
- * once per process, by whichever loader is created first.
+ * Module hooks are process-wide in Node, so the plugin loader hooks are registered once per
+ * process, by whichever loader is created first.
  */
-let hookRegistered = false;
+let hooksRegistered = false;
 
-function registerSdkResolveHook(): void {
-  if (hookRegistered) return;
-  module.register(new URL("./sdk-resolve-hook.mjs", import.meta.url), {
-    data: { sdkUrl: new URL("../sdk/index.ts", import.meta.url).href },
+function registerPluginLoaderHooks(): void {
+  if (hooksRegistered) return;
+  // Compiled, the hooks and the SDK are files beside the bundle (see scripts/build-server.ts).
+  const sdk = RUNNING_COMPILED
+    ? new URL("./sdk.mjs", import.meta.url)
+    : new URL("../sdk/index.ts", import.meta.url);
+  // Loaded like plugin code (so from sources its TypeScript is transpiled too), as one version
+  // that every plugin shares.
+  sdk.searchParams.set(VERSION_PARAM, "sdk");
+  module.register(new URL("./plugin-loader-hooks.mjs", import.meta.url), {
+    data: { sdkUrl: sdk.href, cacheDir: projectPath("node_modules", ".cache", "tsumugi", "plugins") },
   });
-  hookRegistered = true;
+  hooksRegistered = true;
 }
 
 /** One loaded version of a plugin's code: its own module graph, so a reload sees edited files. */
@@ -26,37 +33,35 @@ export interface PluginModuleScope {
   entry: Record<string, unknown>;
   /** Imports a module of the plugin (relative to its folder) within this version. */
   importFromPlugin(specifier: string): Promise<Record<string, unknown>>;
-  /** Stops resolving through this version; modules already imported stay usable. */
-  release(): Promise<void>;
 }
 
 let versionCounter = 0;
 
 /**
- * Imports plugin code through tsx (TypeScript with standard decorators, from any folder),
- * each load in a fresh tsx namespace: Node caches ES modules for good, so a new namespace
- * is how edited files are read again. Old versions stay in memory (Node cannot unload
- * modules); that costs a little per reload, nothing per message.
+ * Imports plugin code (TypeScript with standard decorators, or JavaScript, from any folder)
+ * through the hooks in plugin-loader-hooks.mjs, each load as a new version of its URLs: Node
+ * caches ES modules for good, so a new version is how edited files are read again. Old
+ * versions stay in memory (Node cannot unload modules); that costs a little per reload,
+ * nothing per message.
  */
 export class PluginModuleLoader {
   constructor() {
-    registerSdkResolveHook();
+    registerPluginLoaderHooks();
   }
 
   async load(pluginDir: string, entry: string): Promise<PluginModuleScope> {
-    const scope = register({ namespace: `${PLUGIN_MARKER}-${++versionCounter}` });
-    const base = `${pathToFileURL(join(resolvePath(pluginDir), "plugin.json")).href}?${PLUGIN_MARKER}`;
-    try {
-      const entryModule = (await scope.import(`./${entry}`, base)) as Record<string, unknown>;
-      return {
-        entry: entryModule,
-        importFromPlugin: async (specifier) =>
-          (await scope.import(specifier, base)) as Record<string, unknown>,
-        release: () => scope.unregister(),
-      };
-    } catch (error) {
-      await scope.unregister();
-      throw error;
-    }
+    const version = String(++versionCounter);
+    const dir = resolvePath(pluginDir);
+    const urlOf = (path: string) => {
+      const url = pathToFileURL(path);
+      url.searchParams.set(VERSION_PARAM, version);
+      return url.href;
+    };
+    const entryModule = (await import(urlOf(join(dir, entry)))) as Record<string, unknown>;
+    return {
+      entry: entryModule,
+      importFromPlugin: async (specifier) =>
+        (await import(urlOf(join(dir, specifier)))) as Record<string, unknown>,
+    };
   }
 }

@@ -1,6 +1,9 @@
+import { isDeepStrictEqual } from "node:util";
 import { type Built, buildTool } from "../components/builders.ts";
 import type { Component } from "../components/types.ts";
+import { readDynamicImports } from "./dynamic-imports.ts";
 import type { PluginModuleScope } from "./module-loader.ts";
+import { declaredParameters } from "./parameter-names.ts";
 import { assertUniqueNames, type LoadedPlugin, type RuntimeLoadRequest } from "./runtime.ts";
 
 interface FunctionDeclaration {
@@ -9,19 +12,43 @@ interface FunctionDeclaration {
   parameters?: Record<string, unknown>;
 }
 
-type ToolFunction = (bot: unknown, event: unknown, config: unknown, args: Record<string, unknown>) => unknown;
+type ToolFunction = (bot: unknown, event: unknown, config: unknown, ...business: unknown[]) => unknown;
+type Arguments = Record<string, unknown>;
+
+/** Each export under the camelCase name and under the seed's own snake_case one. */
+const EXPORT_NAMES = {
+  description: ["pluginDescription", "plugin_description"],
+  declarations: ["functionDeclarations", "function_declarations"],
+  imports: ["dynamicImports", "dynamic_imports"],
+} as const;
+
+/** Whether the entry is in seed 004's style (it exports the function declarations under either name). */
+export function isFunctionPluginEntry(entry: Record<string, unknown>): boolean {
+  return EXPORT_NAMES.declarations.some((name) => Array.isArray(entry[name]));
+}
 
 /**
  * Seed 004's style: the entry exports `pluginDescription`, flat `functionDeclarations` and
- * `dynamicImports` (`{"./module.ts": ["fnName"]}`). A function's module is imported the
- * first time the model calls it; the call is `fn(bot, event, config, args)`, so model
- * arguments only ever arrive in `args` and cannot replace the three injected values.
+ * `dynamicImports` (or the seed's `plugin_description`, `function_declarations`,
+ * `dynamic_imports`). Module paths are checked at load; a module is imported the first time
+ * the model calls one of its functions. The call is `fn(bot, event, config, …)`: the three
+ * injected values come first and model arguments never replace them (see `businessArguments`).
  */
 export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoadRequest): LoadedPlugin {
   const { entry } = scope;
   const pluginId = request.manifest.id;
-  const declarations = entry.functionDeclarations as unknown[];
-  const moduleOf = importTable(entry.dynamicImports);
+  const declarationsExport = exported(entry, EXPORT_NAMES.declarations);
+  const importsExport = exported(entry, EXPORT_NAMES.imports);
+  const description = exported(entry, EXPORT_NAMES.description).value;
+  const declarations = (declarationsExport.value as unknown[]).map((raw, index) =>
+    checkDeclaration(raw, `${declarationsExport.name}[${index}]`),
+  );
+  const moduleOf = readDynamicImports(
+    importsExport.value,
+    importsExport.name,
+    request.dir,
+    request.manifest.entry,
+  );
   const modules = new Map<string, Promise<Record<string, unknown>>>();
 
   const functionNamed = async (name: string, modulePath: string): Promise<ToolFunction> => {
@@ -37,34 +64,67 @@ export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoa
     return fn as ToolFunction;
   };
 
-  const components: Built<Component>[] = declarations.map((raw, index) => {
-    const declaration = checkDeclaration(raw, index);
+  const components: Built<Component>[] = declarations.map((declaration) => {
     const modulePath = moduleOf.get(declaration.name);
     if (!modulePath) {
       throw new Error(
-        `functionDeclarations names "${declaration.name}" but dynamicImports does not say which module has it`,
+        `${declarationsExport.name} names "${declaration.name}" but ${importsExport.name} does not say which module has it`,
       );
     }
-    return buildTool(
+    const tool = buildTool(
       { pluginId, name: declaration.name },
       { description: declaration.description, parameters: declaration.parameters ?? {} },
       request.manifest.timeout,
       request.ajv,
-      async (args, call) =>
-        (await functionNamed(declaration.name, modulePath))(call.bot, call.event, request.config(), args),
+      async (args, call) => {
+        const fn = await functionNamed(declaration.name, modulePath);
+        const business = businessArguments(fn, tool.component.parameters, args);
+        return fn(call.bot, call.event, request.config(), ...business);
+      },
     );
+    return tool;
   });
   assertUniqueNames(components, pluginId);
   return {
-    ...(typeof entry.pluginDescription === "string" ? { description: entry.pluginDescription } : {}),
+    ...(typeof description === "string" ? { description } : {}),
     components,
     configChanged: async () => {},
     unload: async () => {},
   };
 }
 
-function checkDeclaration(raw: unknown, index: number): FunctionDeclaration {
-  const where = `functionDeclarations[${index}]`;
+/**
+ * Seed 004 writes `f(bot, event, config, target_name)`: when the names after the three
+ * injected ones are plain parameters — two or more, or one the schema declares — the
+ * arguments go in by those names. Otherwise (none, a destructuring pattern, a rest
+ * parameter, or one undeclared name such as `args`) the fourth value is the whole object.
+ */
+function businessArguments(fn: ToolFunction, schema: Record<string, unknown>, args: Arguments): unknown[] {
+  const properties = Object.keys((schema.properties as object | undefined) ?? {});
+  const business = declaredParameters(fn).slice(3);
+  const names = business.flatMap((parameter) => (parameter.kind === "name" ? [parameter.name] : []));
+  const byName =
+    names.length === business.length &&
+    (names.length > 1 || (names.length === 1 && properties.includes(names[0]!)));
+  return byName ? names.map((name) => args[name]) : [args];
+}
+
+/** An export under either of its names; the two spelled differently is a load error. */
+function exported(
+  entry: Record<string, unknown>,
+  [camel, snake]: readonly [string, string],
+): { name: string; value: unknown } {
+  const camelValue = entry[camel];
+  const snakeValue = entry[snake];
+  if (camelValue !== undefined && snakeValue !== undefined && !isDeepStrictEqual(camelValue, snakeValue)) {
+    throw new Error(`the entry exports both ${camel} and ${snake}, with different values: keep one`);
+  }
+  return camelValue !== undefined || snakeValue === undefined
+    ? { name: camel, value: camelValue }
+    : { name: snake, value: snakeValue };
+}
+
+function checkDeclaration(raw: unknown, where: string): FunctionDeclaration {
   if (typeof raw !== "object" || raw === null) throw new Error(`${where} must be an object`);
   const entry = raw as Record<string, unknown>;
   if (entry.type === "function" && typeof entry.function === "object") {
@@ -78,19 +138,4 @@ function checkDeclaration(raw: unknown, index: number): FunctionDeclaration {
     throw new Error(`${where} (${entry.name}): parameters must be an object JSON Schema`);
   }
   return entry as unknown as FunctionDeclaration;
-}
-
-/** Function name → module path, from `dynamicImports`. */
-function importTable(raw: unknown): Map<string, string> {
-  const table = new Map<string, string>();
-  if (raw === undefined) return table;
-  if (typeof raw !== "object" || raw === null)
-    throw new Error("dynamicImports must map module paths to function names");
-  for (const [modulePath, names] of Object.entries(raw)) {
-    if (!Array.isArray(names) || names.some((name) => typeof name !== "string")) {
-      throw new Error(`dynamicImports["${modulePath}"] must be a list of function names`);
-    }
-    for (const name of names as string[]) table.set(name, modulePath);
-  }
-  return table;
 }

@@ -31,7 +31,8 @@ export interface PluginHostDeps {
   settings: () => PluginSettings;
   registries: ComponentRegistries;
   runtimes: Partial<Record<PluginManifest["runtime"], PluginRuntime>>;
-  ajv: Ajv;
+  /** A fresh schema compiler; each load of a plugin gets its own, dropped with that version. */
+  createAjv: () => Ajv;
   /** Told when a version is loaded or fails to load (`plugin.loaded`, `plugin.failed`). */
   monitor: Monitor;
   logger: Logger;
@@ -70,7 +71,7 @@ export class PluginHost {
     );
     this.loadContext = {
       runtimes: deps.runtimes,
-      ajv: deps.ajv,
+      createAjv: deps.createAjv,
       logger: deps.logger,
       configOf: (id) => this.configOf(id),
       componentsChanged: (record) => this.replaceComponents(record),
@@ -222,7 +223,8 @@ export class PluginHost {
 
   /** Reads the manifest again and loads a new version (or leaves the record disabled / failed). */
   private async reloadRecord(record: PluginRecord): Promise<void> {
-    const read = await readManifest(record.dir, this.deps.ajv);
+    const ajv = this.deps.createAjv();
+    const read = await readManifest(record.dir, ajv);
     if (!read.ok) {
       this.fail(record, read.problems.join("; "), read.id);
       return;
@@ -242,7 +244,7 @@ export class PluginHost {
       return;
     }
     try {
-      const loaded = await loadVersion(record, manifest, this.loadContext);
+      const loaded = await loadVersion(record, manifest, ajv, this.loadContext);
       const previous = record.active;
       if (previous) unregisterAll(previous);
       record.manifest = manifest;

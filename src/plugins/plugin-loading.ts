@@ -7,7 +7,8 @@ import type { LoadedPlugin, PluginRuntime } from "./runtime.ts";
 
 export interface PluginLoadContext {
   runtimes: Partial<Record<PluginManifest["runtime"], PluginRuntime>>;
-  ajv: Ajv;
+  /** A fresh schema compiler (see PluginHostDeps.createAjv). */
+  createAjv: () => Ajv;
   logger: Logger;
   /** The config given for a plugin, not yet validated. */
   configOf(id: string): Record<string, unknown> | undefined;
@@ -18,15 +19,17 @@ export interface PluginLoadContext {
 }
 
 /**
- * Validates the plugin's config into the record and loads a new version through its runtime.
- * Throws when either fails; the record's running version (if any) is left as it was.
+ * Validates the plugin's config into the record and loads a new version through its runtime,
+ * compiling its schemas with `ajv`, this version's own. Throws when either fails; the
+ * record's running version (if any) is left as it was.
  */
 export async function loadVersion(
   record: PluginRecord,
   manifest: PluginManifest,
+  ajv: Ajv,
   context: PluginLoadContext,
 ): Promise<LoadedPlugin> {
-  record.config = validConfig(context, manifest, record.id);
+  record.config = validConfig(ajv, context, manifest, record.id);
   // Set once the load returns: a runtime's change reports count only while its version is the active one.
   let current: LoadedPlugin | undefined;
   const isActive = () => current !== undefined && record.active?.loaded === current;
@@ -35,7 +38,7 @@ export async function loadVersion(
     dir: record.dir,
     config: () => record.config ?? {},
     logger: context.logger.child({ plugin: manifest.id }),
-    ajv: context.ajv,
+    ajv,
     componentsChanged: () => {
       if (isActive()) context.componentsChanged(record);
     },
@@ -49,11 +52,12 @@ export async function loadVersion(
 }
 
 function validConfig(
+  ajv: Ajv,
   context: PluginLoadContext,
   manifest: PluginManifest,
   id: string,
 ): Record<string, unknown> {
-  const result = validatePluginConfig(context.ajv, manifest.config, context.configOf(id));
+  const result = validatePluginConfig(ajv, manifest.config, context.configOf(id));
   if (!result.ok) throw new Error(`plugins.config.${id} is invalid: ${result.problems.join("; ")}`);
   return result.config;
 }
@@ -70,7 +74,11 @@ export async function applyConfig(
   context: PluginLoadContext,
 ): Promise<string | undefined> {
   if (!record.manifest) return undefined;
-  const result = validatePluginConfig(context.ajv, record.manifest.config, context.configOf(record.id));
+  const result = validatePluginConfig(
+    context.createAjv(),
+    record.manifest.config,
+    context.configOf(record.id),
+  );
   if (!result.ok) {
     const problem = `config rejected, the previous config stays: ${result.problems.join("; ")}`;
     record.error = problem;

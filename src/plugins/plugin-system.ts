@@ -1,5 +1,3 @@
-import { Ajv } from "ajv";
-import ajvFormats from "ajv-formats";
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import type { CallContexts, Disposer } from "../components/types.ts";
@@ -13,8 +11,10 @@ import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
+import { createPluginAjv } from "./plugin-ajv.ts";
 import { PluginHost } from "./plugin-host.ts";
 import type { StdioChannels } from "./stdio/channel-adapter.ts";
+import { pythonLaunch, stdioLaunch } from "./stdio/launch.ts";
 import { StdioPluginRuntime } from "./stdio/stdio-runtime.ts";
 
 export interface PluginSystemOptions {
@@ -56,10 +56,12 @@ export interface PluginSystem {
 
 export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
   const { components, logger } = options;
-  const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
-  // ajv-formats is CommonJS: under NodeNext its plugin function is the `default` property.
-  ajvFormats.default(ajv);
   let host: PluginHost | undefined;
+  const stdioDeps = {
+    channels: options.channels,
+    systemParts: components.systemParts,
+    monitor: options.monitor,
+  };
   const contexts = new CallContextFactory({
     outbox: options.outbox,
     adapterById: options.adapterById,
@@ -78,13 +80,10 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     },
     runtimes: {
       node: new NodePluginRuntime(new PluginModuleLoader()),
-      stdio: new StdioPluginRuntime({
-        channels: options.channels,
-        systemParts: components.systemParts,
-        monitor: options.monitor,
-      }),
+      stdio: new StdioPluginRuntime({ ...stdioDeps, launch: stdioLaunch }),
+      python: new StdioPluginRuntime({ ...stdioDeps, launch: pythonLaunch }),
     },
-    ajv,
+    createAjv: createPluginAjv,
     monitor: options.monitor,
     logger: logger.child({ stage: "plugins" }),
     ...(options.watch === undefined ? {} : { watch: options.watch }),

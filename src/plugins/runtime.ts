@@ -13,6 +13,7 @@ export interface RuntimeLoadRequest {
   /** The plugin's current validated config (it changes on hot reload of the bot config). */
   config: () => Record<string, unknown>;
   logger: Logger;
+  /** This load's own compiler for the schemas the plugin declares (see createPluginAjv). */
   ajv: Ajv;
   /** The loaded plugin's `components` changed (a stdio process restarted, or declared channel tools). */
   componentsChanged(): void;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type KeyPath, problemAt } from "../schema/key-path.ts";
+import { projectPath } from "../util/project-files.ts";
 import {
   isTemplateName,
   type Placeholder,
@@ -13,7 +13,7 @@ import {
 import { placeholdersIn, renderTemplate, templateText } from "./render.ts";
 
 /** The shipped templates, one folder per language. */
-export const SHIPPED_PROMPTS = fileURLToPath(new URL("../../prompts/", import.meta.url));
+export const SHIPPED_PROMPTS = projectPath("prompts/");
 
 /** The `prompts` config keys. */
 export interface PromptSettings {

@@ -1,13 +1,13 @@
-import { wasNotSent } from "../adapters/types.ts";
-import type { Selection } from "../components/plugin-options.ts";
+import type { SelectedExtension, Selection } from "../components/plugin-options.ts";
 import type { SessionRef } from "../components/types.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { JsonSchema } from "../sdk/types.ts";
-import type { ReplyExtensionRunner } from "./extension-runner.ts";
+import type { ReplyExtensionChain, ReplyExtensionRunner } from "./extension-runner.ts";
 import type { Outbox, SessionOrigin } from "./outbox.ts";
-import { type OutgoingReply, textReplies } from "./reply-group.ts";
+import { textReplies } from "./reply-group.ts";
 import type { ReplyPlan, ReplyWriting } from "./reply-plan.ts";
+import { ReplyFailure, ReplySender, type SendingTurn, StreamedSends } from "./reply-sender.ts";
 import { splitText } from "./split-text.ts";
 
 export interface ReplyStageDeps {
@@ -26,12 +26,9 @@ export interface ReplyTurn {
   textChunkLimit: number;
 }
 
-/** A reply that cannot be written or sent; its message is the turn's one-line reason. */
-export class ReplyFailure extends Error {}
-
 /**
  * The reply stage (DESIGN §1): turns a planner's reply plan into sent messages — extension
- * prepare → replyer → split → before_send → outbox.
+ * prepare → replyer (streamed) → split → before_send → outbox.
  */
 export class ReplyStage {
   constructor(private readonly deps: ReplyStageDeps) {}
@@ -54,29 +51,48 @@ export class ReplyStage {
 /** What one turn sends; `sentMessageIds` lists every message that left, in order. */
 export class TurnReplies {
   readonly sentMessageIds: string[] = [];
+  /** Single mode: the extensions whose `prepare` already ran in this turn. */
+  private readonly prepared = new Set<string>();
 
   constructor(
     private readonly deps: ReplyStageDeps,
     private readonly turn: ReplyTurn,
   ) {}
 
-  /** Writes the planned reply and sends it; nothing is sent when any step before the first send fails. */
+  /**
+   * Writes the planned reply with the replyer and sends it. Without reply extensions each
+   * message leaves as soon as the streamed answer has completed it; with them, nothing is
+   * sent before the whole group has passed `before_send` (seeds 000/001), and nothing at all
+   * when a step before the first send fails. That answer is not streamed: nothing could use
+   * it early, and a plain request costs less CPU.
+   */
   async write(plan: ReplyPlan, writing: ReplyWriting): Promise<void> {
     const { replyId, signal } = this.turn;
-    const extensions = this.deps.extensions.chain(
-      { replyId, callId: plan.callId, target: plan.target, signal },
-      plan.extensions,
-    );
+    const extensions = this.chain(plan, plan.extensions);
     const extraPrompts = await extensions.prepare();
     await writing.generating(extraPrompts);
     const prompt = await writing.prompt(extraPrompts);
-    const written = await this.deps.llm.generate({
-      task: "replyer",
-      messages: prompt,
-      signal,
-      replyId,
-      sessionId: this.turn.sessionId,
-    });
+    const sender = this.sender(plan);
+    const early =
+      plan.extensions.length === 0 ? new StreamedSends(sender, this.turn.textChunkLimit) : undefined;
+    let written: LlmResult;
+    try {
+      written = await this.deps.llm.generate({
+        task: "replyer",
+        messages: prompt,
+        signal,
+        replyId,
+        sessionId: this.turn.sessionId,
+        ...(early ? { stream: early } : {}),
+      });
+    } catch (error) {
+      if (!early || early.dispatched === 0) throw error;
+      await early.settled().catch(() => {});
+      const why = error instanceof Error ? error.message : String(error);
+      throw new ReplyFailure(
+        `the replyer's answer broke off after ${this.sentMessageIds.length} message(s) were sent; the rest is not sent: ${why}`,
+      );
+    }
     this.deps.monitor.emit({
       type: "replyer.generated",
       replyId,
@@ -85,17 +101,36 @@ export class TurnReplies {
         model: `${written.provider}/${written.model}`,
         provider: written.provider,
         latencyMs: written.latencyMs,
+        firstTokenMs: written.firstTokenMs ?? null,
         usage: written.usage,
         finishReason: written.finishReason,
         text: written.text,
         prompt,
       },
     });
+    if (early) return early.finish();
     const chunks = this.split(written.text);
     if (chunks.length === 0) throw new ReplyFailure("replyer returned no text");
-    // Every failure before this point sends nothing: the group is complete before the first send.
     const group = await extensions.beforeSend(written.text.trim(), chunks);
-    await this.send(plan.origin, group, plan.quote ? plan.target.messageId : undefined);
+    await sender.sendAll(group);
+  }
+
+  /**
+   * Single mode (`chat.mode: single`): the planner's reply call carries the text itself. The
+   * selected extensions' `prepare` runs once per turn; extra requirements it returns come back
+   * (nothing is sent) for the planner to rewrite the text in its next round. Otherwise the
+   * text goes through `before_send` and is sent.
+   */
+  async send(plan: ReplyPlan, text: string): Promise<{ sent: true } | { requirements: string[] }> {
+    const fresh = plan.extensions.filter((step) => !this.prepared.has(step.extension.fullName));
+    const requirements = await this.chain(plan, fresh).prepare();
+    for (const step of fresh) this.prepared.add(step.extension.fullName);
+    if (requirements.length > 0) return { requirements };
+    const chunks = this.split(text);
+    if (chunks.length === 0) throw new ReplyFailure("the reply text is empty");
+    const group = await this.chain(plan, plan.extensions).beforeSend(text.trim(), chunks);
+    await this.sender(plan).sendAll(group);
+    return { sent: true };
   }
 
   /** The text as messages of at most the turn's chunk limit. */
@@ -105,35 +140,23 @@ export class TurnReplies {
 
   /** Sends plain text messages, none quoting (digests, summaries). */
   sendText(origin: SessionOrigin, chunks: string[]): Promise<void> {
-    return this.send(origin, textReplies(chunks), undefined);
+    return new ReplySender(this.sending(), origin, undefined).sendAll(textReplies(chunks));
   }
 
-  /**
-   * Sends a reply's messages in order. The first quotes `quoteId` (the reply's set_quote); a
-   * later one quotes the message sent before it when it asks to (`quote_previous`).
-   */
-  private async send(
-    origin: SessionOrigin,
-    group: OutgoingReply[],
-    quoteId: string | undefined,
-  ): Promise<void> {
-    let previous: string | undefined;
-    for (const [index, message] of group.entries()) {
-      const quote = index === 0 ? quoteId : message.quotePrevious ? previous : undefined;
-      const segments =
-        quote === undefined
-          ? message.segments
-          : [{ type: "reply" as const, data: { id: quote } }, ...message.segments];
-      try {
-        const sent = await this.deps.outbox.send(origin, segments, this.turn.replyId, this.turn.signal);
-        this.sentMessageIds.push(sent.messageId);
-        previous = sent.messageId;
-      } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
-        // OneBot has no idempotency key: a message that may have left is never sent again.
-        const doubt = wasNotSent(error) ? "" : " (the last may have gone out; not sent again)";
-        throw new ReplyFailure(`sending failed after ${index} of ${group.length} messages${doubt}: ${why}`);
-      }
-    }
+  private chain(plan: ReplyPlan, selected: SelectedExtension[]): ReplyExtensionChain {
+    const { replyId, signal } = this.turn;
+    return this.deps.extensions.chain(
+      { replyId, callId: plan.callId, target: plan.target, signal },
+      selected,
+    );
+  }
+
+  private sender(plan: ReplyPlan): ReplySender {
+    return new ReplySender(this.sending(), plan.origin, plan.quote ? plan.target.messageId : undefined);
+  }
+
+  private sending(): SendingTurn {
+    const { replyId, signal } = this.turn;
+    return { outbox: this.deps.outbox, replyId, signal, sentMessageIds: this.sentMessageIds };
   }
 }

@@ -77,7 +77,7 @@ export function Hook<Event extends HookEventName>(name: string, options: HookOpt
   ): void => record(context, { kind: "hook", name, options, method });
 }
 
-/** Text for the planner's system prompt of each turn: `handler(ctx: EnricherContext)`. */
+/** Text for the planner's request of each turn, after the chat: `handler(ctx: EnricherContext)`. */
 export function Enricher(name: string, options: EnricherOptions = {}) {
   return <This extends object>(
     method: (context: EnricherContext<never>) => Awaitable<string | Nothing>,

@@ -210,11 +210,11 @@ export interface Segment {
 }
 
 /**
- * What a plugin sends: plain text, or segments in the seed's form (`ReplySegment`, what the
- * SDK's `Text`, `Image`, `Voice`, `At` and `Reply` build). A OneBot segment
- * (`{ type: "image", data: { file } }`) is taken as the `dict` segment carrying it.
+ * What a plugin sends: plain text, or one segment or a list of segments in the seed's form
+ * (`ReplySegment`, what the SDK's `Text`, `Image`, `Voice`, `At` and `Reply` build). A OneBot
+ * segment (`{ type: "image", data: { file } }`) is taken as the `dict` segment carrying it.
  */
-export type OutgoingMessage = string | (ReplySegment | Segment)[];
+export type OutgoingMessage = string | ReplySegment | Segment | (ReplySegment | Segment)[];
 
 /** The message a handler was called for (OneBot-style field names, every id a string). */
 export interface PluginEvent {

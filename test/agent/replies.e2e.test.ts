@@ -232,7 +232,8 @@ describe("model fallback and memory across restarts", () => {
       qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("我喜欢什么") });
       await qq.waitForSent(undefined, 5_000);
       const planner = llm.lastRequestWithTool("reply")!;
-      expect(planner.promptText).toContain("user30001(30001): @紬 我最喜欢猫");
+      // History reads like new messages: labelled, the leading mention of the bot left out.
+      expect(planner.promptText).toMatch(/\[msg_id=\d+\] \[[\d:]+\] user30001\(30001\): 我最喜欢猫/);
       expect(planner.promptText).toContain("记住了，你喜欢猫");
     } finally {
       await qq.close();

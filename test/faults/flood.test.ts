@@ -82,7 +82,7 @@ describe("a flood while the model is thinking", () => {
     const [before, after] = planner.map((request) => request.promptText);
     expect(after!.length).toBeLessThan(before!.length + 2 * MAX_TURN_CHARS);
     expect(after).toContain("Bob(30002): Bob 的正经问题");
-    expect(after).toMatch(/（另有 \d+ 条较早的消息因过多未列出）/);
+    expect(after).toMatch(/（另有 \d+ 条较早的新消息因过多未列出）/);
 
     // Every accepted message is stored.
     const { messages } = await api<{ messages: StoredMessage[] }>("/api/chats/messages?limit=500");

@@ -69,7 +69,7 @@ describe("local model through the LLM client (tiny generated GGUF)", () => {
         { role: "system", content: "你是群里的一名普通成员。" },
         { role: "user", content: "Alice(30001): 紬，你好呀" },
       ],
-      tools: builtinToolSpecs(shippedPromptTemplates("zh")),
+      tools: builtinToolSpecs(shippedPromptTemplates("zh"), "planner"),
       toolChoice: "auto",
       maxOutputTokens: 200,
     });

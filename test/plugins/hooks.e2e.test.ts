@@ -102,7 +102,7 @@ describe("hooks and enrichers around the planner", () => {
     expect(toolResult(1)).toContain("/tmp/old.log");
   });
 
-  it("puts enricher text in the planner's system prompt and skips a slow enricher, aborting its signal", async () => {
+  it("puts enricher text after the chat in the planner's request and skips a slow enricher, aborting its signal", async () => {
     sandbox = new PluginSandbox();
     writePlugins(
       sandbox,
@@ -125,9 +125,12 @@ describe("hooks and enrichers around the planner", () => {
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("出门要带什么") });
     expect((await bot.turnFinished()).data.status).toBe("silent");
     expect(Date.now() - started).toBeLessThan(900);
-    const system = String(llm.requests[0]!.body.messages[0]!.content);
-    expect(system).toContain("## weather_now（插件 guard 提供的补充信息）\n今天下雨，出门带伞。");
-    expect(system).not.toContain("太慢了");
+    // Enrichments change every turn: after the chat, so the prompt's cached prefix stays.
+    const request = String(llm.requests[0]!.body.messages[1]!.content);
+    expect(request).toMatch(
+      /## 新消息[\s\S]*## weather_now（插件 guard 提供的补充信息）\n今天下雨，出门带伞。/,
+    );
+    expect(request).not.toContain("太慢了");
     const skipped = bot.logs.find((line) => line.msg === "enricher skipped: timed out after 100 ms");
     expect(skipped?.enricher).toBe("guard.slow");
     // The enricher's own signal told it to stop, so its request can be cancelled.

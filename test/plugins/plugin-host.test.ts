@@ -1,4 +1,3 @@
-import { Ajv } from "ajv";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES } from "../../src/agent/builtin-tools.ts";
 import { CommandRegistry } from "../../src/components/command-registry.ts";
@@ -13,6 +12,7 @@ import { MonitorHub } from "../../src/monitor/monitor.ts";
 import type { PluginSettings } from "../../src/plugins/config.ts";
 import { PluginModuleLoader } from "../../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../../src/plugins/node-runtime.ts";
+import { createPluginAjv } from "../../src/plugins/plugin-ajv.ts";
 import { PluginHost } from "../../src/plugins/plugin-host.ts";
 import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
@@ -37,13 +37,16 @@ describe("PluginHost (the console's control surface)", () => {
         reply_extension: new ReplyExtensionRegistry(),
       },
       runtimes: { node: new NodePluginRuntime(new PluginModuleLoader()) },
-      ajv: new Ajv({ useDefaults: true, allErrors: true, strict: false }),
+      createAjv: createPluginAjv,
       monitor: new MonitorHub(),
       logger: createLogger({ level: "silent" }),
       watch: false,
     });
     await host.start();
   };
+
+  const expectFailed = (id: string, error: string) =>
+    expect(host.get(id)).toMatchObject({ state: "failed", error: expect.stringContaining(error) });
 
   afterEach(async () => {
     await host?.stop();
@@ -106,17 +109,86 @@ export const functionDeclarations = [{ type: "function", function: { name: "f", 
 export const functionDeclarations = [{ name: "g", description: "y" }];`,
     });
     await startHost();
-    expect(host.get("wrapped")).toMatchObject({
-      state: "failed",
-      error: expect.stringContaining(
-        'functionDeclarations[0] is wrapped in {"type":"function","function":…}',
-      ),
-    });
-    expect(host.get("unmapped")).toMatchObject({
-      state: "failed",
-      error: expect.stringContaining('"g" but dynamicImports does not say which module has it'),
-    });
+    expectFailed("wrapped", 'functionDeclarations[0] is wrapped in {"type":"function","function":…}');
+    expectFailed("unmapped", '"g" but dynamicImports does not say which module has it');
     expect(tools.all()).toEqual([]);
+  });
+
+  it("loads seed 004's snake_case exports and dotted dynamic_imports, checking every path at load", async () => {
+    sandbox = new PluginSandbox();
+    const declarations = 'export const function_declarations = [{ name: "coins", description: "查金币" }];';
+    // The seed's whole run/gold_vault/ tree inside the plugin folder.
+    sandbox.add("tree", {
+      "index.ts": `export const dynamic_imports = { "run.gold_vault.service": ["coins"] };\n${declarations}`,
+      "run/gold_vault/service.ts": "export async function coins() { return {}; }",
+    });
+    sandbox.add("package", {
+      "index.ts": `export const dynamic_imports = { "run.package.lib": ["coins"] };\n${declarations}`,
+      "lib/index.js": "export async function coins() { return {}; }",
+    });
+    sandbox.add("typo", {
+      "index.ts": `export const dynamic_imports = { "run.typo.servise": ["coins"] };\n${declarations}`,
+      "service.ts": "export async function coins() { return {}; }",
+    });
+    sandbox.add("missing", {
+      "index.ts": `export const dynamicImports = { "./gone.ts": ["coins"] };\nexport const functionDeclarations = [{ name: "coins", description: "查金币" }];`,
+    });
+    sandbox.add("same", {
+      "index.ts": `export const dynamic_imports = { "./service.ts": ["coins"] };\n${declarations}
+export const functionDeclarations = function_declarations;
+export const dynamicImports = { "./service.ts": ["coins"] };`,
+      "service.ts": "export async function coins() { return {}; }",
+    });
+    sandbox.add("both", {
+      "index.ts": `export const dynamic_imports = { "./service.ts": ["coins"] };\n${declarations}
+export const functionDeclarations = [{ name: "other", description: "另一个" }];`,
+      "service.ts": "export async function coins() { return {}; }",
+    });
+    await startHost();
+    for (const id of ["tree", "package", "same"]) {
+      expect(host.get(id)).toMatchObject({ state: "enabled", components: [{ name: "coins" }] });
+    }
+    expectFailed("typo", 'dynamic_imports["run.typo.servise"] names no module in the plugin folder');
+    expectFailed("missing", 'dynamicImports["./gone.ts"] names no module');
+    expectFailed("both", "exports both functionDeclarations and function_declarations");
+  });
+
+  it("compiles each plugin's schemas on their own: an $id survives reload, disable→enable and refresh", async () => {
+    sandbox = new PluginSandbox();
+    const withId = (tool: string) =>
+      classPlugin(`
+  @Tool("${tool}", {
+    description: "查金币",
+    parameters: { $id: "https://example.com/coins.json", type: "object", properties: { target_name: { type: "string" } } },
+  })
+  coins() { return {}; }`);
+    const config = { $id: "https://example.com/config.json", type: "object", properties: {} };
+    // Two plugins with one $id: each has its own.
+    sandbox.add("vault_a", { "index.ts": withId("coins_a") }, { config });
+    sandbox.add("vault_b", { "index.ts": withId("coins_b") }, { config });
+    await startHost();
+    const healthy = (id: string) => {
+      expect(host.get(id)).toMatchObject({ state: "enabled", components: [{ enabled: true }] });
+      expect(host.get(id)?.error).toBeUndefined();
+    };
+    healthy("vault_a");
+    healthy("vault_b");
+    expect(await host.reload("vault_a")).toMatchObject({ ok: true });
+    healthy("vault_a");
+    await host.disable("vault_a");
+    expect(host.get("vault_a")?.state).toBe("disabled");
+    await host.enable("vault_a");
+    healthy("vault_a");
+    await host.refreshTools();
+    healthy("vault_a");
+    healthy("vault_b");
+    expect(await host.setConfig("vault_b", {})).toMatchObject({ ok: true });
+    expect(
+      tools
+        .all()
+        .map((tool) => tool.fullName)
+        .sort(),
+    ).toEqual(["vault_a.coins_a", "vault_b.coins_b"]);
   });
 
   it("refuses tool names that clash with built-ins or another plugin", async () => {

@@ -168,6 +168,7 @@ export async function install_tool(bot: any, event: any, config: { root: string 
   mkdirSync(dir);
   writeFileSync(join(dir, "plugin.json"), JSON.stringify({ id: "fresh", version: "1.0.0", runtime: "node", entry: "index.ts", sdk: "^1.0.0" }));
   writeFileSync(join(dir, "index.ts"), 'export const dynamicImports = { "./x.ts": ["fresh_tool"] }; export const functionDeclarations = [{ name: "fresh_tool", description: "新工具" }];');
+  writeFileSync(join(dir, "x.ts"), "export async function fresh_tool() { return {}; }");
   await bot.refreshTools();
   return { installed: "fresh_tool" };
 }`,

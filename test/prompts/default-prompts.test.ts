@@ -22,7 +22,7 @@ describe("the shipped zh templates (the default)", () => {
     full: { ...transcriptCases.full, prompts },
   };
 
-  it("give the planner and the replyer the prompts they had, byte for byte", () => {
+  it("give the planner and the replyer the cache-friendly layout of the fixture, byte for byte", () => {
     expect(plannerMessages(turn.minimal)).toEqual(before.planner!.minimal);
     expect(plannerMessages(turn.full)).toEqual(before.planner!.full);
     expect(replyerMessages({ ...turn.minimal, ...replyExtras.minimal })).toEqual(before.replyer!.minimal);
@@ -37,8 +37,10 @@ describe("the shipped zh templates (the default)", () => {
   });
 
   it("declare the built-in tools and word tool results as before", () => {
-    expect(builtinToolSpecs(prompts)).toEqual(before.tools);
-    expect(builtinToolSpecs(prompts, { type: "object", properties: {} })).toEqual(before.toolsWithOptions);
+    expect(builtinToolSpecs(prompts, "planner")).toEqual(before.tools);
+    expect(builtinToolSpecs(prompts, "planner", { type: "object", properties: {} })).toEqual(
+      before.toolsWithOptions,
+    );
     expect({
       malformedJson: prompts.render("result_malformed_json"),
       alreadyReplied: prompts.render("result_already_replied"),

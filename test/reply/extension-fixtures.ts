@@ -2,7 +2,12 @@
  * Reply extension plugins written on the fly, and what the tests read back: the calls the
  * extensions saw, the reply tool's declaration, the monitor timeline and the send actions.
  */
+import { afterEach } from "vitest";
+import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import type { StartBotOptions } from "../support/bot-harness.ts";
+import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
+import { type Scene, type SceneOptions, startScene } from "../support/scene.ts";
 import type { RecordedLlmRequest } from "../support/scripted-llm-server.ts";
 
 /** One call an extension saw: the payload as the host gave it, and which extension it was. */
@@ -70,4 +75,36 @@ export function pluginOptionsOf(request: RecordedLlmRequest): PluginOptionsSchem
 /** Send actions the bot made (messages it sent). */
 export function sendActions(qq: OneBotStandIn) {
   return qq.actions.filter((action) => action.action.startsWith("send_"));
+}
+
+/**
+ * For tests that each start their own scene, some with a plugin folder: what a test started is
+ * closed, removed and forgotten after it (call once per describe block).
+ */
+export function scenePerTest() {
+  let scene: Scene | undefined;
+  let sandbox: PluginSandbox | undefined;
+  afterEach(async () => {
+    await scene?.close();
+    scene = undefined;
+    sandbox?.remove();
+    sandbox = undefined;
+    clearSeenCalls();
+  });
+  return {
+    /** A plugin folder for this test; list `root` in `plugins.dirs`. */
+    sandbox: () => {
+      sandbox = new PluginSandbox();
+      return sandbox;
+    },
+    start: async (options: StartBotOptions & SceneOptions) => {
+      scene = await startScene(options);
+      return scene;
+    },
+  };
+}
+
+/** Alice @-mentions the bot in GROUP with `text`; returns the message id. */
+export function askInGroup(qq: OneBotStandIn, text: string): string {
+  return qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
 }

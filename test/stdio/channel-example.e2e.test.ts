@@ -7,7 +7,7 @@ import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { waitFor } from "../support/wait.ts";
 import { copyExample, PluginSandbox } from "./stdio-fixtures.ts";
 
-/** plugins/example-node: a Node channel plugin serving a web chat, driven over its own HTTP API. */
+/** examples/plugins/example-node: a Node channel plugin serving a web chat, driven over its own HTTP API. */
 describe("the Node channel example (channel_inbound, channel_send, channel_tools, channel_prompt, web_ui)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;

@@ -115,7 +115,7 @@ describe("stdio hooks", () => {
     );
     qq.pushGroupMessage({ groupId: GROUP, userId: "30001", message: [{ type: "at", data: { qq: SELF } }] });
     await qq.waitForSent(undefined, 15_000);
-    expect(String(llm.requests[0]!.body.messages[0]!.content)).toContain("慢慢想好的补充");
+    expect(String(llm.requests[0]!.body.messages[1]!.content)).toContain("慢慢想好的补充");
     const result = llm.requests[1]!.body.messages.find((message) => message.role === "tool")!.content;
     expect(result).toBe("调用被拒绝：想了很久，不行");
     expect((await pluginStatus(bot, "slow")).process).toMatchObject({ state: "running", restarts: 0 });

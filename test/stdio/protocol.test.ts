@@ -123,6 +123,33 @@ describe("process supervision rules", () => {
     }
   });
 
+  it("takes stdio and python manifests without sdk (as xbot writes them), checks sdk when given, requires it for node", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tsumugi-manifest-"));
+    const read = async (manifest: Record<string, unknown>) => {
+      writeFileSync(
+        join(dir, "plugin.json"),
+        JSON.stringify({ id: "xbot_tool", version: "1.0.0", ...manifest }),
+      );
+      return readManifest(dir, new Ajv({ useDefaults: true, allErrors: true, strict: false }));
+    };
+    try {
+      expect(await read({ runtime: "stdio", entry: "python3 plugin.py" })).toMatchObject({ ok: true });
+      expect(await read({ runtime: "python", entry: "plugin.py" })).toMatchObject({ ok: true });
+      expect(await read({ runtime: "stdio", entry: "python3 plugin.py", sdk: "^9.0.0" })).toEqual({
+        ok: false,
+        id: "xbot_tool",
+        problems: [expect.stringContaining('sdk "^9.0.0" does not accept this host\'s SDK version')],
+      });
+      expect(await read({ runtime: "node", entry: "index.ts" })).toEqual({
+        ok: false,
+        id: "xbot_tool",
+        problems: ['sdk is required for node plugins (a semver range such as "^1.2.0")'],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("splits the entry on whitespace, without a shell", () => {
     expect(commandLine("  python3   -u plugin.py --flag=$HOME ")).toEqual([
       "python3",

@@ -9,7 +9,7 @@ import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { copyExample, PluginSandbox } from "./stdio-fixtures.ts";
 
-/** plugins/example-python, a real Python 3 process, driven through the whole bot. */
+/** examples/plugins/example-python, a real Python 3 process, driven through the whole bot. */
 describe("the Python example plugin (tools, hooks, enrichers, config_changed over stdio)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
@@ -30,7 +30,8 @@ describe("the Python example plugin (tools, hooks, enrichers, config_changed ove
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention(text) });
   const toolResult = (index: number) =>
     String(llm.requests[index]!.body.messages.find((message) => message.role === "tool")?.content);
-  const systemPrompt = (index: number) => String(llm.requests[index]!.body.messages[0]!.content);
+  /** The planner's request (the user message), where enrichers' sections go after the chat. */
+  const plannerRequest = (index: number) => String(llm.requests[index]!.body.messages[1]!.content);
 
   afterEach(async () => {
     await scene?.close();
@@ -58,7 +59,7 @@ describe("the Python example plugin (tools, hooks, enrichers, config_changed ove
     expect(sent.text).toBe("等于 12");
     expect(llm.requests[0]!.toolNames).toContain("calculate");
     expect(toolResult(1)).toBe("(3 + 4) * 12 / 7 = 12.0");
-    expect(systemPrompt(0)).toContain("## notes（插件 example-python 提供的补充信息）\n群规：不许刷屏。");
+    expect(plannerRequest(0)).toContain("## notes（插件 example-python 提供的补充信息）\n群规：不许刷屏。");
   });
 
   it("turns a plugin error into a failed tool result the model sees", async () => {
@@ -70,7 +71,7 @@ describe("the Python example plugin (tools, hooks, enrichers, config_changed ove
     ask("算一下");
     expect((await bot.turnFinished()).data.status).toBe("silent");
     expect(toolResult(1)).toContain("工具 calculate 出错：cannot calculate");
-    expect(systemPrompt(0)).not.toContain("插件 example-python"); // no notes, no section
+    expect(plannerRequest(0)).not.toContain("插件 example-python"); // no notes, no section
   });
 
   it("denies a tool through its PreToolUse hook", async () => {
@@ -97,7 +98,7 @@ describe("the Python example plugin (tools, hooks, enrichers, config_changed ove
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "看看" } }] });
     ask("在吗");
     expect((await bot.turnFinished()).data.status).toBe("silent");
-    expect(systemPrompt(0)).toContain("新的备注");
-    expect(systemPrompt(0)).not.toContain("旧的备注");
+    expect(plannerRequest(0)).toContain("新的备注");
+    expect(plannerRequest(0)).not.toContain("旧的备注");
   });
 });

@@ -9,12 +9,12 @@ import type { PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts"
 
 export { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 
-const REPOSITORY_PLUGINS = fileURLToPath(new URL("../../plugins/", import.meta.url));
+const EXAMPLE_PLUGINS = fileURLToPath(new URL("../../examples/plugins/", import.meta.url));
 
-/** Copies `plugins/<name>` of the repository, unchanged, into the sandbox. */
+/** Copies `examples/plugins/<name>` of the repository, unchanged, into the sandbox. */
 export function copyExample(sandbox: PluginSandbox, name: string): string {
   const dir = join(sandbox.root, name);
-  cpSync(join(REPOSITORY_PLUGINS, name), dir, { recursive: true });
+  cpSync(join(EXAMPLE_PLUGINS, name), dir, { recursive: true });
   return dir;
 }
 

@@ -25,6 +25,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 // its own, so a SIGKILL would kill only the wrapper and leave the bot running.
 const TSX_LOADER = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const MAIN = join(ROOT, "src/main.ts");
+/** What `npm start` runs (scripts/build-server.ts builds it). */
+const COMPILED_MAIN = join(ROOT, "dist/server/main.mjs");
 
 export interface BotProcessOptions {
   llm?: ScriptedLlmServer;
@@ -32,6 +34,8 @@ export interface BotProcessOptions {
   config?: Record<string, unknown>;
   /** Reuse a data folder (restart tests); the config file is rewritten there. */
   dataDir?: string;
+  /** Run the compiled build with plain node, as `npm start` does (the caller makes sure it is built). */
+  compiled?: boolean;
   /** Extra environment variables for the process. */
   env?: NodeJS.ProcessEnv;
   /** How long to wait for the bot to say it is running. Default 20 s. */
@@ -62,7 +66,8 @@ function spawnBot(options: BotProcessOptions): { child: ChildProcess; dataDir: s
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-proc-"));
   const configFile = join(dataDir, "tsumugi.yaml");
   writeFileSync(configFile, stringify(harnessConfig(dataDir, options.llm, options.config)));
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, "--config", configFile], {
+  const entry = options.compiled ? [COMPILED_MAIN] : ["--import", TSX_LOADER, MAIN];
+  const child = spawn(process.execPath, [...entry, "--config", configFile], {
     cwd: dataDir,
     env: { ...process.env, TSUMUGI_CONFIG: "", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

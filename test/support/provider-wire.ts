@@ -21,12 +21,22 @@ export interface ScriptedReply {
   finishReason?: string;
 }
 
-/** The API a POST path belongs to, and the model it names (Gemini puts it in the path). */
-export function apiOfPath(path: string): { api: ProviderApi; model?: string } | undefined {
+/**
+ * The API a POST path belongs to, and the model it names (Gemini puts it in the path, and
+ * asks for a stream by the path too: `streamGenerateContent`).
+ */
+export function apiOfPath(
+  path: string,
+): { api: ProviderApi; model?: string; streamed?: boolean } | undefined {
   if (path === "/v1/chat/completions") return { api: "chat-completions" };
   if (path === "/v1/messages") return { api: "anthropic" };
-  const gemini = /^\/v1(?:beta)?\/models\/([^/:]+):generateContent$/.exec(path);
-  return gemini ? { api: "gemini", model: decodeURIComponent(gemini[1]!) } : undefined;
+  const gemini = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
+  if (!gemini) return undefined;
+  return {
+    api: "gemini",
+    model: decodeURIComponent(gemini[1]!),
+    streamed: gemini[2] === "streamGenerateContent",
+  };
 }
 
 type Json = Record<string, unknown>;
@@ -41,6 +51,108 @@ export function writeAnswer(api: ProviderApi, model: string, reply: ScriptedRepl
   if (api === "gemini") return geminiAnswer(reply);
   if (api === "anthropic") return anthropicAnswer(model, reply, index);
   throw new Error(`writeAnswer: ${api} is answered by the server itself`);
+}
+
+/** A streamed answer as server-sent events: `head`, one event per piece of the text, `tail`. */
+export interface AnswerEvents {
+  head: string[];
+  text(piece: string): string;
+  tail: string[];
+}
+
+const sse = (data: unknown, event?: string) =>
+  `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+
+export function answerEvents(
+  api: ProviderApi,
+  model: string,
+  reply: ScriptedReply,
+  index: number,
+): AnswerEvents {
+  if (api === "gemini") return geminiEvents(reply);
+  if (api === "anthropic") return anthropicEvents(model, reply, index);
+  return chatCompletionEvents(model, reply, index);
+}
+
+function chatCompletionEvents(model: string, reply: ScriptedReply, index: number): AnswerEvents {
+  const chunk = (fields: Json) =>
+    sse({
+      id: `chatcmpl-scripted-${index}`,
+      object: "chat.completion.chunk",
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [],
+      ...fields,
+    });
+  const choice = (delta: Json, finishReason: string | null = null) =>
+    chunk({ choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  const { promptTokens, completionTokens } = reply.usage;
+  return {
+    head: [choice({ role: "assistant", content: "" })],
+    text: (piece) => choice({ content: piece }),
+    tail: [
+      ...reply.toolCalls.map((call, position) => choice({ tool_calls: [{ index: position, ...call }] })),
+      choice({}, reply.finishReason ?? (reply.toolCalls.length > 0 ? "tool_calls" : "stop")),
+      chunk({
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: promptTokens + completionTokens,
+        },
+      }),
+      sse("[DONE]"),
+    ],
+  };
+}
+
+function geminiEvents(reply: ScriptedReply): AnswerEvents {
+  return {
+    head: [],
+    text: (piece) =>
+      sse({ candidates: [{ content: { role: "model", parts: [{ text: piece }] }, index: 0 }] }),
+    tail: [sse(geminiAnswer({ ...reply, text: null }))],
+  };
+}
+
+function anthropicEvents(model: string, reply: ScriptedReply, index: number): AnswerEvents {
+  const event = (type: string, fields: Json) => sse({ type, ...fields }, type);
+  const whole = anthropicAnswer(model, reply, index);
+  const texts = reply.text ? 1 : 0;
+  return {
+    head: [
+      event("message_start", {
+        message: {
+          ...whole,
+          content: [],
+          stop_reason: null,
+          usage: { ...(whole.usage as Json), output_tokens: 0 },
+        },
+      }),
+      ...(texts
+        ? [event("content_block_start", { index: 0, content_block: { type: "text", text: "" } })]
+        : []),
+    ],
+    text: (piece) => event("content_block_delta", { index: 0, delta: { type: "text_delta", text: piece } }),
+    tail: [
+      ...(texts ? [event("content_block_stop", { index: 0 })] : []),
+      ...reply.toolCalls.flatMap((call, position) => [
+        event("content_block_start", {
+          index: texts + position,
+          content_block: { type: "tool_use", id: call.id, name: call.function.name, input: {} },
+        }),
+        event("content_block_delta", {
+          index: texts + position,
+          delta: { type: "input_json_delta", partial_json: call.function.arguments },
+        }),
+        event("content_block_stop", { index: texts + position }),
+      ]),
+      event("message_delta", {
+        delta: { stop_reason: whole.stop_reason, stop_sequence: null },
+        usage: { output_tokens: reply.usage.completionTokens },
+      }),
+      event("message_stop", {}),
+    ],
+  };
 }
 
 function geminiAsChat(body: Json, model: string): ChatCompletionBody {

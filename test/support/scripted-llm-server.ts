@@ -20,8 +20,11 @@
  * request and returns one of those. When the queue is empty the server answers 500 with a
  * message saying so and records the request in `unscriptedRequests`, so a test fails with a
  * readable reason instead of hanging. `GET /v1/models` lists `options.models`.
- * Streaming is not spoken (the client uses `generateText`, which never streams): a
- * `stream: true` request gets a 400 saying so.
+ * A streamed request (`stream: true`, Gemini's `streamGenerateContent`) is answered as the
+ * API's server-sent events (for Chat Completions `chat.completion.chunk`s, usage in the last
+ * one, then `[DONE]`): the text all at once, or one token (a character) at a time at
+ * `stream.tokensPerSecond`, optionally stalling for good after `stream.stallAfterTokens`
+ * tokens (the connection stays open, nothing more comes).
  *
  * The same script also answers Gemini (`POST /v1/models/<model>:generateContent`) and
  * Anthropic (`POST /v1/messages`) requests, so providers of type `gemini` and `anthropic`
@@ -36,7 +39,15 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { apiOfPath, type ProviderApi, readAsChat, type ScriptedReply, writeAnswer } from "./provider-wire.ts";
+import {
+  type AnswerEvents,
+  answerEvents,
+  apiOfPath,
+  type ProviderApi,
+  readAsChat,
+  type ScriptedReply,
+  writeAnswer,
+} from "./provider-wire.ts";
 
 export interface ScriptedToolCall {
   name: string;
@@ -56,6 +67,15 @@ export interface ScriptedAnswer {
   usage?: { promptTokens: number; completionTokens: number };
   /** Defaults to "tool_calls" when there are tool calls, else "stop". */
   finishReason?: string;
+  /** How a streamed request gets the text; absent, a streamed answer comes at once. */
+  stream?: ScriptedStream;
+}
+
+/** The pace of a streamed answer's text: one token is one character. */
+export interface ScriptedStream {
+  tokensPerSecond: number;
+  /** Sends this many tokens, then nothing more (the connection stays open): a stalled model. */
+  stallAfterTokens?: number;
 }
 
 /** An HTTP error answer. */
@@ -222,10 +242,6 @@ export class ScriptedLlmServer {
     const body = readAsChat(route.api, wire, route.model);
     const recorded = recordOf(this.requests.length, request.headers, body, route.api, wire);
     this.requests.push(recorded);
-    if (body.stream) {
-      sendJson(response, 400, errorBody("scripted LLM server: streaming is not supported"));
-      return;
-    }
     const step = this.steps.shift() ?? this.whenEmpty;
     if (step === undefined) {
       this.unscriptedRequests.push(recorded);
@@ -244,6 +260,15 @@ export class ScriptedLlmServer {
       return;
     }
     const reply = replyOf(recorded, scripted);
+    if (wire.stream === true || route.streamed) {
+      await this.stream(
+        response,
+        answerEvents(route.api, body.model, reply, recorded.index),
+        reply,
+        scripted.stream,
+      );
+      return;
+    }
     sendJson(
       response,
       200,
@@ -251,6 +276,25 @@ export class ScriptedLlmServer {
         ? completionOf(recorded, reply)
         : writeAnswer(route.api, recorded.body.model, reply, recorded.index),
     );
+  }
+
+  /** Writes the answer's events, its text at the scripted pace. */
+  private async stream(
+    response: ServerResponse,
+    events: AnswerEvents,
+    reply: ScriptedReply,
+    pace: ScriptedStream | undefined,
+  ): Promise<void> {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const event of events.head) response.write(event);
+    const tokens = pace ? [...(reply.text ?? "")] : reply.text ? [reply.text] : [];
+    for (const [position, token] of tokens.entries()) {
+      if (position === pace?.stallAfterTokens) return;
+      if (pace) await this.wait(1000 / pace.tokensPerSecond);
+      if (response.destroyed) return;
+      response.write(events.text(token));
+    }
+    response.end(events.tail.join(""));
   }
 
   private wait(ms: number): Promise<void> {

@@ -85,6 +85,7 @@ const TEXT = {
   monRound: ["规划第 {n} 轮", "Planner round {n}"],
   monModel: ["模型", "Model"],
   monLatency: ["耗时", "Latency"],
+  monFirstToken: ["首字耗时", "First token"],
   monTokens: ["tokens", "Tokens"],
   monPrompt: ["提示词", "Prompt"],
   monToolCalls: ["工具调用", "Tool calls"],

@@ -4,6 +4,7 @@ import type {
   LanguageModelV2CallOptions,
   LanguageModelV2Content,
   LanguageModelV2FinishReason,
+  LanguageModelV2StreamPart,
 } from "@ai-sdk/provider";
 import type { ToolSpec } from "../types.ts";
 import { toChatHistory } from "./chat-history.ts";
@@ -26,31 +27,48 @@ export function localLanguageModel(model: LocalModel, providerId: string, modelI
     provider: `llama-cpp.${providerId}`,
     modelId,
     supportedUrls: {},
-    async doGenerate(options) {
-      const tools = offeredTools(options);
-      const answer = await model.generate({
-        history: toChatHistory(options.prompt, tools),
-        ...(tools.length > 0 ? { schema: toolCallSchema(tools) } : {}),
-        maxTokens: options.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
-        temperature: options.temperature ?? DEFAULT_TEMPERATURE,
-        signal: options.abortSignal,
-      });
-      const { content, finishReason } = tools.length > 0 ? callContent(answer, tools) : textContent(answer);
-      return {
-        content,
-        finishReason,
-        usage: {
-          inputTokens: answer.promptTokens,
-          outputTokens: answer.completionTokens,
-          totalTokens: answer.promptTokens + answer.completionTokens,
-        },
-        warnings: [],
-      };
-    },
-    doStream() {
-      return Promise.reject(new Error("the llama-cpp provider answers whole, not streamed"));
+    doGenerate: generate,
+    // The whole answer as one piece: the replyer streams, and a local model answers whole.
+    async doStream(options) {
+      const answer = await generate(options);
+      const parts: LanguageModelV2StreamPart[] = [
+        { type: "stream-start", warnings: [] },
+        ...answer.content.flatMap((part): LanguageModelV2StreamPart[] =>
+          part.type === "text"
+            ? [
+                { type: "text-start", id: "0" },
+                { type: "text-delta", id: "0", delta: part.text },
+                { type: "text-end", id: "0" },
+              ]
+            : [part as LanguageModelV2StreamPart],
+        ),
+        { type: "finish", usage: answer.usage, finishReason: answer.finishReason },
+      ];
+      return { stream: ReadableStream.from(parts) };
     },
   };
+
+  async function generate(options: LanguageModelV2CallOptions) {
+    const tools = offeredTools(options);
+    const answer = await model.generate({
+      history: toChatHistory(options.prompt, tools),
+      ...(tools.length > 0 ? { schema: toolCallSchema(tools) } : {}),
+      maxTokens: options.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+      temperature: options.temperature ?? DEFAULT_TEMPERATURE,
+      signal: options.abortSignal,
+    });
+    const { content, finishReason } = tools.length > 0 ? callContent(answer, tools) : textContent(answer);
+    return {
+      content,
+      finishReason,
+      usage: {
+        inputTokens: answer.promptTokens,
+        outputTokens: answer.completionTokens,
+        totalTokens: answer.promptTokens + answer.completionTokens,
+      },
+      warnings: [],
+    };
+  }
 }
 
 function offeredTools(options: LanguageModelV2CallOptions): ToolSpec[] {

@@ -1,4 +1,4 @@
-import { type Built, buildEnricher, buildHook, buildTool } from "../../components/builders.ts";
+import { type Built, buildCommand, buildEnricher, buildHook, buildTool } from "../../components/builders.ts";
 import { buildReplyExtension } from "../../components/extension-builder.ts";
 import type { CallContext, Component, ToolComponent } from "../../components/types.ts";
 import type {
@@ -6,14 +6,17 @@ import type {
   HookEventName,
   HookInput,
   HookResult,
+  OutgoingMessage,
   ParametersDeclaration,
   ReplyExtensionOptions,
 } from "../../sdk/types.ts";
 import type { RuntimeLoadRequest } from "../runtime.ts";
+import type { CallsInFlight } from "./calls-in-flight.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { chatParams } from "./chat-params.ts";
 import type { CallOptions } from "./plugin-process.ts";
 import {
+  type CommandDeclaration,
   type EnricherDeclaration,
   type HookDeclaration,
   isJsonObject,
@@ -37,6 +40,7 @@ export class ComponentFactory {
     private readonly request: RuntimeLoadRequest,
     private readonly channels: StdioChannels,
     private readonly call: PluginCall,
+    private readonly inFlight: CallsInFlight,
   ) {}
 
   private get pluginId(): string {
@@ -57,11 +61,9 @@ export class ComponentFactory {
       async (args, call) => {
         // xbot sends the arguments as one JSON string; a missing result is an empty one (Go's omitempty).
         const input = JSON.stringify(args);
-        const answer = await this.call(
-          "execute_tool",
-          { toolName: name, input },
-          { timeoutMs, signal: call.signal },
-        );
+        const answer = await this.callInFlight(call, "execute_tool", { toolName: name, input }, timeoutMs);
+        // `acted`: the plugin did the job itself (its messages are out): no further model call.
+        if (answer.acted === true) return undefined;
         return answer.result ?? "";
       },
     );
@@ -70,11 +72,32 @@ export class ComponentFactory {
     return built;
   }
 
+  /** A chat command: `command` requests; the answer's `result` (text or segments) is sent back, none = nothing. */
+  command(declaration: CommandDeclaration): Built<Component> {
+    const { name, pattern, ...options } = declaration;
+    return buildCommand(
+      { pluginId: this.pluginId, name },
+      {
+        ...(options as ComponentOptions),
+        ...(pattern === undefined ? {} : { pattern: new RegExp(pattern, "u") }),
+      },
+      async (match, call) => {
+        const { command, args, rest } = match;
+        const params = { commandName: name, command, args, rest, isAdmin: call.isAdmin };
+        const answer = await this.callInFlight(call, "command", params, this.request.manifest.timeout);
+        const result = answer.result;
+        if (result === undefined || result === null || result === "") return undefined;
+        return (isJsonObject(result) ? [result] : result) as OutgoingMessage;
+      },
+    );
+  }
+
   /** A hook of an event this host never fires (xbot knows more) throws, so it is left out with a log line. */
   hook(declaration: HookDeclaration, index: number): Built<Component> {
     const { event, matcher, name, ...options } = declaration;
+    const hookName = name ?? `${event}_${index + 1}`;
     const built = buildHook(
-      { pluginId: this.pluginId, name: name ?? `${event}_${index + 1}` },
+      { pluginId: this.pluginId, name: hookName },
       {
         ...(options as ComponentOptions),
         timeout_ms: this.callLimit(options),
@@ -82,10 +105,14 @@ export class ComponentFactory {
         ...(matcher ? { matcher } : {}),
       },
       async (input, call) => {
-        const answer = await this.call("hook", this.hookParams(input, call), {
-          timeoutMs,
-          signal: call.signal,
-        });
+        const answer = await this.call(
+          "hook",
+          { hookName, ...this.hookParams(input, call) },
+          {
+            timeoutMs,
+            signal: call.signal,
+          },
+        );
         // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
         return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
       },
@@ -132,6 +159,30 @@ export class ComponentFactory {
     );
     const timeoutMs = leaveTheLimitToTheCall(built.component);
     return built;
+  }
+
+  /**
+   * A request made for a tool or command call: it carries the call's id (for `send_message`),
+   * its turn, chat and event; the answer is taken once the messages it sent are out.
+   */
+  private async callInFlight(
+    call: CallContext,
+    method: string,
+    params: JsonObject,
+    timeoutMs: number,
+  ): Promise<JsonObject> {
+    const open = this.inFlight.open(call);
+    try {
+      const context = {
+        callId: open.id,
+        replyId: call.replyId ?? "",
+        ...chatParams(call.event, this.channels),
+        event: call.event,
+      };
+      return await this.call(method, { ...params, ...context }, { timeoutMs, signal: call.signal });
+    } finally {
+      await open.close();
+    }
   }
 
   /** Seed 002's `hook` params: camelCase on the wire, the tool fields always present. */

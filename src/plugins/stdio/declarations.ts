@@ -5,6 +5,7 @@ import { errorMessage } from "../../util/values.ts";
 import type { ComponentFactory } from "./component-factory.ts";
 import {
   type ActivateAnswer,
+  type CommandDeclaration,
   type DeclarationKind,
   type EnricherDeclaration,
   type HookDeclaration,
@@ -28,7 +29,7 @@ export class Declarations {
     private readonly noteError: (text: string) => void,
   ) {}
 
-  /** The tools, hooks, enrichers and reply extensions of an `activate` answer. */
+  /** The tools, hooks, enrichers, reply extensions and commands of an `activate` answer. */
   ofActivation(answer: ActivateAnswer): Built<Component>[] {
     const taken = new Set<string>();
     const skipped: string[] = [];
@@ -49,13 +50,19 @@ export class Declarations {
         skipped,
         (extension: ReplyExtensionDeclaration) => this.factory.replyExtension(extension),
       ),
+      ...this.buildEach("command", answer.commands, taken, skipped, (command: CommandDeclaration) =>
+        this.factory.command(command),
+      ),
     ];
     this.noteSkipped(skipped);
     return built;
   }
 
-  /** The tools of a `channel_tools` push, scoped to the channel's sessions; `declared` names are taken. */
-  ofChannelTools(tools: unknown[], declared: Built<Component>[], sessionPrefix: string): Built<Component>[] {
+  /**
+   * The tools of a `tools` push (every session) or a `channel_tools` push (scoped to the
+   * channel's sessions by `sessionPrefix`); the names of `declared` are taken.
+   */
+  ofTools(tools: unknown[], declared: Built<Component>[], sessionPrefix?: string): Built<Component>[] {
     const taken = new Set(declared.map(({ component }) => componentKey(component)));
     const skipped: string[] = [];
     const built = this.buildEach("tool", tools, taken, skipped, (tool: ToolDeclaration) =>

@@ -5,6 +5,7 @@ import { renderSegments } from "../../message/render.ts";
 import type { Segment } from "../../message/segment.ts";
 import type { RuntimeLoadRequest } from "../runtime.ts";
 import type { RuntimeDetails } from "../status-types.ts";
+import type { CallsInFlight } from "./calls-in-flight.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { channelSessionPrefix } from "./channel-session.ts";
 import type { PluginCall } from "./component-factory.ts";
@@ -18,6 +19,8 @@ import {
   type JsonObject,
   type ProtocolValidators,
   problemsOf,
+  type SendMessagePush,
+  type ToolsPush,
   type WebUiPush,
 } from "./protocol.ts";
 
@@ -30,12 +33,17 @@ export interface PluginChannelDeps {
   call: PluginCall;
   /** The components the process declared at activation; their names are taken for channel tools. */
   declared: () => Built<Component>[];
+  /** The tool and command calls in flight, which `send_message` pushes reach. */
+  inFlight: CallsInFlight;
+  /** A `tools` push: the activation's tools are replaced. */
+  replaceTools(tools: unknown[]): void;
 }
 
 /**
  * What a stdio plugin adds through its pushes and its channel: the channel provider it
  * declared, the channel tools and channel prompt it pushed, its web UI widgets, and the
- * channel's `channel_send` into the process.
+ * channel's `channel_send` into the process. Its messages into a call's chat
+ * (`send_message`) and its new tools (`tools`) are handed on.
  */
 export class PluginChannel {
   private provider: { name: string; configSchema?: unknown } | undefined;
@@ -138,12 +146,18 @@ export class PluginChannel {
         this.widgets = (params as unknown as WebUiPush).widgets;
         this.deps.request.statusChanged();
         return;
+      case "send_message":
+        this.deps.inFlight.send(params as unknown as SendMessagePush);
+        return;
+      case "tools":
+        this.deps.replaceTools((params as unknown as ToolsPush).tools);
+        return;
     }
   }
 
   /** A new `channel_tools` declaration replaces the previous one; a bad tool in it is left out alone. */
   private declareTools(tools: unknown[]): void {
-    this.channelTools = this.deps.declarations.ofChannelTools(
+    this.channelTools = this.deps.declarations.ofTools(
       tools,
       this.deps.declared(),
       channelSessionPrefix(this.id),

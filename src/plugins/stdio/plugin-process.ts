@@ -50,6 +50,8 @@ export interface PluginProcessOptions {
   cwd: string;
   /** The manifest's `env`: variables of the bot passed on beside the basic ones. */
   declaredEnv: readonly string[];
+  /** Set by the runtime itself (the Python SDK's `PYTHONPATH`). */
+  extraEnv?: Record<string, string>;
   /** Per-call limit; a call past it fails and the process is killed. */
   timeoutMs: number;
   logger: Logger;
@@ -109,7 +111,7 @@ export class PluginProcess {
     this.child = spawn(file, args, {
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],
-      env: pluginEnvironment(process.env, options.declaredEnv),
+      env: { ...pluginEnvironment(process.env, options.declaredEnv), ...options.extraEnv },
     });
     const { logger } = options;
     this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));

@@ -69,6 +69,16 @@ export interface ReplyExtensionDeclaration extends JsonObject {
   description?: string;
 }
 
+/** A chat command; `pattern` is a regular expression's source, used instead of `prefix`. */
+export interface CommandDeclaration extends JsonObject {
+  name: string;
+  description?: string;
+  prefix?: string | string[];
+  pattern?: string;
+  usage?: string;
+  admin_only?: boolean;
+}
+
 /**
  * The answer to `activate`. Go plugins omit empty lists (`omitempty`) or send null. The
  * lists' entries are checked one by one (`ProtocolValidators.declaration`).
@@ -79,6 +89,7 @@ export interface ActivateAnswer {
   enrichers?: unknown[] | null;
   channel_provider?: ChannelProvider | null;
   reply_extensions?: unknown[] | null;
+  commands?: unknown[] | null;
 }
 
 export interface ChannelInbound {
@@ -100,6 +111,19 @@ export interface ChannelPromptPush {
 
 export interface WebUiPush {
   widgets: unknown[];
+}
+
+/** A message the plugin sends into the chat of a call in flight (`execute_tool`, `command`). */
+export interface SendMessagePush {
+  callId: string;
+  /** Text, one segment or a list of segments (the vocabulary of plugins.md §5). */
+  message: string | JsonObject | JsonObject[];
+}
+
+/** Replaces the tools declared at activation (seed 004's `refresh_tools`). */
+export interface ToolsPush {
+  /** Checked one by one, as `activate`'s tools. */
+  tools: unknown[];
 }
 
 const named = { type: "string", minLength: 1 };
@@ -129,6 +153,18 @@ const declarationSchemas = {
   },
   enricher: namedDeclaration,
   reply_extension: namedDeclaration,
+  command: {
+    type: "object",
+    required: ["name"],
+    properties: {
+      name: named,
+      description: { type: "string" },
+      prefix: { type: ["string", "array"], items: { type: "string" } },
+      pattern: { type: "string" },
+      usage: { type: "string" },
+      admin_only: { type: "boolean" },
+    },
+  },
 };
 
 export type DeclarationKind = keyof typeof declarationSchemas;
@@ -143,6 +179,7 @@ const activateAnswerSchema = {
     enrichers: listOf,
     channel_provider: { type: ["object", "null"], properties: { name: { type: "string" } } },
     reply_extensions: listOf,
+    commands: listOf,
   },
 };
 
@@ -169,6 +206,17 @@ const pushSchemas = {
     properties: { system_parts: { type: "object", additionalProperties: { type: "string" } } },
   },
   web_ui: { type: "object", required: ["widgets"], properties: { widgets: { type: "array" } } },
+  send_message: {
+    type: "object",
+    required: ["callId", "message"],
+    properties: {
+      callId: named,
+      message: {
+        anyOf: [{ type: "string" }, { type: "object" }, { type: "array", items: { type: "object" } }],
+      },
+    },
+  },
+  tools: { type: "object", required: ["tools"], properties: { tools: { type: "array" } } },
 };
 
 export type PushMethod = keyof typeof pushSchemas;
@@ -187,12 +235,15 @@ export function compileProtocol(ajv: Ajv): ProtocolValidators {
       hook: ajv.compile(declarationSchemas.hook),
       enricher: ajv.compile(declarationSchemas.enricher),
       reply_extension: ajv.compile(declarationSchemas.reply_extension),
+      command: ajv.compile(declarationSchemas.command),
     },
     push: {
       channel_inbound: ajv.compile(pushSchemas.channel_inbound),
       channel_tools: ajv.compile(pushSchemas.channel_tools),
       channel_prompt: ajv.compile(pushSchemas.channel_prompt),
       web_ui: ajv.compile(pushSchemas.web_ui),
+      send_message: ajv.compile(pushSchemas.send_message),
+      tools: ajv.compile(pushSchemas.tools),
     },
   };
 }

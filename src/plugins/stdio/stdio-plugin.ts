@@ -6,18 +6,14 @@ import type { Monitor } from "../../monitor/monitor.ts";
 import { errorMessage } from "../../util/values.ts";
 import type { RuntimeLoadRequest } from "../runtime.ts";
 import type { RuntimeDetails } from "../status-types.ts";
+import { CallsInFlight } from "./calls-in-flight.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { ComponentFactory } from "./component-factory.ts";
 import { Declarations } from "./declarations.ts";
+import type { Launch } from "./launch.ts";
 import { PluginChannel } from "./plugin-channel.ts";
 import { type CallOptions, PluginProcess } from "./plugin-process.ts";
-import {
-  type ActivateAnswer,
-  compileProtocol,
-  type JsonObject,
-  type ProtocolValidators,
-  problemsOf,
-} from "./protocol.ts";
+import { type ActivateAnswer, type JsonObject, type ProtocolValidators, problemsOf } from "./protocol.ts";
 import { ProcessSupervisor } from "./supervision.ts";
 
 export { commandLine, retryDelayMs, STABLE_UPTIME_MS } from "./supervision.ts";
@@ -29,6 +25,8 @@ export interface StdioPluginDeps {
   channels: StdioChannels;
   systemParts: SystemPartsRegistry;
   monitor: Monitor;
+  /** How the manifest becomes a process: `stdio` runs `entry`, `python` the SDK's runner. */
+  launch: Launch;
 }
 
 /**
@@ -43,21 +41,23 @@ export class StdioPlugin {
   private unloading = false;
   private declared: Built<Component>[] = [];
   private readonly supervisor: ProcessSupervisor;
-  private readonly protocol: ProtocolValidators;
   private readonly declarations: Declarations;
   private readonly channel: PluginChannel;
+  private readonly launch: ReturnType<Launch>;
 
   constructor(
     private readonly request: RuntimeLoadRequest,
     deps: StdioPluginDeps,
+    private readonly protocol: ProtocolValidators,
   ) {
-    this.supervisor = new ProcessSupervisor(request, deps.monitor);
-    this.protocol = compileProtocol(request.ajv);
+    this.launch = deps.launch(request.manifest);
+    this.supervisor = new ProcessSupervisor(request, deps.monitor, this.launch.command);
     const call = (method: string, params: JsonObject, options?: CallOptions) =>
       this.call(method, params, options);
+    const inFlight = new CallsInFlight(request.logger);
     this.declarations = new Declarations(
       this.protocol,
-      new ComponentFactory(request, deps.channels, call),
+      new ComponentFactory(request, deps.channels, call, inFlight),
       request.logger,
       (text) => this.supervisor.noteError(text),
     );
@@ -69,6 +69,8 @@ export class StdioPlugin {
       declarations: this.declarations,
       call,
       declared: () => this.declared,
+      inFlight,
+      replaceTools: (tools) => this.replaceTools(tools),
     });
   }
 
@@ -140,6 +142,7 @@ export class StdioPlugin {
       command: this.supervisor.status.command,
       cwd: this.request.dir,
       declaredEnv: manifest.env,
+      extraEnv: this.launch.env,
       timeoutMs: manifest.timeout,
       logger: this.logger,
       push: (method, params) => {
@@ -177,6 +180,13 @@ export class StdioPlugin {
   private declare(answer: ActivateAnswer): void {
     this.declared = this.declarations.ofActivation(answer);
     this.channel.declareProvider(answer.channel_provider);
+  }
+
+  /** A `tools` push (seed 004's `refresh_tools`): the tools it lists replace the declared ones. */
+  private replaceTools(tools: unknown[]): void {
+    const others = this.declared.filter(({ component }) => component.kind !== "tool");
+    this.declared = [...others, ...this.declarations.ofTools(tools, others)];
+    this.request.componentsChanged();
   }
 
   /**

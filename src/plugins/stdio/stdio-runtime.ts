@@ -1,15 +1,21 @@
+import { createPluginAjv } from "../plugin-ajv.ts";
 import type { LoadedPlugin, PluginRuntime, RuntimeLoadRequest } from "../runtime.ts";
+import { compileProtocol } from "./protocol.ts";
 import { StdioPlugin, type StdioPluginDeps } from "./stdio-plugin.ts";
 
 /**
  * `runtime: "stdio"`: the plugin is a child process in any language speaking seed 002's
- * JSON-lines protocol on stdin/stdout (see docs/stdio-plugins.md).
+ * JSON-lines protocol on stdin/stdout (see docs/stdio-plugins.md). `runtime: "python"` is the
+ * same with the Python SDK's runner as the process (deps.launch; docs/python-plugins.md).
  */
 export class StdioPluginRuntime implements PluginRuntime {
+  /** The protocol's own schemas, compiled once: a plugin's schemas go to its load's Ajv (request.ajv). */
+  private readonly protocol = compileProtocol(createPluginAjv());
+
   constructor(private readonly deps: StdioPluginDeps) {}
 
   async load(request: RuntimeLoadRequest): Promise<LoadedPlugin> {
-    const plugin = new StdioPlugin(request, this.deps);
+    const plugin = new StdioPlugin(request, this.deps, this.protocol);
     let activation: Promise<void> | undefined;
     if (request.replacing) await plugin.start();
     else activation = plugin.startInBackground();

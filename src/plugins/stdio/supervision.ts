@@ -36,10 +36,11 @@ export class ProcessSupervisor {
   constructor(
     private readonly request: RuntimeLoadRequest,
     private readonly monitor: Monitor,
+    command: string[],
   ) {
     this.status = {
       state: "starting",
-      command: commandLine(request.manifest.entry),
+      command,
       restarts: 0,
       failures: 0,
     };

@@ -153,6 +153,12 @@ function ModelCallFacts({ data }: { data: Record<string, unknown> }) {
       <dd class="mono">{String(data.model ?? "")}</dd>
       <dt>{t("monLatency")}</dt>
       <dd>{String(data.latencyMs ?? "?")} ms</dd>
+      {typeof data.firstTokenMs === "number" && (
+        <>
+          <dt>{t("monFirstToken")}</dt>
+          <dd>{data.firstTokenMs} ms</dd>
+        </>
+      )}
       <dt>{t("monTokens")}</dt>
       <dd>
         {usage.promptTokens ?? 0} + {usage.completionTokens ?? 0}

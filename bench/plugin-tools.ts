@@ -1,0 +1,67 @@
+/**
+ * The plugin system alone, for benchmarks of plugin tool calls: the plugins of one folder
+ * loaded and activated, their tools reachable, and a tool call's context as the agent builds it.
+ */
+import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
+import { createComponentSet } from "../src/components/component-set.ts";
+import type { CallContext, ToolComponent } from "../src/components/types.ts";
+import { createLogger } from "../src/log/logger.ts";
+import { MonitorHub } from "../src/monitor/monitor.ts";
+import { createPluginSystem } from "../src/plugins/plugin-system.ts";
+import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
+import type { Outbox } from "../src/reply/outbox.ts";
+import type { PluginEvent } from "../src/sdk/types.ts";
+import type { MessageStore } from "../src/store/types.ts";
+
+export interface BenchPlugins {
+  tool(name: string): ToolComponent;
+  stop(): Promise<void>;
+}
+
+/** Loads the plugins of `root` and waits until every one has activated. */
+export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
+  const components = createComponentSet(BUILTIN_TOOL_NAMES);
+  const system = createPluginSystem({
+    components,
+    settings: () => ({ dirs: [root], disabled: [], config: {} }),
+    outbox: {} as Outbox,
+    adapterById: () => undefined,
+    messages: {} as MessageStore,
+    admins: () => [],
+    channels: new StdioChannelAdapter(() => {}),
+    names: () => ["紬"],
+    monitor: new MonitorHub(),
+    logger: createLogger({ level: "silent" }),
+    watch: false,
+  });
+  await system.start();
+  // Stdio plugins activate in the background; their tools are there once activation is over.
+  await system.activated();
+  return {
+    tool(name) {
+      const found = components.tools.all().find((candidate) => candidate.name === name);
+      if (!found) throw new Error(`the bench plugin did not register its tool ${name}`);
+      return found;
+    },
+    stop: () => system.stop(),
+  };
+}
+
+/** A tool call's context as the agent builds it: a QQ group message's event. */
+export function benchToolCall(): CallContext {
+  const event: PluginEvent = {
+    platform: "onebot",
+    adapter_id: "qq",
+    self_id: "10000",
+    session_id: "onebot:10000:group:20000",
+    message_type: "group",
+    message_id: "1",
+    user_id: "30001",
+    group_id: "20000",
+    sender: { user_id: "30001", nickname: "Alice" },
+    message: [{ type: "text", data: { text: "echo" } }],
+    pure_text: "echo",
+    time: Date.now(),
+  };
+  return { event, callId: "call_1", replyId: "reply_1", signal: new AbortController().signal } as CallContext;
+}

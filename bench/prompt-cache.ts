@@ -1,0 +1,226 @@
+/**
+ * Prompt caches (issue 15): one busy QQ group, 50 consecutive replied turns with three
+ * messages from other members between the bot's mentions, through the whole bot (OneBot
+ * stand-in, scripted model recording every request).
+ *
+ * - Shared prefix: consecutive planner requests serialised as the provider sends them (JSON of
+ *   the `messages` array), their common prefix in characters, as a share of the later request
+ *   (what the provider can serve from its cache) and of the earlier one (how much of a prompt
+ *   the next turn keeps); also with the tool declarations in front, as Anthropic and OpenAI
+ *   cache a prompt.
+ * - Tokens per replied turn (planner request with its tools + planner answer + replyer request
+ *   + replyer answer) on the first turn, whose window holds the full 24 history messages, and
+ *   on average. Estimated with `estimateTokens` for both calls alike.
+ *
+ * Baselines in the same run: `chat.history.dropFraction: 0` (the window slides by one message
+ * per turn, as before), and, when TSUMUGI_BENCH_BASELINE names another checkout (e.g. the
+ * commit before the change), that checkout's bot with its own defaults.
+ */
+import { resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { OneBotStandIn } from "../test/support/onebot-standin.ts";
+import { type RecordedLlmRequest, ScriptedLlmServer } from "../test/support/scripted-llm-server.ts";
+import { median, round } from "./child.ts";
+
+const THIS_CHECKOUT = fileURLToPath(new URL("..", import.meta.url));
+const TURNS = 50;
+const CHATTER_PER_TURN = 3;
+const HISTORY_MESSAGES = 24;
+/** Messages in the group before the first mention, so the first window is full. */
+const PREFILL = 30;
+/** The stand-in's account: the harness's default. */
+const SELF = "10000";
+const GROUP = "20000";
+const MEMBERS = ["张三", "李四", "王五", "赵六", "小明"];
+const CHATTER = [
+  "今天晚上谁有空一起打游戏",
+  "我刚下班，地铁上人好多",
+  "有人看了昨天那场比赛吗，最后十分钟太刺激了",
+  "周末去爬山吗？天气预报说是晴天",
+  "这家店的奶茶真的好喝，推荐一下",
+  "哈哈哈笑死我了",
+  "明天早上的会改到十点了，大家注意一下",
+  "有没有人知道怎么把照片转成 PDF",
+  "我家猫又把杯子推下桌了",
+  "新出的那部电影评分怎么样",
+];
+
+type StartBot = (options: { llm: ScriptedLlmServer; config: Record<string, unknown> }) => Promise<{
+  wsUrl: string;
+  turnFinished(count: number, timeoutMs: number): Promise<unknown>;
+  dispose(): Promise<void>;
+}>;
+
+interface SceneFigures {
+  sharedOfNextMean: number;
+  sharedOfNextMin: number;
+  sharedOfPreviousMean: number;
+  sharedOfPreviousMin: number;
+  /** A typical turn: with steps every few turns, one between two steps. */
+  sharedOfPreviousMedian: number;
+  toolsFirstSharedOfNextMean: number;
+  tokensFirstTurn: number;
+  tokensPerTurnMean: number;
+  historyMessagesFirstTurn: number;
+}
+
+export async function benchPromptCache(): Promise<Record<string, unknown>> {
+  const stepped = await runScene(THIS_CHECKOUT, { dropFraction: 0.5 });
+  const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0 });
+  const baselineDir = process.env.TSUMUGI_BENCH_BASELINE;
+  const previousCommit = baselineDir ? await runScene(baselineDir, {}) : undefined;
+  return {
+    turns: TURNS,
+    messagesBetweenMentions: CHATTER_PER_TURN,
+    historyMaxMessages: HISTORY_MESSAGES,
+    tokenEstimate: "1 per CJK character + 1 per 4 other characters, +4 per message",
+    stepped,
+    slidingBaseline: sliding,
+    ...(previousCommit && { previousCommitBaseline: previousCommit }),
+    targetSharedPrefixMean: 0.9,
+    targetTokensPerTurnWith24History: 2_500,
+  };
+}
+
+/** The scene with these `chat.history` settings, run by the test harness of `checkout`. */
+async function runScene(checkout: string, history: Record<string, number>): Promise<SceneFigures> {
+  const harness = pathToFileURL(resolve(checkout, "test/support/bot-harness.ts")).href;
+  const { startBot } = (await import(harness)) as { startBot: StartBot };
+  const llm = await ScriptedLlmServer.start();
+  const bot = await startBot({
+    llm,
+    config: {
+      chat: { history: { maxMessages: HISTORY_MESSAGES, ...history } },
+      // The bot's own prompts and tools: the example plugins' tools stay out.
+      plugins: { dirs: [] },
+      log: { level: "warn" },
+    },
+  });
+  const qq = new OneBotStandIn({ selfId: SELF, nickname: "紬" });
+  await qq.connectReverse(bot.wsUrl);
+  let said = 0;
+  const chatter = (count: number) => {
+    for (let i = 0; i < count; i++, said++) {
+      const member = said % MEMBERS.length;
+      qq.pushGroupMessage({
+        groupId: GROUP,
+        userId: String(30_001 + member),
+        card: MEMBERS[member],
+        message: [{ type: "text", data: { text: CHATTER[said % CHATTER.length]! } }],
+      });
+    }
+  };
+  chatter(PREFILL);
+  for (let turn = 0; turn < TURNS; turn++) {
+    if (turn > 0) chatter(CHATTER_PER_TURN);
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: answerText(turn) });
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: "30009",
+      card: "小红",
+      message: [
+        { type: "at", data: { qq: SELF } },
+        { type: "text", data: { text: ` 紬，你觉得呢？这是第${turn}个问题` } },
+      ],
+    });
+    // The turn's end: its reply is stored, so the group talks on after it, as people do.
+    await bot.turnFinished(turn + 1, 10_000);
+  }
+  await qq.close();
+  await bot.dispose();
+  await llm.close();
+  return figures(llm.requests);
+}
+
+function figures(requests: RecordedLlmRequest[]): SceneFigures {
+  const planners = requests.filter((request) => request.toolNames.includes("reply"));
+  const replyers = requests.filter((request) => !request.toolNames.includes("reply"));
+  const { ofNext, ofPrevious } = sharedShares(
+    planners.map((request) => JSON.stringify(request.body.messages)),
+  );
+  // As Anthropic and OpenAI cache a prompt: the tool declarations first, then the messages.
+  const toolsFirst = sharedShares(
+    planners.map(
+      (request) => JSON.stringify(request.body.tools ?? []) + JSON.stringify(request.body.messages),
+    ),
+  );
+  const turnTokens = planners.map(
+    (planner, i) =>
+      requestTokens(planner) +
+      plannerAnswerTokens() +
+      requestTokens(replyers[i]!) +
+      estimateTokens(answerText(i)),
+  );
+  return {
+    sharedOfNextMean: round(mean(ofNext), 3),
+    sharedOfNextMin: round(Math.min(...ofNext), 3),
+    sharedOfPreviousMean: round(mean(ofPrevious), 3),
+    sharedOfPreviousMin: round(Math.min(...ofPrevious), 3),
+    sharedOfPreviousMedian: round(median(ofPrevious), 3),
+    toolsFirstSharedOfNextMean: round(mean(toolsFirst.ofNext), 3),
+    tokensFirstTurn: turnTokens[0]!,
+    tokensPerTurnMean: Math.round(mean(turnTokens)),
+    historyMessagesFirstTurn: timedLines(planners[0]!) - 1,
+  };
+}
+
+/**
+ * Rough tokens of a text as current tokenizers cut Chinese chat: one per CJK character (Han,
+ * kana, full-width punctuation), one per four other characters. The same for every request.
+ */
+function estimateTokens(text: string): number {
+  const cjk = text.match(/[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]/gu)?.length ?? 0;
+  return cjk + Math.ceil((text.length - cjk) / 4);
+}
+
+/** Every message's text plus a few tokens of chat markup each, and the declared tools. */
+function requestTokens(request: RecordedLlmRequest): number {
+  const messages = request.body.messages.reduce(
+    (sum, message) => sum + 4 + estimateTokens(contentOf(message.content)),
+    0,
+  );
+  return messages + (request.body.tools ? estimateTokens(JSON.stringify(request.body.tools)) : 0);
+}
+
+/** The scripted planner answer: a `reply` call without arguments. */
+function plannerAnswerTokens(): number {
+  return estimateTokens(JSON.stringify({ name: "reply", arguments: "{}" }));
+}
+
+function answerText(turn: number): string {
+  return `好呀，第${turn}次听你说这个了，我记下啦。`;
+}
+
+function contentOf(content: RecordedLlmRequest["body"]["messages"][number]["content"]): string {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((part) => part.text ?? "").join("");
+}
+
+/** Chat lines (`[HH:mm:ss] name(id): …`, labelled or not) in the request: history plus the mention. */
+function timedLines(request: RecordedLlmRequest): number {
+  return request.promptText
+    .split("\n")
+    .filter((line) => /^(\[msg_id=[^\]]+\] )?\[\d\d:\d\d:\d\d\] /.test(line)).length;
+}
+
+/** For each request after the first, the prefix it shares with the one before, as a share of each. */
+function sharedShares(serialised: string[]): { ofNext: number[]; ofPrevious: number[] } {
+  const ofNext: number[] = [];
+  const ofPrevious: number[] = [];
+  for (let i = 1; i < serialised.length; i++) {
+    const shared = commonPrefix(serialised[i - 1]!, serialised[i]!);
+    ofNext.push(shared / serialised[i]!.length);
+    ofPrevious.push(shared / serialised[i - 1]!.length);
+  }
+  return { ofNext, ofPrevious };
+}
+
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+function mean(values: number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}

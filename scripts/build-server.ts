@@ -1,0 +1,53 @@
+// Compiles the server (src/ → dist/server/) with esbuild, so `npm start` runs plain JavaScript
+// with no transpiler at run time: one bundle of our code and the packages it uses (native
+// modules stay imports). Beside it: the SDK that plugins import, and the plugin loader hooks.
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { newestModification } from "./newest-modification.ts";
+
+export const SERVER_DIST = join("dist", "server");
+const SOURCES = ["src", "package.json", "scripts/build-server.ts"];
+
+/** True when dist/server/main.mjs is missing or older than any source file. */
+export function serverBuildIsStale(): boolean {
+  let builtAt: number;
+  try {
+    builtAt = statSync(join(SERVER_DIST, "main.mjs")).mtimeMs;
+  } catch {
+    return true;
+  }
+  return SOURCES.some((path) => newestModification(path) > builtAt);
+}
+
+export async function buildServer(outdir = SERVER_DIST): Promise<void> {
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: {
+      main: "src/main.ts",
+      sdk: "src/sdk/index.ts",
+      "plugin-loader-hooks": "src/plugins/plugin-loader-hooks.mjs",
+    },
+    outdir,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    // Packages are bundled too: one file parses much faster than the few thousand module files
+    // fastify, TypeBox and the AI SDK are made of. Kept as imports: native modules and whatever
+    // finds its own files at run time.
+    external: ["better-sqlite3", "esbuild"],
+    // CommonJS packages in an ES module bundle still call require() for Node's built-ins.
+    banner: {
+      js: 'import { createRequire as __tsumugiRequire } from "node:module"; const require = __tsumugiRequire(import.meta.url);',
+    },
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // Error and class names appear in logs and status texts; bundling must not rename them.
+    keepNames: true,
+    logLevel: "warning",
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  await buildServer();
+}

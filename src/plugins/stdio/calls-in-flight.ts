@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import type { CallContext } from "../../components/types.ts";
+import type { Logger } from "../../log/logger.ts";
+import type { OutgoingMessage } from "../../sdk/types.ts";
+import { errorMessage } from "../../util/values.ts";
+import type { SendMessagePush } from "./protocol.ts";
+
+/** One open call: its id on the wire, and a wait for the messages it sent meanwhile. */
+export interface OpenCall {
+  id: string;
+  /** Resolves once every message the plugin sent for this call is out; closes the call. */
+  close(): Promise<void>;
+}
+
+interface CallEntry {
+  call: CallContext;
+  sends: Promise<void>[];
+}
+
+/**
+ * The tool and command calls a plugin process is answering, by call id, so a `send_message`
+ * push reaches the chat of its call. A call's answer is taken only after its messages are
+ * out, so what a tool sent comes before the reply the model writes from its result.
+ */
+export class CallsInFlight {
+  private readonly calls = new Map<string, CallEntry>();
+
+  constructor(private readonly logger: Logger) {}
+
+  open(call: CallContext): OpenCall {
+    // The planner's call id is unique per turn only; the wire id must be unique per process.
+    const id = `${call.callId ?? "call"}:${randomUUID()}`;
+    const entry: CallEntry = { call, sends: [] };
+    this.calls.set(id, entry);
+    return {
+      id,
+      close: async () => {
+        await Promise.all(entry.sends);
+        this.calls.delete(id);
+      },
+    };
+  }
+
+  /** A `send_message` push: sent into the call's chat; an unknown call id is skipped with a log line. */
+  send(push: SendMessagePush): void {
+    const entry = this.calls.get(push.callId);
+    if (!entry) {
+      this.logger.warn(
+        { callId: push.callId },
+        "plugin sent a message for a call that is not in flight; skipped",
+      );
+      return;
+    }
+    const { bot, event } = entry.call;
+    const message = (
+      Array.isArray(push.message) || typeof push.message === "string" ? push.message : [push.message]
+    ) as OutgoingMessage;
+    entry.sends.push(
+      bot.send(event, message).then(
+        () => undefined,
+        (error: unknown) => this.logger.warn(`plugin message not sent: ${errorMessage(error)}`),
+      ),
+    );
+  }
+}

@@ -1,0 +1,113 @@
+import { wasNotSent } from "../adapters/types.ts";
+import type { LlmTextSink } from "../llm/types.ts";
+import type { Outbox, SessionOrigin } from "./outbox.ts";
+import { type OutgoingReply, textReplies } from "./reply-group.ts";
+import { StreamSplitter } from "./split-text.ts";
+
+/** A reply that cannot be written or sent; its message is the turn's one-line reason. */
+export class ReplyFailure extends Error {}
+
+/** What one reply's messages are sent with: the turn's outbox, reply id, signal and sent list. */
+export interface SendingTurn {
+  outbox: Outbox;
+  replyId: string;
+  signal: AbortSignal;
+  /** Every message of the turn that left, in order; the sender appends to it. */
+  sentMessageIds: string[];
+}
+
+/**
+ * Sends one reply's messages in order. The first quotes `quoteId` (the reply's set_quote); a
+ * later one quotes the message sent before it when it asks to (`quote_previous`).
+ */
+export class ReplySender {
+  private sent = 0;
+  private previous: string | undefined;
+
+  constructor(
+    private readonly turn: SendingTurn,
+    private readonly origin: SessionOrigin,
+    private readonly quoteId: string | undefined,
+  ) {}
+
+  async sendAll(group: OutgoingReply[]): Promise<void> {
+    for (const message of group) await this.send(message);
+  }
+
+  async send(message: OutgoingReply): Promise<void> {
+    const quote = this.sent === 0 ? this.quoteId : message.quotePrevious ? this.previous : undefined;
+    const segments =
+      quote === undefined
+        ? message.segments
+        : [{ type: "reply" as const, data: { id: quote } }, ...message.segments];
+    try {
+      const sent = await this.turn.outbox.send(this.origin, segments, this.turn.replyId, this.turn.signal);
+      this.turn.sentMessageIds.push(sent.messageId);
+      this.previous = sent.messageId;
+      this.sent++;
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      // OneBot has no idempotency key: a message that may have left is never sent again.
+      const doubt = wasNotSent(error) ? "" : " (the last may have gone out; not sent again)";
+      throw new ReplyFailure(`sending failed after ${this.sent} message(s)${doubt}: ${why}`);
+    }
+  }
+}
+
+/**
+ * A streamed reply that nothing rewrites before sending: each message goes out as soon as
+ * the splitter has completed it, one after another. Once a message is on its way the model
+ * call is not retried (`restart` answers false), so no message is sent twice.
+ */
+export class StreamedSends implements LlmTextSink {
+  private splitter: StreamSplitter;
+  private queue: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  /** Messages handed to the sender so far. */
+  dispatched = 0;
+
+  constructor(
+    private readonly sender: ReplySender,
+    private readonly limit: number,
+  ) {
+    this.splitter = new StreamSplitter(limit);
+  }
+
+  restart(): boolean {
+    if (this.dispatched > 0) return false;
+    this.splitter = new StreamSplitter(this.limit);
+    return true;
+  }
+
+  text(delta: string): void {
+    this.enqueue(this.splitter.push(delta));
+  }
+
+  /** The answer is complete: sends the rest and resolves once every message has left. */
+  async finish(): Promise<void> {
+    this.enqueue(this.splitter.end());
+    await this.settled();
+    if (this.dispatched === 0) throw new ReplyFailure("replyer returned no text");
+  }
+
+  /** Resolves once the messages already handed over have been sent; throws the first send failure. */
+  async settled(): Promise<void> {
+    await this.queue;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private enqueue(chunks: string[]): void {
+    for (const message of textReplies(chunks)) {
+      this.dispatched++;
+      // After a failed send the rest is dropped: later messages never overtake a lost one.
+      this.queue = this.queue.then(async () => {
+        if (this.failure !== undefined) return;
+        try {
+          await this.sender.send(message);
+        } catch (error) {
+          this.failure = error;
+        }
+      });
+    }
+  }
+}
