@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { startApp } from "../src/app.ts";
-import { createConfigValidator } from "../src/config/validate.ts";
+import { validateConfig } from "../src/config/validate.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { nextLine, percentile, round, spawnScript } from "./child.ts";
 import { measureToolDispatch } from "./tool-dispatch.ts";
@@ -23,7 +23,7 @@ const IN_FLIGHT = 64;
 
 export async function benchCommands(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-bench-"));
-  const validation = createConfigValidator()({
+  const validation = validateConfig({
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     plugins: { dirs: [fileURLToPath(new URL("../plugins", import.meta.url))] },

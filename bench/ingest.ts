@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import pino from "pino";
 import { WebSocketServer } from "ws";
 import { startApp } from "../src/app.ts";
-import { createConfigValidator } from "../src/config/validate.ts";
+import { validateConfig } from "../src/config/validate.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { waitFor } from "../test/support/wait.ts";
 import { median, nextLine, round, spawnScript } from "./child.ts";
@@ -80,7 +80,7 @@ export async function benchIngest(): Promise<Record<string, unknown>> {
   const baseline = await bareWsBaseline();
   const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-bench-"));
   const file = join(dataDir, "tsumugi.db");
-  const validation = createConfigValidator()({ server: { port: 0 }, storage: { url: `sqlite:${file}` } });
+  const validation = validateConfig({ server: { port: 0 }, storage: { url: `sqlite:${file}` } });
   if (!validation.ok) throw new Error(validation.problems.join("; "));
   // Info level, as users run it: one line per inbound message, written to /dev/null.
   const logger = createLogger({

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pino from "pino";
 import { startApp } from "../src/app.ts";
-import { createConfigValidator } from "../src/config/validate.ts";
+import { validateConfig } from "../src/config/validate.ts";
 import type { LlamaCppProviderConfig } from "../src/llm/config.ts";
 import { toChatHistory } from "../src/llm/llama-cpp/chat-history.ts";
 import { LlamaRuntime } from "../src/llm/llama-cpp/runtime.ts";
@@ -149,7 +149,7 @@ async function loadThroughTsumugi(dataDir: string, modelPath: string) {
 
 /** Whole turns, one after another, through the real app and a OneBot stand-in. */
 async function turnLatency(dataDir: string, modelPath: string): Promise<Record<string, unknown>> {
-  const validation = createConfigValidator()({
+  const validation = validateConfig({
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs: 0 } },

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { startApp } from "../src/app.ts";
-import { createConfigValidator } from "../src/config/validate.ts";
+import { validateConfig } from "../src/config/validate.ts";
 import { clockText } from "../src/context/clock-text.ts";
 import type { QuoteSettings } from "../src/context/config.ts";
 import { oneBotQuoteFetcher } from "../src/context/onebot-fetcher.ts";
@@ -159,7 +159,7 @@ async function benchResolution(): Promise<Record<string, unknown>> {
 async function replyLatency(windowMs: number): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-bench-quote-"));
   const llm = await ScriptedLlmServer.start();
-  const validation = createConfigValidator()({
+  const validation = validateConfig({
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs, maxWindowMs: 10_000 } },

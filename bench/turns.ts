@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { startApp } from "../src/app.ts";
-import { createConfigValidator } from "../src/config/validate.ts";
+import { validateConfig } from "../src/config/validate.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { nextLine, percentile, round, spawnScript } from "./child.ts";
 
@@ -28,7 +28,7 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
     groups: GROUPS,
   });
   const { llm } = (await nextLine(peer)) as { llm: string };
-  const validation = createConfigValidator()({
+  const validation = validateConfig({
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
     chat: { realtime: { windowMs: 0 } },

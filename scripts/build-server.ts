@@ -2,8 +2,13 @@
 // with no transpiler at run time: one bundle of our code and the packages it uses (native
 // modules stay imports). Beside it: the SDK that plugins import, and the plugin loader hooks.
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { _ } from "ajv";
+import standaloneCode from "ajv/dist/standalone/index.js";
+import type { Plugin } from "esbuild";
+import { configAjv } from "../src/config/compiled-schema.ts";
+import { configJsonSchema } from "../src/config/schema.ts";
 import { newestModification } from "./newest-modification.ts";
 
 export const SERVER_DIST = join("dist", "server");
@@ -45,7 +50,36 @@ export async function buildServer(outdir = SERVER_DIST): Promise<void> {
     // Error and class names appear in logs and status texts; bundling must not rename them.
     keepNames: true,
     logLevel: "warning",
+    plugins: [precompiledConfigSchema()],
   });
+}
+
+const COMPILED_SCHEMA_MODULE = resolve("src/config/compiled-schema.ts");
+
+/**
+ * Compiling the config schema with Ajv was most of a start's CPU. The bundle gets the validator
+ * generated here instead (Ajv's standalone code, same options and formats), in place of
+ * src/config/compiled-schema.ts, whose compileConfigSchema() then returns it.
+ */
+function precompiledConfigSchema(): Plugin {
+  return {
+    name: "precompiled-config-schema",
+    setup(build) {
+      build.onLoad({ filter: /compiled-schema\.ts$/ }, (args) => {
+        if (resolve(args.path) !== COMPILED_SCHEMA_MODULE) return undefined;
+        const ajv = configAjv({ source: true, esm: true, formats: _`configFormats` });
+        const validator = standaloneCode.default(ajv, ajv.compile(configJsonSchema));
+        return {
+          contents: `import { configFormats } from "./config-formats.ts";
+${validator}
+export function compileConfigSchema() { return validate; }
+`,
+          loader: "js",
+          resolveDir: dirname(COMPILED_SCHEMA_MODULE),
+        };
+      });
+    },
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { createConfigValidator } from "../config/validate.ts";
+import { validateConfig } from "../config/validate.ts";
 import { readConfigText, saveConfigText, withModelSetup } from "./config-file.ts";
 import { notEditable } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
@@ -25,8 +25,6 @@ type ModelSetupBody = Static<typeof ModelSetup>;
  * replyer's model, and show how to connect a OneBot implementation (NapCat and friends).
  */
 export function registerSetupRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {
-  const validateConfig = createConfigValidator();
-
   app.post("/api/setup/test", { schema: { body: ModelSetup } }, async (request, reply) => {
     const body = request.body as ModelSetupBody;
     const validation = validateConfig({ llm: { providers: [providerEntry(body)] } });

@@ -4,7 +4,7 @@ import { parseDocument } from "yaml";
 import { loadPromptTemplates } from "../prompts/templates.ts";
 import { expandEnv } from "./expand-env.ts";
 import type { TsumugiConfig } from "./schema.ts";
-import { createConfigValidator } from "./validate.ts";
+import { validateConfig } from "./validate.ts";
 
 /** A config that cannot be used; `problems` holds one `key.path: reason` line each. */
 export class ConfigError extends Error {
@@ -43,7 +43,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const file = chooseConfigFile(options);
   const raw = file === undefined ? {} : parseYamlFile(file);
   const input = expandEnv(withoutNullValues(raw), options.env);
-  const result = createConfigValidator()(input);
+  const result = validateConfig(input);
   if (!result.ok) throw new ConfigError(result.problems, file);
   // Templates are read and checked here too, so a bad one stops start-up and a reload alike.
   const prompts = loadPromptTemplates(result.config.prompts, promptsBaseDir(file, options.cwd));

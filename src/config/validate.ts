@@ -1,48 +1,38 @@
-import { Ajv, type ErrorObject } from "ajv";
-import { ACCESS_RULE_PROBLEM, parseAccessRule } from "../chat/access-rule.ts";
-import { ADMIN_ENTRY_PROBLEM, parseAdminEntry } from "../plugins/admin-entry.ts";
-import { type ConfigFormat, type ConfigFormatName, stringFormats } from "../schema/formats.ts";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ConfigFormatName } from "../schema/formats.ts";
 import { type KeyPath, keyPathFromPointer, problemAt } from "../schema/key-path.ts";
+import { compileConfigSchema } from "./compiled-schema.ts";
+import { configFormats } from "./config-formats.ts";
 import { findCrossFieldProblems } from "./cross-checks.ts";
-import { configJsonSchema, type TsumugiConfig } from "./schema.ts";
-
-/** Every format the schema names: the plain string formats and the domain ones, whose parsers live above schema/. */
-const configFormats: Record<ConfigFormatName, ConfigFormat> = {
-  ...stringFormats,
-  "admin-id": { validate: (value) => parseAdminEntry(value) !== undefined, problem: ADMIN_ENTRY_PROBLEM },
-  "access-rule": { validate: (value) => parseAccessRule(value) !== undefined, problem: ACCESS_RULE_PROBLEM },
-};
+import type { TsumugiConfig } from "./schema.ts";
 
 export type ConfigValidation = { ok: true; config: TsumugiConfig } | { ok: false; problems: string[] };
 
 /**
- * Builds the config validator: ajv fills defaults into the input (which it mutates), checks
- * it against the schema, then the checks that span several keys run on the typed result.
+ * The config validator: ajv fills defaults into the input (which it mutates), checks it
+ * against the schema, then the checks that span several keys run on the typed result.
  * Numbers and booleans written as strings (typically from `${VAR}`) are coerced.
  */
-export function createConfigValidator(): (input: unknown) => ConfigValidation {
-  const ajv = new Ajv({
-    useDefaults: true,
-    allErrors: true,
-    coerceTypes: true,
-    discriminator: true,
-    verbose: true,
-    strict: true,
-  });
-  for (const [name, format] of Object.entries(configFormats)) {
-    ajv.addFormat(name, { type: "string", validate: format.validate });
+export function validateConfig(input: unknown): ConfigValidation {
+  const validateSchema = compiledConfigSchema();
+  const data = input ?? {};
+  if (!validateSchema(data)) {
+    const problems = (validateSchema.errors ?? []).map((error) => describeError(error, data));
+    return { ok: false, problems: [...new Set(problems)] };
   }
-  const validateSchema = ajv.compile<TsumugiConfig>(configJsonSchema);
+  const problems = findCrossFieldProblems(data);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, config: data };
+}
 
-  return (input) => {
-    const data = input ?? {};
-    if (!validateSchema(data)) {
-      const problems = (validateSchema.errors ?? []).map((error) => describeError(error, data));
-      return { ok: false, problems: [...new Set(problems)] };
-    }
-    const problems = findCrossFieldProblems(data);
-    return problems.length > 0 ? { ok: false, problems } : { ok: true, config: data };
-  };
+/**
+ * Compiled once per process, not at every load, reload and console save: the compiled
+ * function depends only on the constant schema and keeps no state between calls.
+ */
+let compiled: ValidateFunction<TsumugiConfig> | undefined;
+
+function compiledConfigSchema(): ValidateFunction<TsumugiConfig> {
+  compiled ??= compileConfigSchema();
+  return compiled;
 }
 
 function describeError(error: ErrorObject, data: unknown): string {

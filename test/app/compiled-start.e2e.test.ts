@@ -1,8 +1,12 @@
-import { existsSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { buildServer, serverBuildIsStale } from "../../scripts/build-server.ts";
+import { validateConfig } from "../../src/config/validate.ts";
 import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { pluginStatuses } from "../support/bot-api.ts";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
@@ -74,5 +78,34 @@ describe("npm start: the compiled build, plain node, no transpiler at run time (
     const statuses = await pluginStatuses(bot);
     expect(statuses.map((status) => status.id).sort()).toEqual(["clock", "dice", "ping", "voice_plugin"]);
     expect(statuses.every((status) => status.runtime === "node")).toBe(true);
+  });
+
+  it("checks the config with the schema compiled at build time: the same problems as from source", () => {
+    const folder = mkdtempSync(join(tmpdir(), "tsumugi-bad-config-"));
+    try {
+      const text = [
+        'server: { port: "abc", host: 0.0.0.0 }',
+        "admins: [10001]",
+        "chat: { mode: fast, history: { dropFraction: 2 } }",
+        "adapters: [{ id: qq, mode: sideways }]",
+        "plugins: { admins: [qq:] }",
+      ].join("\n");
+      const file = join(folder, "tsumugi.yaml");
+      writeFileSync(file, text);
+      const fromSource = validateConfig(parse(text));
+      expect(fromSource.ok).toBe(false);
+      const problems = fromSource.ok ? [] : fromSource.problems;
+      expect(problems.length).toBeGreaterThanOrEqual(5);
+      const run = spawnSync(process.execPath, [join(ROOT, "dist/server/main.mjs"), "--config", file], {
+        cwd: folder,
+        encoding: "utf8",
+        env: { ...process.env, TSUMUGI_CONFIG: "" },
+        timeout: 15_000,
+      });
+      expect(run.status).toBe(2);
+      for (const problem of problems) expect(run.stderr).toContain(problem);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { accessDenial } from "../../src/chat/access-policy.ts";
 import type { AccessSettings } from "../../src/chat/config.ts";
-import { createConfigValidator } from "../../src/config/validate.ts";
+import { validateConfig } from "../../src/config/validate.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { groupMessage } from "../support/store.ts";
 
@@ -94,7 +94,7 @@ describe("access rules", () => {
   });
 
   it("rejects a malformed rule in the config with the forms it may take", () => {
-    const validate = createConfigValidator();
+    const validate = validateConfig;
     const good = validate({
       access: {
         allow: ["group:1", "onebot.qq:user:-5", "stdio", "onebot", "stdio.webchat", "stdio.webchat:user:a:b"],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createConfigValidator } from "../../src/config/validate.ts";
+import { validateConfig } from "../../src/config/validate.ts";
 
-const validate = createConfigValidator();
+const validate = validateConfig;
 
 describe("chat.timezone and chat.summary", () => {
   it("default to the system zone and the anchors' summary command", () => {

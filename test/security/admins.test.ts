@@ -5,7 +5,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createConfigValidator } from "../../src/config/validate.ts";
+import { validateConfig } from "../../src/config/validate.ts";
 import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
 import { classPlugin, type PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { nodeStdioPlugin } from "../stdio/stdio-fixtures.ts";
@@ -175,7 +175,7 @@ describe("admins are users of one platform", () => {
   });
 
   it("refuses an admins entry in no known form, naming the forms", () => {
-    const validate = createConfigValidator();
+    const validate = validateConfig;
     const good = validate({ bot: { admins: ["10001", "onebot.qq:10001", "stdio.chan:Mallory 2:b"] } });
     expect(good.ok).toBe(true);
     const admins = ["10001", "qq:10001", "stdio:10001", "stdio.chan", "stdio.chan:", "stdio.Chan:1"];

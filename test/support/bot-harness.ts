@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { type RunningApp, startApp } from "../../src/app.ts";
 import type { TsumugiConfig } from "../../src/config/schema.ts";
-import { createConfigValidator } from "../../src/config/validate.ts";
+import { validateConfig } from "../../src/config/validate.ts";
 import { type MonitorEvent, type MonitorEventType, MonitorHub } from "../../src/monitor/monitor.ts";
 import { Capture, LogCapture, type LogLine } from "./log-capture.ts";
 import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
@@ -110,7 +110,7 @@ export async function startBot(options: StartBotOptions = {}): Promise<BotHarnes
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-bot-"));
   const merged = harnessConfig(dataDir, options.llm, options.config);
   // Validation fills in defaults in place; the config file keeps only what the test set.
-  const validation = createConfigValidator()(structuredClone(merged));
+  const validation = validateConfig(structuredClone(merged));
   if (!validation.ok) throw new Error(`test config invalid: ${validation.problems.join("; ")}`);
   const config = validation.config;
 
