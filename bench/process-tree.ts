@@ -33,3 +33,11 @@ export function treeRss(pid: number): { mb: number; processes: number } {
   const kb = pids.reduce((sum, each) => sum + vmRssKb(each), 0);
   return { mb: kb / 1024, processes: pids.length };
 }
+
+/** CPU time (user + system, ms) one process has used so far (Linux; clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields 14 and 15 (utime, stime), counted after the name in field 2, which may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

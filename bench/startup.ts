@@ -5,14 +5,11 @@
  * (the bot and its plugin processes) once idle. Measured in the same run: the old way
  * (`tsx src/main.ts`, a transpiler at every start) and a bare `node -e` process as baseline.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { stringify } from "yaml";
 import { buildServer, serverBuildIsStale } from "../scripts/build-server.ts";
+import { exited, npmStartCommand, sleep, startBotChild } from "./bot-child.ts";
 import { median, round } from "./child.ts";
 import { treeRss } from "./process-tree.ts";
 
@@ -20,79 +17,21 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RUNS = 5;
 /** After /healthz answers: time for plugin processes to start and start-up garbage to settle. */
 const IDLE_MS = 3_000;
-const HEALTHZ_TIMEOUT_MS = 30_000;
 
 const COMMANDS = {
-  compiled: [process.execPath, join(ROOT, "dist/server/main.mjs")],
+  compiled: npmStartCommand(),
   tsx: [join(ROOT, "node_modules/.bin/tsx"), join(ROOT, "src/main.ts")],
 };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function healthy(url: string): Promise<boolean> {
-  try {
-    return (await fetch(url)).status === 200;
-  } catch {
-    return false;
-  }
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once("exit", () => resolve());
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** One start: milliseconds to a healthy /healthz, then the idle tree's RSS. */
 async function startOnce(command: string[]): Promise<{ readyMs: number; rssMb: number; processes: number }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-startup-"));
-  const port = await freePort();
-  const configFile = join(dataDir, "tsumugi.yaml");
-  // The default config, but with its data folder and port in the temp folder, and the
-  // project's plugin folder as `./plugins` is when started from the project.
-  writeFileSync(
-    configFile,
-    stringify({
-      server: { port },
-      storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
-      plugins: { dirs: [join(ROOT, "plugins")] },
-    }),
-  );
-  const [executable, ...args] = command as [string, ...string[]];
-  const started = performance.now();
-  const child = spawn(executable, [...args, "--config", configFile], {
-    cwd: dataDir,
-    env: { ...process.env, TSUMUGI_CONFIG: "" },
-    stdio: "ignore",
-  });
+  const bot = await startBotChild(command);
   try {
-    const url = `http://127.0.0.1:${port}/healthz`;
-    while (!(await healthy(url))) {
-      if (performance.now() - started > HEALTHZ_TIMEOUT_MS)
-        throw new Error(`${command.join(" ")}: no /healthz`);
-      if (child.exitCode !== null) throw new Error(`${command.join(" ")} exited with ${child.exitCode}`);
-      await sleep(5);
-    }
-    const readyMs = performance.now() - started;
     await sleep(IDLE_MS);
-    const { mb, processes } = treeRss(child.pid!);
-    return { readyMs, rssMb: mb, processes };
+    const { mb, processes } = treeRss(bot.child.pid!);
+    return { readyMs: bot.readyMs, rssMb: mb, processes };
   } finally {
-    child.kill("SIGTERM");
-    await exited(child);
-    rmSync(dataDir, { recursive: true, force: true });
+    await bot.stop();
   }
 }
 

@@ -54,20 +54,26 @@ const schemas: Record<ReplyExtensionPhase, object> = {
   },
 };
 
+function compileResultSchemas() {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+  return {
+    prepare: ajv.compile<ReplyExtensionResult>(schemas.prepare),
+    before_send: ajv.compile<{ messages?: ReplyMessage[] }>(schemas.before_send),
+  };
+}
+
 export type ResultCheck = (phase: ReplyExtensionPhase, result: unknown) => ReplyExtensionResult;
 
 /**
  * Checks what a handler returned against the shape of its phase (DESIGN §7) and returns a
  * copy the handler can no longer change; throws the reason when the shape is wrong.
  * `quote_previous` defaults to false. Segment contents are checked with the group.
+ * The schemas are compiled at the first check: a bot without reply extensions never pays for it.
  */
 export function createResultCheck(): ResultCheck {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
-  const validators = {
-    prepare: ajv.compile<ReplyExtensionResult>(schemas.prepare),
-    before_send: ajv.compile<{ messages?: ReplyMessage[] }>(schemas.before_send),
-  };
+  let validators: ReturnType<typeof compileResultSchemas> | undefined;
   return (phase, result) => {
+    validators ??= compileResultSchemas();
     if (typeof result !== "object" || result === null || Array.isArray(result)) {
       const what = result === null ? "null" : Array.isArray(result) ? "a list" : typeof result;
       throw new Error(`returned ${what}, not an object ({} keeps the reply as it is)`);
