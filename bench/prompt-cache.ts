@@ -3,6 +3,7 @@
  * messages from other members between the bot's mentions, through the whole bot (OneBot
  * stand-in, scripted model recording every request).
  *
+ * Two scenes: that busy group, and a conversation where every message mentions the bot.
  * - Shared prefix: consecutive planner requests serialised as the provider sends them (JSON of
  *   the `messages` array), their common prefix in characters, as a share of the later request
  *   (what the provider can serve from its cache) and of the earlier one (how much of a prompt
@@ -24,7 +25,11 @@ import { median, round } from "./child.ts";
 
 const THIS_CHECKOUT = fileURLToPath(new URL("..", import.meta.url));
 const TURNS = 50;
-const CHATTER_PER_TURN = 3;
+/**
+ * Messages from other members before each mention: a busy group (3: five new messages per
+ * turn with the mention and the reply) and a conversation with the bot (0: two per turn).
+ */
+const SCENES = { busyGroup: 3, conversation: 0 } as const;
 const HISTORY_MESSAGES = 24;
 /** Messages in the group before the first mention, so the first window is full. */
 const PREFILL = 30;
@@ -65,25 +70,35 @@ interface SceneFigures {
 }
 
 export async function benchPromptCache(): Promise<Record<string, unknown>> {
-  const stepped = await runScene(THIS_CHECKOUT, { dropFraction: 0.5 });
-  const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0 });
   const baselineDir = process.env.TSUMUGI_BENCH_BASELINE;
-  const previousCommit = baselineDir ? await runScene(baselineDir, {}) : undefined;
+  const scenes: Record<string, unknown> = {};
+  for (const [name, chatterPerTurn] of Object.entries(SCENES)) {
+    const stepped = await runScene(THIS_CHECKOUT, { dropFraction: 0.5 }, chatterPerTurn);
+    const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0 }, chatterPerTurn);
+    const previousCommit = baselineDir ? await runScene(baselineDir, {}, chatterPerTurn) : undefined;
+    scenes[name] = {
+      messagesBetweenMentions: chatterPerTurn,
+      stepped,
+      slidingBaseline: sliding,
+      ...(previousCommit && { previousCommitBaseline: previousCommit }),
+    };
+  }
   return {
     turns: TURNS,
-    messagesBetweenMentions: CHATTER_PER_TURN,
     historyMaxMessages: HISTORY_MESSAGES,
     tokenEstimate: "1 per CJK character + 1 per 4 other characters, +4 per message",
-    stepped,
-    slidingBaseline: sliding,
-    ...(previousCommit && { previousCommitBaseline: previousCommit }),
+    ...scenes,
     targetSharedPrefixMean: 0.9,
     targetTokensPerTurnWith24History: 2_500,
   };
 }
 
-/** The scene with these `chat.history` settings, run by the test harness of `checkout`. */
-async function runScene(checkout: string, history: Record<string, number>): Promise<SceneFigures> {
+/** The scene with these `chat.history` settings and chatter, run by the test harness of `checkout`. */
+async function runScene(
+  checkout: string,
+  history: Record<string, number>,
+  chatterPerTurn: number,
+): Promise<SceneFigures> {
   const harness = pathToFileURL(resolve(checkout, "test/support/bot-harness.ts")).href;
   const { startBot } = (await import(harness)) as { startBot: StartBot };
   const llm = await ScriptedLlmServer.start();
@@ -112,7 +127,7 @@ async function runScene(checkout: string, history: Record<string, number>): Prom
   };
   chatter(PREFILL);
   for (let turn = 0; turn < TURNS; turn++) {
-    if (turn > 0) chatter(CHATTER_PER_TURN);
+    if (turn > 0) chatter(chatterPerTurn);
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: answerText(turn) });
     qq.pushGroupMessage({
       groupId: GROUP,
