@@ -1,0 +1,5 @@
+import requests
+
+
+def f(x: int | None) -> None:
+    pass
