@@ -6,6 +6,7 @@ import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
 import { addAdapters } from "./app/adapters.ts";
 import { healthReport } from "./app/health.ts";
+import { turnPicturesOf } from "./app/pictures.ts";
 import { recoverInterruptedTurns } from "./app/recover-turns.ts";
 import { turnPluginsOf } from "./app/turn-plugins.ts";
 import type { Batch } from "./chat/batch.ts";
@@ -170,6 +171,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     quotes,
     settings: () => agentSettings(config, clockFor(config.chat.timezone), prompts.templates()),
     plugins: turnPluginsOf(components, plugins.contexts, monitor, logger),
+    picturesForTurn: turnPicturesOf({
+      llm: () => llm,
+      store: stores.pictures,
+      config: () => config,
+      prompts,
+      adapters,
+      monitor,
+      logger,
+    }),
     replyStage: new ReplyStage({
       llm: { generate: (request) => llm.generate(request) },
       outbox,

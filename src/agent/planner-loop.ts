@@ -32,7 +32,7 @@ export async function runPlanner(
   const start = await plugins.start();
   if ("refusal" in start) return { status: "silent", reason: start.refusal };
   turn.enrichments = start.enrichments;
-  await turn.resolveQuote();
+  await turn.gatherContext();
   turn.systemParts = plugins.systemParts();
   const toolCalls = new ToolCalls(turn, plugins, deps.replyStage);
   const system = turn.settings.mode === "single" ? "planner_single" : "planner";
@@ -77,7 +77,7 @@ export async function runPlanner(
     // again with them instead of answering now and again in the next turn.
     if (replans < MAX_REPLANS && (await turn.absorb())) {
       replans++;
-      await turn.resolveQuote();
+      await turn.gatherContext();
       conversation = plannerMessages(await turn.promptInput(), system);
       continue;
     }

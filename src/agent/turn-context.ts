@@ -3,6 +3,7 @@ import { stripLeadingMention } from "../chat/triggers.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmResult } from "../llm/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { PictureDescriptions } from "../message/picture-text.ts";
 import type { SessionOrigin } from "../reply/outbox.ts";
 import type { TurnReplies } from "../reply/reply-stage.ts";
 import type { MessageStore } from "../store/types.ts";
@@ -15,9 +16,17 @@ import type { TurnJournal } from "./turn-journal.ts";
 export interface TurnContextDeps {
   messages: MessageStore;
   /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
-  quotes: { blockFor(message: ChatMessage, replyId: string): Promise<string | undefined> };
+  quotes: {
+    blockFor(
+      message: ChatMessage,
+      replyId: string,
+      pictures?: PictureDescriptions,
+    ): Promise<string | undefined>;
+  };
   /** Where each session's history window starts (it moves in steps, for prompt caching). */
   historyWindows: HistoryWindows;
+  /** This turn's picture descriptions, shown wherever a described picture appears. */
+  pictures: PictureDescriptions;
 }
 
 /**
@@ -28,6 +37,8 @@ export class TurnContext {
   private readonly rounds: Array<{ toolCalls: string[]; text: string; model: string; latencyMs: number }> =
     [];
   private history: { batch: Batch; lines: string[] } | undefined;
+  /** The stored messages before this turn's batch, read once per batch. */
+  private stored: { batch: Batch; messages: ChatMessage[] } | undefined;
   /** The message whose quote `quoteBlock` renders; resolved again only when a newer one arrives. */
   private quoteMessage: ChatMessage | undefined;
   private quoteBlock: string | undefined;
@@ -116,20 +127,35 @@ export class TurnContext {
       withId: true,
       segments,
       selfName: identity.name,
+      pictures: this.deps.pictures.texts,
     });
   }
 
   /** A message as a digest or summary transcript line, and as the replyer's target. */
   line(message: ChatMessage): string {
-    return formatMessageLine(message, this.settings.clock.time, { selfName: this.settings.identity.name });
+    return formatMessageLine(message, this.settings.clock.time, {
+      selfName: this.settings.identity.name,
+      pictures: this.deps.pictures.texts,
+    });
   }
 
-  /** Resolves what the batch's newest quoting message quotes, for realtime turns only. */
-  async resolveQuote(): Promise<void> {
-    const message = findQuoteMessage(this.batch.messages);
+  /**
+   * What a realtime turn's prompt shows beyond the messages: descriptions of the pictures of
+   * the new messages and the history window (newest first, so the caps leave the oldest
+   * undescribed), then what the batch's newest quoting message quotes.
+   */
+  async gatherContext(): Promise<void> {
+    const batch = this.batch;
+    const history = (await this.storedHistory(batch)).slice(-this.settings.history.maxMessages);
+    await this.deps.pictures.describe(
+      [...batch.messages, ...history].reverse().map((message) => message.segments),
+    );
+    const message = findQuoteMessage(batch.messages);
     if (message === this.quoteMessage) return;
     this.quoteMessage = message;
-    this.quoteBlock = message ? await this.deps.quotes.blockFor(message, this.replyId) : undefined;
+    this.quoteBlock = message
+      ? await this.deps.quotes.blockFor(message, this.replyId, this.deps.pictures)
+      : undefined;
   }
 
   chat(): TurnPromptInput["chat"] {
@@ -166,18 +192,25 @@ export class TurnContext {
    */
   private async historyLines(batch: Batch): Promise<string[]> {
     if (this.history?.batch === batch) return this.history.lines;
-    const { history } = this.settings;
-    const stored = withoutNewest(
+    const stored = await this.storedHistory(batch);
+    const entries = stored.map((message) => ({ key: messageKey(message), line: this.labelledLine(message) }));
+    const lines = this.deps.historyWindows.select(batch.sessionId, entries, this.settings.history);
+    this.history = { batch, lines };
+    return lines;
+  }
+
+  /** The stored messages the history window is chosen from, oldest first. */
+  private async storedHistory(batch: Batch): Promise<ChatMessage[]> {
+    if (this.stored?.batch === batch) return this.stored.messages;
+    const messages = withoutNewest(
       await this.deps.messages.recent({
         sessionId: batch.sessionId,
-        limit: history.maxMessages + batch.messages.length,
+        limit: this.settings.history.maxMessages + batch.messages.length,
       }),
       batch.messages,
     );
-    const entries = stored.map((message) => ({ key: messageKey(message), line: this.labelledLine(message) }));
-    const lines = this.deps.historyWindows.select(batch.sessionId, entries, history);
-    this.history = { batch, lines };
-    return lines;
+    this.stored = { batch, messages };
+    return messages;
   }
 }
 

@@ -4,6 +4,7 @@ import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { PictureDescriptions } from "../message/picture-text.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import type { MessageStore, TurnStore } from "../store/types.ts";
@@ -11,7 +12,7 @@ import { HistoryWindows } from "./history-window.ts";
 import { runPlanner } from "./planner-loop.ts";
 import type { AgentSettings } from "./settings.ts";
 import { readTranscript } from "./transcript-turn.ts";
-import { TurnContext } from "./turn-context.ts";
+import { TurnContext, type TurnContextDeps } from "./turn-context.ts";
 import { TurnJournal } from "./turn-journal.ts";
 import { failureReason, TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
 import type { TurnPlugins } from "./turn-plugins.ts";
@@ -21,10 +22,12 @@ export interface TurnRunnerDeps {
   messages: MessageStore;
   turns: TurnStore;
   /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
-  quotes: { blockFor(message: ChatMessage, replyId: string): Promise<string | undefined> };
+  quotes: TurnContextDeps["quotes"];
   settings: () => AgentSettings;
   /** Plugin tools, enrichers and hooks. */
   plugins: TurnPlugins;
+  /** Describes the pictures a turn shows its models (within the caps; nothing without a vision model). */
+  picturesForTurn(turn: { replyId: string; origin: ChatMessage; signal: AbortSignal }): PictureDescriptions;
   /** Writes and sends what the planner decided to say (replies, digests, summaries). */
   replyStage: ReplyStage;
   monitor: Monitor;
@@ -74,7 +77,15 @@ export class TurnRunner {
       initial,
       absorbInto,
       settings,
-      { ...deps, historyWindows: this.historyWindows },
+      {
+        ...deps,
+        historyWindows: this.historyWindows,
+        pictures: deps.picturesForTurn({
+          replyId,
+          origin: initial.requestedBy ?? initial.messages[0]!,
+          signal: abort.signal,
+        }),
+      },
       abort.signal,
       journal,
       replies,

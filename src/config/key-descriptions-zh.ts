@@ -56,7 +56,15 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "llm.providers[].gpu (type llama-cpp)": 'GPU 加速：`"auto"` 表示有 GPU 就用，`false` 表示只用 CPU。',
   "llm.models.planner": "决定要做什么的模型，按顺序尝试。",
   "llm.models.replyer": "撰写回复文字的模型，按顺序尝试。",
+  "llm.models.vision":
+    "描述图片和表情的模型（必须能看图），按顺序尝试；为空时图片保持占位符，也不下载任何图片。",
   "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
+  "media.allowPrivateNetworks":
+    "也从私有、回环和链路本地地址获取图片（OneBot 实现在本机或局域网上提供图片时）；默认拒绝，防止聊天里的图片被用来访问内网。",
+  "media.allowLocalFiles":
+    "`get_image` 回答的是本机文件路径时读取该文件（OneBot 实现与机器人在同一台机器上）；只读普通文件。",
+  "media.maxBytes": "获取的图片最大字节数；超过的不下载",
+  "media.timeoutMs": "一次获取（含重定向）的时间上限（毫秒）",
   "agent.maxRounds": "一轮中最多调用规划器的次数",
   "agent.turnTimeoutMs": "一整轮的时间上限（毫秒）",
   "prompts.language": "内置模板的语言（`prompts/<语言>/`）。",
@@ -114,6 +122,9 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "plugins.dirs": "插件目录：其中的每个子目录都是一个插件。",
   "plugins.disabled": "不加载的插件或单个组件。",
   "plugins.config": "插件 id → 该插件的配置对象（按插件自己的 schema 校验）。",
+  "media.vision.maxPerTurn": "每轮最多调用模型描述的图片数；其余（已缓存的除外）保持占位符",
+  "media.vision.maxPerDay": "本进程每天最多调用视觉模型的次数（在内存中按本地日期计数，重启后重新计数）",
+  "media.vision.timeoutMs": "描述一张图片（下载和模型调用合计）的最长时间（毫秒）",
   "monitor.maxEvents": "最多保留的监控事件数；超出时删除最早的",
   "monitor.maxAgeHours": "监控事件保留的小时数，更早的会被删除",
   "log.level": "写入日志的最低级别。",

@@ -15,6 +15,7 @@ import {
 import { quoteSchema, timezoneSchema } from "../context/config.ts";
 import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
+import { mediaSchema } from "../media/config.ts";
 import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
@@ -49,6 +50,7 @@ export const configJsonSchema = Type.Object(
     bot: botSchema,
     adapters: adaptersSchema,
     llm: llmSchema,
+    media: mediaSchema,
     agent: agentSchema,
     prompts: promptsSchema,
     chat: chatSchema,

@@ -1,5 +1,6 @@
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { PictureDescriptions } from "../message/picture-text.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { type ClockText, clockText } from "./clock-text.ts";
 import type { QuoteSettings } from "./config.ts";
@@ -31,9 +32,13 @@ export class QuoteContext {
 
   /**
    * The rendered block for what `message` quotes or forwards, or undefined when there is
-   * none. Never rejects: an unexpected failure is logged and the turn goes on without it.
+   * none; its pictures are described through `pictures` when given. Never rejects: an unexpected failure is logged and the turn goes on without it.
    */
-  async blockFor(message: ChatMessage, replyId: string): Promise<string | undefined> {
+  async blockFor(
+    message: ChatMessage,
+    replyId: string,
+    pictures?: PictureDescriptions,
+  ): Promise<string | undefined> {
     const started = performance.now();
     try {
       const source = quoteSourceOf(message);
@@ -44,6 +49,7 @@ export class QuoteContext {
         fetcher,
         settings: settings.quote,
         logger: this.deps.logger,
+        pictures,
       });
       if (!quote) return undefined;
       const block = formatQuoteContext(quote, this.clockFor(settings.timeZone));

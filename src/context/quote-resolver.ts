@@ -1,5 +1,7 @@
 import type { Logger } from "../log/logger.ts";
+import type { PictureDescriptions } from "../message/picture-text.ts";
 import { extractForwardIds, renderSegments } from "../message/render.ts";
+import type { Segment } from "../message/segment.ts";
 import { applyCharBudget } from "./char-budget.ts";
 import type { QuoteSettings } from "./config.ts";
 import { forwardEntries } from "./forward-answer.ts";
@@ -16,6 +18,14 @@ export interface ResolveDeps {
   fetcher: QuoteFetcher;
   settings: QuoteSettings;
   logger: Logger;
+  /** The turn's picture descriptions: the quote's and the forwards' pictures are described too. */
+  pictures?: PictureDescriptions;
+}
+
+/** Text still to render: a quote or a forward node and the segments its text is made of. */
+interface PendingText {
+  target: { text: string };
+  segments: Segment[];
 }
 
 /** Budget and cycle guard shared by the whole forward tree of one resolution. */
@@ -23,6 +33,8 @@ interface WalkState {
   visited: Set<string>;
   remaining: number;
   truncated: boolean;
+  /** Rendered once every picture of the quote is described. */
+  pending: PendingText[];
 }
 
 /**
@@ -42,6 +54,12 @@ export async function resolveQuote(
   if (source.replyId === undefined && forwardIds.length === 0) return undefined;
 
   const quote: ResolvedQuote = { text: "", nodes: [], truncated: false };
+  const state: WalkState = {
+    visited: new Set(),
+    remaining: settings.maxNodes,
+    truncated: false,
+    pending: [],
+  };
   let quotedForwardIds: string[] = [];
   if (source.replyId !== undefined) {
     try {
@@ -49,7 +67,7 @@ export async function resolveQuote(
       quote.senderId = parsed.senderId;
       quote.senderName = parsed.senderName;
       quote.time = parsed.time;
-      quote.text = renderSegments(parsed.segments);
+      state.pending.push({ target: quote, segments: parsed.segments });
       // Replying to a forwarded chat log shows the log itself, not just "a forward".
       quotedForwardIds = extractForwardIds(parsed.segments);
     } catch (error) {
@@ -58,17 +76,18 @@ export async function resolveQuote(
     }
   }
 
-  let forwardTruncated = false;
   if (settings.resolveForward) {
-    const state: WalkState = { visited: new Set(), remaining: settings.maxNodes, truncated: false };
     for (const forwardId of [...forwardIds, ...quotedForwardIds]) {
       quote.nodes.push(...(await expandForward(forwardId, 0, state, deps)));
     }
-    forwardTruncated = state.truncated;
+  }
+  await deps.pictures?.describe(state.pending.map((pending) => pending.segments));
+  for (const { target, segments } of state.pending) {
+    target.text = renderSegments(segments, { pictures: deps.pictures?.texts });
   }
 
   const budgeted = applyCharBudget(quote.text, quote.nodes, settings.maxChars);
-  return { ...quote, ...budgeted, truncated: forwardTruncated || budgeted.truncated };
+  return { ...quote, ...budgeted, truncated: state.truncated || budgeted.truncated };
 }
 
 /** The nodes of one forward and, depth first, of the forwards nested in them. */
@@ -106,13 +125,15 @@ async function expandForward(
     }
     const parsed = parseQuotedMessage(entry);
     state.remaining -= 1;
-    nodes.push({
+    const node: ForwardNode = {
       senderId: parsed.senderId,
       senderName: parsed.senderName,
       time: parsed.time,
-      text: renderSegments(parsed.segments),
+      text: "",
       depth,
-    });
+    };
+    nodes.push(node);
+    state.pending.push({ target: node, segments: parsed.segments });
     if (depth < deps.settings.maxDepth) {
       for (const nestedId of extractForwardIds(parsed.segments)) {
         nodes.push(...(await expandForward(nestedId, depth + 1, state, deps)));

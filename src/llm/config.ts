@@ -76,11 +76,19 @@ const modelRefList = (description: string) =>
     description,
   });
 
-const modelsSchema = Type.Unsafe<{ planner: string[]; replyer: string[]; [task: string]: string[] }>(
+const modelsSchema = Type.Unsafe<{
+  planner: string[];
+  replyer: string[];
+  vision: string[];
+  [task: string]: string[];
+}>(
   Type.Object(
     {
       planner: modelRefList("Models that decide what to do, tried in order."),
       replyer: modelRefList("Models that write the reply text, tried in order."),
+      vision: modelRefList(
+        "Models that describe pictures and stickers (they must accept images), tried in order; empty: pictures stay placeholders and nothing is fetched.",
+      ),
     },
     {
       default: {},

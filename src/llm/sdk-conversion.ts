@@ -22,7 +22,18 @@ function toPromptMessage(message: LlmMessage): LanguageModelV2Message {
     case "system":
       return { role: "system", content: message.content };
     case "user":
-      return { role: "user", content: [{ type: "text", text: message.content }] };
+      return {
+        role: "user",
+        content: [
+          { type: "text", text: message.content },
+          // Each provider writes a file part of an image type as its own image input.
+          ...(message.images ?? []).map((image) => ({
+            type: "file" as const,
+            mediaType: image.mime,
+            data: image.bytes,
+          })),
+        ],
+      };
     case "assistant":
       return {
         role: "assistant",

@@ -20,9 +20,15 @@ export interface LlmToolResult {
   isError?: boolean;
 }
 
+/** A picture sent to the model with a user message (the vision task). */
+export interface LlmImage {
+  mime: string;
+  bytes: Uint8Array;
+}
+
 export type LlmMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: LlmImage[] }
   | { role: "assistant"; content: string; toolCalls?: LlmToolCallRequest[] }
   | { role: "tool"; results: LlmToolResult[] };
 

@@ -5,11 +5,14 @@
  */
 
 import { parseJsonLossless } from "../util/json.ts";
+import { type PictureTexts, pictureKeyOf, pictureTextLine } from "./picture-text.ts";
 import { isKnownSegment, type KnownSegment, type Segment } from "./segment.ts";
 
 export interface RenderOptions {
   /** Display name for a user id, used for mentions that carry no name. */
   nameOf?: (userId: string) => string | undefined;
+  /** Descriptions of pictures (by file id or url); a picture without one keeps its placeholder. */
+  pictures?: PictureTexts;
 }
 
 /** The app id QQ gives a merged forward shared as a json card. */
@@ -31,8 +34,12 @@ function renderKnown(segment: KnownSegment, options: RenderOptions): string {
       return renderMention(segment.data.qq, segment.data.name, options);
     case "reply":
       return "";
-    case "image":
+    case "image": {
+      const key = pictureKeyOf(segment.data);
+      const described = key === undefined ? undefined : options.pictures?.get(key);
+      if (described) return pictureTextLine(described);
       return bracketed(segment.data.summary) ?? "[图片]";
+    }
     case "record":
       return "[语音]";
     case "video":

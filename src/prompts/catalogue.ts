@@ -31,6 +31,9 @@ export const TEMPLATE_PLACEHOLDERS = {
   summary: ["identity"],
   summary_request: ["transcript", "requester"],
   summary_requester_unknown: [],
+  // The vision task: what is asked with a picture (llm.models.vision).
+  vision_image: [],
+  vision_sticker: [],
   // The planner's built-in tools, as declared to the model.
   tool_reply: [],
   tool_reply_msg_id: [],

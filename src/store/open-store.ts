@@ -7,6 +7,7 @@ import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
 import { SqliteMonitorEventStore } from "./sqlite/event-store.ts";
 import { MessageRetention } from "./sqlite/message-retention.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
+import { SqlitePictureStore } from "./sqlite/picture-store.ts";
 import { SqliteSendStore } from "./sqlite/send-store.ts";
 import { SqliteTurnStore } from "./sqlite/turn-store.ts";
 import { SqliteUsageStore } from "./sqlite/usage-store.ts";
@@ -95,6 +96,7 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
     sends,
     usage,
     monitorEvents,
+    pictures: new SqlitePictureStore(db),
     status: () => tick.status(),
     close: () => {
       closing ??= closeAll();

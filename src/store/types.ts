@@ -221,6 +221,29 @@ export interface UsageStore {
   close(): Promise<void>;
 }
 
+/** A picture's description, written once per distinct content (issue 17). */
+export interface PictureDescription {
+  /** Hex SHA-256 of the picture's bytes. */
+  sha256: string;
+  kind: "image" | "sticker";
+  description: string;
+  /** `"provider/model"` that wrote it. */
+  model: string;
+  /** Unix milliseconds. */
+  createdAt: number;
+}
+
+/** Descriptions of pictures by content, and which platform file ids name which content. */
+export interface PictureDescriptionStore {
+  findBySha256(sha256: string): Promise<PictureDescription | undefined>;
+  /** The description of the content a platform file id was last seen to hold. */
+  findByFileId(fileId: string): Promise<PictureDescription | undefined>;
+  /** Saves a description (the first one of a content stays) and links `fileId` to it. */
+  save(description: PictureDescription, fileId?: string): Promise<void>;
+  /** Links a platform file id to content already described. */
+  linkFileId(fileId: string, sha256: string): Promise<void>;
+}
+
 /** Every store the bot uses, over one database. */
 export interface Stores {
   messages: MessageStore;
@@ -232,6 +255,8 @@ export interface Stores {
   usage: UsageStore;
   /** What each turn did, for the console's timeline; bounded by count and age. */
   monitorEvents: MonitorEventStore;
+  /** Pictures described once, found again by content or by file id. */
+  pictures: PictureDescriptionStore;
   /** Whether writes reach the database, for `/healthz`: kept in memory, so it never waits on the database. */
   status(): StorageStatus;
   /** Flushes every queue, then closes the database. Safe to call twice. */

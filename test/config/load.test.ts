@@ -54,7 +54,11 @@ describe("loadConfig without a file", () => {
         actionTimeoutMs: 30000,
       },
     ]);
-    expect(config.llm).toEqual({ providers: [], models: { planner: [], replyer: [] }, prices: {} });
+    expect(config.llm).toEqual({
+      providers: [],
+      models: { planner: [], replyer: [], vision: [] },
+      prices: {},
+    });
     expect(config.monitor).toEqual({ maxEvents: 10_000, maxAgeHours: 72 });
     expect(config.agent).toEqual({ maxRounds: 8, turnTimeoutMs: 120000, recoverWithinMs: 120000 });
     expect(config.chat.triggers).toEqual({

@@ -163,6 +163,20 @@ describe("local model through the LLM client (tiny generated GGUF)", () => {
     expect(statuses.find((status) => status.providerId === "bad")).toMatchObject({ state: "failed" });
   });
 
+  it("refuses a picture it cannot see instead of describing it blind", async () => {
+    const error = (await client
+      .generate({
+        task: "replyer",
+        messages: [
+          { role: "user", content: "描述这张图片", images: [{ mime: "image/png", bytes: Uint8Array.of(1) }] },
+        ],
+      })
+      .catch((caught: unknown) => caught)) as LlmError;
+    expect(error.attempts.map((attempt) => attempt.message)).toEqual([
+      "this local model cannot see pictures (llama-cpp runs text models only)",
+    ]);
+  });
+
   it("releases the model on close", async () => {
     await stack.models.close();
     expect(stack.service.snapshot().models).toEqual([]);

@@ -168,6 +168,7 @@ export class OneBotStandIn {
   readonly #connections = new Set<StandInConnection>();
   readonly #messages = new Map<string, Record<string, unknown>>();
   readonly #forwards = new Map<string, unknown>();
+  readonly #images = new Map<string, unknown>();
   readonly #members = new Map<string, GroupMember>();
   readonly #failures = new Map<string, ActionFailure[]>();
   readonly #delays = new Map<string, (params: Record<string, unknown>) => number>();
@@ -370,6 +371,14 @@ export class OneBotStandIn {
     this.#forwards.set(id, data);
   }
 
+  /**
+   * What `get_image` answers for this file id, e.g. `{ file: "/tmp/x.png", url, file_size, file_name }`
+   * as NapCat and Lagrange do.
+   */
+  setImage(fileId: string, data: unknown): void {
+    this.#images.set(fileId, data);
+  }
+
   setGroupMember(member: GroupMember): GroupMember {
     this.#members.set(`${member.groupId}:${member.userId}`, member);
     return member;
@@ -484,6 +493,10 @@ export class OneBotStandIn {
       case "get_forward_msg": {
         const id = String(params.id ?? params.message_id);
         return this.#forwards.has(id) ? ok(this.#forwards.get(id)) : failed(1200, "转发消息不存在");
+      }
+      case "get_image": {
+        const fileId = String(params.file ?? params.file_id);
+        return this.#images.has(fileId) ? ok(this.#images.get(fileId)) : failed(1200, "图片不存在");
       }
       case "get_group_member_info": {
         const member = this.#members.get(`${params.group_id}:${params.user_id}`);

@@ -30,6 +30,7 @@
  * Anthropic (`POST /v1/messages`) requests, so providers of type `gemini` and `anthropic`
  * can point their baseUrl at `llm.baseUrl` too. Their requests are recorded in the Chat
  * Completions shape (`body`) with the original in `wire` and the API in `api`.
+ * Pictures a Chat Completions request carries (vision calls) are in `images` as data URLs.
  */
 import {
   createServer,
@@ -102,7 +103,7 @@ export interface ChatCompletionToolCall {
 
 export interface ChatCompletionMessage {
   role: "system" | "developer" | "user" | "assistant" | "tool";
-  content?: string | null | Array<{ type: string; text?: string }>;
+  content?: string | null | Array<{ type: string; text?: string; image_url?: { url: string } }>;
   tool_calls?: ChatCompletionToolCall[];
   tool_call_id?: string;
 }
@@ -134,6 +135,8 @@ export interface RecordedLlmRequest {
   toolNames: string[];
   /** Every message's text joined by newlines: handy for `toContain` checks on prompts. */
   promptText: string;
+  /** The images the request carried (Chat Completions `image_url` parts), as their urls (`data:image/png;base64,…`). */
+  images: string[];
   /** The API the request used. */
   api: ProviderApi;
   /** The request body exactly as sent (for chat-completions, the same as `body`). */
@@ -317,7 +320,12 @@ function recordOf(
 ): RecordedLlmRequest {
   const toolNames = (body.tools ?? []).map((tool) => tool.function.name);
   const promptText = (body.messages ?? []).map(messageText).join("\n");
-  return { index, headers, body, toolNames, promptText, api, wire };
+  const images = (body.messages ?? []).flatMap((message) =>
+    Array.isArray(message.content)
+      ? message.content.flatMap((part) => (part.image_url ? [part.image_url.url] : []))
+      : [],
+  );
+  return { index, headers, body, toolNames, promptText, images, api, wire };
 }
 
 function messageText(message: ChatCompletionMessage): string {

@@ -16,6 +16,10 @@ export function toChatHistory(prompt: LanguageModelV2Prompt, tools: ToolSpec[]):
         history.push({ type: "system", text: message.content });
         break;
       case "user":
+        // Answering about a picture it cannot see would make something up: fail the call instead.
+        if (message.content.some((part) => part.type === "file")) {
+          throw new Error("this local model cannot see pictures (llama-cpp runs text models only)");
+        }
         pushUser(
           history,
           message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join(""),

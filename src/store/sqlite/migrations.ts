@@ -188,4 +188,27 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("CREATE INDEX chat_sessions_last_idx ON chat_sessions (last_id)");
     },
   },
+  {
+    version: 7,
+    name: "picture_descriptions",
+    up(sql) {
+      // One description per distinct picture content; platform file ids point at the content
+      // they were seen to hold, so a re-sent picture is known before it is fetched.
+      sql(`
+        CREATE TABLE picture_descriptions (
+          sha256 TEXT PRIMARY KEY,
+          kind TEXT NOT NULL CHECK (kind IN ('image', 'sticker')),
+          description TEXT NOT NULL,
+          model TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        )
+      `);
+      sql(`
+        CREATE TABLE picture_file_ids (
+          file_id TEXT PRIMARY KEY,
+          sha256 TEXT NOT NULL REFERENCES picture_descriptions (sha256)
+        )
+      `);
+    },
+  },
 ];

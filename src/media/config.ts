@@ -1,0 +1,22 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { count, group, milliseconds } from "../schema/fields.ts";
+import { visionSchema } from "./vision-config.ts";
+
+export const mediaSchema = group("Fetching pictures and stickers that arrive in chats.", {
+  allowPrivateNetworks: Type.Boolean({
+    default: false,
+    description:
+      "Fetch media from private, loopback and link-local addresses too (a OneBot implementation serving media on this machine or LAN).",
+  }),
+  allowLocalFiles: Type.Boolean({
+    default: false,
+    description:
+      "Read a local file path that get_image answers with (the OneBot implementation runs on this machine).",
+  }),
+  maxBytes: count("Largest picture fetched, in bytes", 10 * 1024 * 1024),
+  timeoutMs: milliseconds("Limit for one whole fetch, redirects included", 10_000),
+  vision: visionSchema,
+});
+
+/** `media` of the config. */
+export type MediaSettings = Static<typeof mediaSchema>;

@@ -1,0 +1,229 @@
+import type { LlmRequest, LlmResult } from "../llm/types.ts";
+import type { Logger } from "../log/logger.ts";
+import type { PictureText } from "../message/picture-text.ts";
+import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { PictureDescriptionStore } from "../store/types.ts";
+import { toPicture } from "./picture-fetcher.ts";
+import type { KeyedPicture } from "./picture-refs.ts";
+import type { PictureFetcher, PictureRef } from "./types.ts";
+import type { VisionSettings } from "./vision-config.ts";
+
+export interface PictureDescriberDeps {
+  llm: { generate(request: LlmRequest): Promise<LlmResult> };
+  store: PictureDescriptionStore;
+  /** Whether `llm.models.vision` lists a model; without one nothing is fetched or described. */
+  enabled: () => boolean;
+  settings: () => VisionSettings;
+  prompts: () => PromptTemplates;
+  monitor: Monitor;
+  logger: Logger;
+  /** Names the current day for `maxPerDay`; the process's local date unless a test sets it. */
+  today?: () => string;
+}
+
+/** Who a picture is described for: its turn, and the fetcher of the turn's account. */
+export interface PictureTurn {
+  replyId: string;
+  sessionId: string;
+  fetcher: PictureFetcher;
+  signal: AbortSignal;
+}
+
+/** A picture that failed is not tried again for this long (its url expired, the model refuses it). */
+const FAILURE_PAUSE_MS = 10 * 60_000;
+const MAX_REMEMBERED_FAILURES = 1_000;
+/** Longest description kept: a description is a line of the transcript, not an essay. */
+const MAX_DESCRIPTION_CHARS = 60;
+const MAX_OUTPUT_TOKENS = 120;
+
+/**
+ * Describes pictures once: a file id seen before, or content (SHA-256) described before,
+ * costs no model call; anything else is fetched and described by the vision task, and the
+ * description is stored. Counts today's vision calls in memory for `media.vision.maxPerDay`.
+ * Never throws for what a platform or model did: a failure is a monitor event and undefined.
+ */
+export class PictureDescriber {
+  private day = { key: "", calls: 0 };
+  /** Picture key → when it may be tried again. */
+  private readonly failures = new Map<string, number>();
+
+  constructor(private readonly deps: PictureDescriberDeps) {}
+
+  get enabled(): boolean {
+    return this.deps.enabled();
+  }
+
+  settings(): VisionSettings {
+    return this.deps.settings();
+  }
+
+  /** The stored description of a file id seen before, if any (no fetch, no model call). */
+  async known(ref: PictureRef): Promise<PictureText | undefined> {
+    if (ref.fileId === undefined) return undefined;
+    try {
+      const stored = await this.deps.store.findByFileId(ref.fileId);
+      return stored && { kind: ref.kind, description: stored.description };
+    } catch (error) {
+      this.deps.logger.warn({ err: error, fileId: ref.fileId }, "reading a picture description failed");
+      return undefined;
+    }
+  }
+
+  /** Whether a picture failed recently, so it stays a placeholder without another try. */
+  failedRecently(key: string): boolean {
+    const until = this.failures.get(key);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.failures.delete(key);
+    return false;
+  }
+
+  /** Fetches (unless it came inline) and describes one picture, bounded by `media.vision.timeoutMs`. */
+  async describe(picture: KeyedPicture, turn: PictureTurn): Promise<PictureText | undefined> {
+    const { key, ref } = picture;
+    const { timeoutMs } = this.deps.settings();
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new Error(`describing took longer than ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const forwardAbort = () => controller.abort(turn.signal.reason);
+    turn.signal.addEventListener("abort", forwardAbort, { once: true });
+    const started = performance.now();
+    let stage: "fetch" | "model" = "fetch";
+    try {
+      const fetched =
+        picture.inline === undefined
+          ? await turn.fetcher.fetch(ref, controller.signal)
+          : toPicture(Buffer.from(picture.inline, "base64"));
+      if (!fetched.ok) return this.failed(key, ref, turn, "fetch", fetched.reason);
+      const fetchMs = performance.now() - started;
+      const { bytes, mime, sha256 } = fetched.picture;
+      const known = await this.deps.store.findBySha256(sha256);
+      if (known) {
+        if (ref.fileId !== undefined) await this.deps.store.linkFileId(ref.fileId, sha256);
+        this.emit(turn, "vision.described", { kind: ref.kind, cached: true, model: known.model, fetchMs });
+        return { kind: ref.kind, description: known.description };
+      }
+      if (!this.takeDailyCall()) {
+        this.emitSkipped(turn, 1, "daily cap");
+        return undefined;
+      }
+      stage = "model";
+      const result = await this.deps.llm.generate({
+        task: "vision",
+        messages: [
+          {
+            role: "user",
+            content: this.deps.prompts().render(ref.kind === "sticker" ? "vision_sticker" : "vision_image"),
+            images: [{ mime, bytes }],
+          },
+        ],
+        maxOutputTokens: MAX_OUTPUT_TOKENS,
+        signal: controller.signal,
+        replyId: turn.replyId,
+        sessionId: turn.sessionId,
+      });
+      const description = descriptionOf(result.text);
+      if (description === "") return this.failed(key, ref, turn, "model", "the model answered no text");
+      const model = `${result.provider}/${result.model}`;
+      await this.save({ sha256, kind: ref.kind, description, model, createdAt: Date.now() }, ref);
+      this.emit(turn, "vision.described", {
+        kind: ref.kind,
+        cached: false,
+        model,
+        promptTokens: result.usage.promptTokens,
+        completionTokens: result.usage.completionTokens,
+        latencyMs: result.latencyMs,
+        fetchMs,
+      });
+      return { kind: ref.kind, description };
+    } catch (error) {
+      const reason = controller.signal.aborted
+        ? String(controller.signal.reason?.message ?? "aborted")
+        : errorText(error);
+      return this.failed(key, ref, turn, stage, reason);
+    } finally {
+      clearTimeout(timer);
+      turn.signal.removeEventListener("abort", forwardAbort);
+    }
+  }
+
+  /** Says that `count` pictures stay placeholders because a cap was reached. */
+  emitSkipped(turn: PictureTurn, count: number, reason: "turn cap" | "daily cap"): void {
+    this.emit(turn, "vision.skipped", { count, reason });
+  }
+
+  /** Whether today's vision calls are used up: then nothing new is even fetched. */
+  dailyCapReached(): boolean {
+    const today = this.deps.today?.() ?? new Date().toDateString();
+    if (this.day.key !== today) this.day = { key: today, calls: 0 };
+    return this.day.calls >= this.deps.settings().maxPerDay;
+  }
+
+  /** Takes one vision call from today's budget; false once it is spent. */
+  private takeDailyCall(): boolean {
+    if (this.dailyCapReached()) return false;
+    this.day.calls++;
+    return true;
+  }
+
+  /** A lost write costs one more model call later; the description is still used now. */
+  private async save(
+    description: Parameters<PictureDescriptionStore["save"]>[0],
+    ref: PictureRef,
+  ): Promise<void> {
+    try {
+      await this.deps.store.save(description, ref.fileId);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, sha256: description.sha256 },
+        "storing a picture description failed",
+      );
+    }
+  }
+
+  private failed(
+    key: string,
+    ref: PictureRef,
+    turn: PictureTurn,
+    stage: "fetch" | "model",
+    reason: string,
+  ): undefined {
+    if (this.failures.size >= MAX_REMEMBERED_FAILURES) this.failures.clear();
+    this.failures.set(key, Date.now() + FAILURE_PAUSE_MS);
+    this.emit(turn, "vision.failed", { kind: ref.kind, stage, reason });
+    // The fetcher logs its own failures.
+    if (stage === "model") {
+      this.deps.logger.warn(
+        { replyId: turn.replyId, fileId: ref.fileId },
+        `picture not described: ${reason}`,
+      );
+    }
+    return undefined;
+  }
+
+  private emit(
+    turn: PictureTurn,
+    type: "vision.described" | "vision.failed" | "vision.skipped",
+    data: Record<string, unknown>,
+  ): void {
+    this.deps.monitor.emit({ type, replyId: turn.replyId, sessionId: turn.sessionId, data });
+  }
+}
+
+/** The answer's first line, without quotes or brackets that would break `[图片：…]`. */
+export function descriptionOf(answer: string): string {
+  const line = answer.split("\n").find((candidate) => candidate.trim() !== "") ?? "";
+  const cleaned = line
+    .replace(/[[\]【】]/g, "")
+    .trim()
+    .replace(/^["“'「]+|["”'」。.]+$/g, "")
+    .trim();
+  return [...cleaned].slice(0, MAX_DESCRIPTION_CHARS).join("");
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

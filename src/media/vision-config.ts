@@ -1,0 +1,22 @@
+import type { Static } from "@sinclair/typebox";
+import { count, group, milliseconds } from "../schema/fields.ts";
+
+export const visionSchema = group(
+  "Describing pictures with the vision models (llm.models.vision); without any, pictures stay placeholders.",
+  {
+    maxPerTurn: count(
+      "Pictures described with a model call per turn; the rest (beyond cached ones) stay placeholders",
+      4,
+      0,
+    ),
+    maxPerDay: count(
+      "Vision model calls per day for this bot process (counted in memory, per local calendar day)",
+      200,
+      0,
+    ),
+    timeoutMs: milliseconds("Limit for describing one picture, fetch and model call together", 20_000),
+  },
+);
+
+/** `media.vision` of the config. */
+export type VisionSettings = Static<typeof visionSchema>;
