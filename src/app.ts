@@ -1,6 +1,5 @@
 import type { ChatAdapter } from "./adapters/types.ts";
 import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
-import type { AgentSettings } from "./agent/settings.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
@@ -8,9 +7,9 @@ import { addAdapters } from "./app/adapters.ts";
 import { healthReport } from "./app/health.ts";
 import { turnPicturesOf } from "./app/pictures.ts";
 import { recoverInterruptedTurns } from "./app/recover-turns.ts";
+import { agentSettings, triggerSettings, turnBounds } from "./app/settings.ts";
 import { turnPluginsOf } from "./app/turn-plugins.ts";
 import type { Batch } from "./chat/batch.ts";
-import type { BatchBounds } from "./chat/batch-bounds.ts";
 import { ChatService } from "./chat/chat-service.ts";
 import { systemClock } from "./chat/clock.ts";
 import { DigestScheduler } from "./chat/digest-scheduler.ts";
@@ -19,13 +18,13 @@ import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { DailyTokenTally } from "./chat/token-budget.ts";
-import { detectTrigger, type TriggerSettings } from "./chat/triggers.ts";
+import { detectTrigger } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
 import { createComponentSet } from "./components/component-set.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { TsumugiConfig } from "./config/schema.ts";
-import { type ZonedClock, zonedClock } from "./context/clock-text.ts";
+import { zonedClock } from "./context/clock-text.ts";
 import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
 import { QuoteContext } from "./context/quote-context.ts";
 import { LlmClient } from "./llm/llm-client.ts";
@@ -37,7 +36,6 @@ import { Timeline } from "./monitor/timeline.ts";
 import { createPluginSystem } from "./plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { PromptLibrary } from "./prompts/prompt-library.ts";
-import type { PromptTemplates } from "./prompts/templates.ts";
 import { ReplyExtensionRunner } from "./reply/extension-runner.ts";
 import { Outbox } from "./reply/outbox.ts";
 import { ReplyStage } from "./reply/reply-stage.ts";
@@ -369,41 +367,4 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     return stopping;
   };
   return { address: { host: config.server.host, port: address.port }, pluginsActivated, stop };
-}
-
-function agentSettings(config: TsumugiConfig, clock: ZonedClock, prompts: PromptTemplates): AgentSettings {
-  return {
-    clock,
-    prompts,
-    identity: {
-      name: config.bot.name,
-      aliases: config.bot.aliases,
-      persona: config.bot.persona ?? prompts.render("persona"),
-    },
-    mode: config.chat.mode,
-    maxRounds: config.agent.maxRounds,
-    turnTimeoutMs: config.agent.turnTimeoutMs,
-    history: config.chat.history,
-    textChunkLimit: config.chat.textChunkLimit,
-    digest: { task: taskOr(config, "digest"), maxTranscriptChars: config.chat.digest.maxTranscriptChars },
-    summary: { task: taskOr(config, "summary"), maxTranscriptChars: config.chat.summary.maxTranscriptChars },
-  };
-}
-
-/** A task with its own models (`llm.models.digest`), else the replyer's: both write what is sent. */
-function taskOr(config: TsumugiConfig, task: string): string {
-  return (config.llm.models[task] ?? []).length > 0 ? task : "replyer";
-}
-
-function turnBounds(config: TsumugiConfig): BatchBounds {
-  const realtime = config.chat.realtime;
-  return {
-    maxMessages: realtime.maxTurnMessages,
-    maxChars: realtime.maxTurnChars,
-    maxMessagesPerUser: realtime.maxTurnMessagesPerUser,
-  };
-}
-
-function triggerSettings(config: TsumugiConfig): TriggerSettings {
-  return { ...config.chat.triggers, names: [config.bot.name, ...config.bot.aliases] };
 }

@@ -1,0 +1,50 @@
+import type { AgentSettings } from "../agent/settings.ts";
+import type { BatchBounds } from "../chat/batch-bounds.ts";
+import type { TriggerSettings } from "../chat/triggers.ts";
+import type { TsumugiConfig } from "../config/schema.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+
+// The settings each service reads, derived from the config on every read (so a reload
+// takes effect on the next turn).
+
+export function agentSettings(
+  config: TsumugiConfig,
+  clock: ZonedClock,
+  prompts: PromptTemplates,
+): AgentSettings {
+  return {
+    clock,
+    prompts,
+    identity: {
+      name: config.bot.name,
+      aliases: config.bot.aliases,
+      persona: config.bot.persona ?? prompts.render("persona"),
+    },
+    mode: config.chat.mode,
+    maxRounds: config.agent.maxRounds,
+    turnTimeoutMs: config.agent.turnTimeoutMs,
+    history: config.chat.history,
+    textChunkLimit: config.chat.textChunkLimit,
+    digest: { task: taskOr(config, "digest"), maxTranscriptChars: config.chat.digest.maxTranscriptChars },
+    summary: { task: taskOr(config, "summary"), maxTranscriptChars: config.chat.summary.maxTranscriptChars },
+  };
+}
+
+/** A task with its own models (`llm.models.digest`), else the replyer's: both write what is sent. */
+function taskOr(config: TsumugiConfig, task: string): string {
+  return (config.llm.models[task] ?? []).length > 0 ? task : "replyer";
+}
+
+export function turnBounds(config: TsumugiConfig): BatchBounds {
+  const realtime = config.chat.realtime;
+  return {
+    maxMessages: realtime.maxTurnMessages,
+    maxChars: realtime.maxTurnChars,
+    maxMessagesPerUser: realtime.maxTurnMessagesPerUser,
+  };
+}
+
+export function triggerSettings(config: TsumugiConfig): TriggerSettings {
+  return { ...config.chat.triggers, names: [config.bot.name, ...config.bot.aliases] };
+}
