@@ -17,6 +17,7 @@ import { createLogger } from "../src/log/logger.ts";
 import { PictureDescriber } from "../src/media/picture-describer.ts";
 import { createPictureFetcher } from "../src/media/picture-fetcher.ts";
 import { encodeRgbaPng } from "../src/media/png-encode.ts";
+import { StickerCollection } from "../src/media/sticker-collection.ts";
 import { TurnPictures } from "../src/media/turn-pictures.ts";
 import type { PictureFetcher } from "../src/media/types.ts";
 import type { Segment } from "../src/message/segment.ts";
@@ -78,6 +79,13 @@ export async function benchPictures(): Promise<Record<string, unknown>> {
   const describer = new PictureDescriber({
     llm: { generate: (request: LlmRequest) => timed(client.generate(request)) },
     store: stores.pictures,
+    // Stickers off, as by default: the bench measures describing.
+    stickers: new StickerCollection({
+      store: stores.stickers,
+      settings: () => ({ enabled: false, groups: [], capacity: 200 }),
+      monitor,
+      logger,
+    }),
     enabled: () => true,
     settings: () => vision,
     prompts: () => prompts.templates(),

@@ -12,6 +12,7 @@ import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
 import type { PluginEvent } from "../src/sdk/types.ts";
 import type { MessageStore } from "../src/store/types.ts";
+import { testPictureFetcher } from "../test/support/picture-fetching.ts";
 
 export interface BenchPlugins {
   tool(name: string): ToolComponent;
@@ -30,6 +31,7 @@ export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
     admins: () => [],
     channels: new StdioChannelAdapter(() => {}),
     names: () => ["紬"],
+    pictureFetcherFor: () => testPictureFetcher(),
     monitor: new MonitorHub(),
     logger: createLogger({ level: "silent" }),
     watch: false,

@@ -27,6 +27,7 @@ import { PluginHost } from "../src/plugins/plugin-host.ts";
 import { shippedPromptTemplates } from "../src/prompts/templates.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
 import type { MessageStore } from "../src/store/types.ts";
+import { testPictureFetcher } from "../test/support/picture-fetching.ts";
 import { round } from "./child.ts";
 
 const CALLS = 200_000;
@@ -81,6 +82,7 @@ export async function measureToolDispatch(): Promise<{
       messages: {} as MessageStore,
       names: () => ["紬"],
       refreshTools: async () => {},
+      pictureFetcherFor: () => testPictureFetcher(),
     }),
     logger,
   });
@@ -103,6 +105,7 @@ export async function measureToolDispatch(): Promise<{
     "bench",
     new AbortController().signal,
     shippedPromptTemplates("zh"),
+    new Map(),
   );
   const direct = async (args: { n: number }) => ({ n: args.n });
   const viaPlugin = async (n: number) => {

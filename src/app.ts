@@ -5,7 +5,7 @@ import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
 import { addAdapters } from "./app/adapters.ts";
 import { healthReport } from "./app/health.ts";
-import { turnPicturesOf } from "./app/pictures.ts";
+import { accountPictureFetchers, consolePicturesOf, turnPicturesOf } from "./app/pictures.ts";
 import { recoverInterruptedTurns } from "./app/recover-turns.ts";
 import { agentSettings, triggerSettings, turnBounds } from "./app/settings.ts";
 import { turnPluginsOf } from "./app/turn-plugins.ts";
@@ -110,9 +110,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
   const createLlm = (current: TsumugiConfig) =>
     new LlmClient({
-      providers: current.llm.providers,
+      ...current.llm, // providers, models, acceptsImages
       localModels: local.models,
-      models: current.llm.models,
       usage: (record) => {
         stores.usage.record(record);
         tokensToday.add(record);
@@ -159,6 +158,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messages,
     admins: () => config.bot.admins,
     names: () => [config.bot.name, ...config.bot.aliases],
+    pictureFetcherFor: accountPictureFetchers({ config: () => config, adapters, logger }),
     monitor,
     logger,
   });
@@ -169,9 +169,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     quotes,
     settings: () => agentSettings(config, clockFor(config.chat.timezone), prompts.templates()),
     plugins: turnPluginsOf(components, plugins.contexts, monitor, logger),
-    picturesForTurn: turnPicturesOf({
+    ...turnPicturesOf({
       llm: () => llm,
-      store: stores.pictures,
+      stores,
       config: () => config,
       prompts,
       adapters,
@@ -316,6 +316,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
     plugins: plugins.host,
     localModels: local.service,
+    pictures: consolePicturesOf({ config: () => config, adapters, store: stores.pictures, logger }),
     logger,
   });
 

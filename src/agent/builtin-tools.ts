@@ -5,8 +5,9 @@ import type { PromptTemplates } from "../prompts/templates.ts";
 export const REPLY_TOOL = "reply";
 export const NO_REPLY_TOOL = "no_reply";
 export const WAIT_TOOL = "wait";
+export const SEND_STICKER_TOOL = "send_sticker";
 /** Names no plugin tool may take. */
-export const BUILTIN_TOOL_NAMES = [REPLY_TOOL, NO_REPLY_TOOL, WAIT_TOOL];
+export const BUILTIN_TOOL_NAMES = [REPLY_TOOL, NO_REPLY_TOOL, WAIT_TOOL, SEND_STICKER_TOOL];
 
 /** Longest a `wait` call may pause a turn, whatever the model asks for. */
 export const MAX_WAIT_SECONDS = 60;
@@ -79,4 +80,20 @@ export function builtinToolSpecs(
       },
     },
   ];
+}
+
+/** `send_sticker`, offered beside the others where stickers are on and one is kept (stickers.*). */
+export function stickerToolSpec(prompts: PromptTemplates): ToolSpec {
+  return {
+    name: SEND_STICKER_TOOL,
+    description: prompts.render("tool_send_sticker"),
+    parameters: {
+      type: "object",
+      properties: {
+        emotion: { type: "string", description: prompts.render("tool_send_sticker_emotion") },
+        description: { type: "string", description: prompts.render("tool_send_sticker_description") },
+      },
+      additionalProperties: false,
+    },
+  };
 }

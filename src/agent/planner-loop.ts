@@ -1,8 +1,10 @@
+import { promptRecord } from "../llm/prompt-record.ts";
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolResult } from "../llm/types.ts";
+import type { StickerCollection } from "../media/sticker-collection.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { clip } from "../util/values.ts";
-import { builtinToolSpecs } from "./builtin-tools.ts";
+import { builtinToolSpecs, stickerToolSpec } from "./builtin-tools.ts";
 import { plannerMessages } from "./prompt.ts";
 import { ToolCalls } from "./tool-calls.ts";
 import type { TurnContext } from "./turn-context.ts";
@@ -12,6 +14,8 @@ import type { TurnPluginScope } from "./turn-plugins.ts";
 export interface PlannerLoopDeps {
   llm: { generate(request: LlmRequest): Promise<LlmResult> };
   replyStage: ReplyStage;
+  /** Kept stickers: `send_sticker` is offered where they are on and one is kept. */
+  stickers: StickerCollection;
   monitor: Monitor;
 }
 
@@ -34,7 +38,7 @@ export async function runPlanner(
   turn.enrichments = start.enrichments;
   await turn.gatherContext();
   turn.systemParts = plugins.systemParts();
-  const toolCalls = new ToolCalls(turn, plugins, deps.replyStage);
+  const toolCalls = new ToolCalls(turn, plugins, deps.replyStage, deps.stickers);
   const system = turn.settings.mode === "single" ? "planner_single" : "planner";
   let conversation: LlmMessage[] = plannerMessages(await turn.promptInput(), system);
   let replans = 0;
@@ -42,8 +46,10 @@ export async function runPlanner(
   for (let round = 1; round <= maxRounds; round++) {
     // Per round: a plugin component disabled meanwhile is gone from the next request.
     const pluginOptions = deps.replyStage.optionsSchema(plugins.session);
+    const stickers = await deps.stickers.offeredIn(turn.batch.sessionId);
     const tools = [
       ...builtinToolSpecs(turn.settings.prompts, turn.settings.mode, pluginOptions),
+      ...(stickers ? [stickerToolSpec(turn.settings.prompts)] : []),
       ...plugins.toolSpecs(),
     ];
     const result = await deps.llm.generate({
@@ -51,6 +57,7 @@ export async function runPlanner(
       messages: conversation,
       tools,
       toolChoice: "auto",
+      imagesOnlyIfAccepted: true,
       signal: turn.signal,
       replyId: turn.replyId,
       sessionId: turn.batch.sessionId,
@@ -66,7 +73,7 @@ export async function runPlanner(
       data: {
         round,
         model: `${result.provider}/${result.model}`,
-        prompt: conversation,
+        prompt: promptRecord(conversation),
         text: result.text,
         toolCalls: result.toolCalls,
         usage: result.usage,

@@ -1,5 +1,5 @@
 import type { ZonedClock } from "../context/clock-text.ts";
-import type { LlmMessage } from "../llm/types.ts";
+import type { LlmImage, LlmMessage } from "../llm/types.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 
 export interface PromptIdentity {
@@ -42,6 +42,11 @@ export interface TurnPromptInput {
    * change per turn, so they go after the chat and leave the cached prefix intact.
    */
   enrichments?: string[];
+  /**
+   * The new messages' pictures, after the request's text (so the cached prefix stays): only a
+   * model in `llm.acceptsImages` is sent them (looking directly).
+   */
+  images?: LlmImage[];
   now: number;
   /** Times in the prompt are written in `chat.timezone`. */
   clock: ZonedClock;
@@ -114,8 +119,13 @@ export function plannerMessages(
         enrichments: sectionsText(input.enrichments),
         now: nowText(prompts, input.now, input.clock),
       }),
+      ...imagesOf(input),
     },
   ];
+}
+
+function imagesOf(input: TurnPromptInput): { images?: LlmImage[] } {
+  return input.images?.length ? { images: input.images } : {};
 }
 
 export interface ReplyPromptInput extends TurnPromptInput {
@@ -146,6 +156,7 @@ export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
         intent: input.intent ? prompts.render("replyer_intent", { intent: input.intent }) : "",
         extra_prompts: input.extraPrompts.length > 0 ? `\n${input.extraPrompts.join("\n")}` : "",
       }),
+      ...imagesOf(input),
     },
   ];
 }

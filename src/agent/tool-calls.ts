@@ -1,5 +1,6 @@
 import type { ToolComponent } from "../components/types.ts";
 import type { LlmToolCall, LlmToolResult } from "../llm/types.ts";
+import { type StickerCollection, stickerSegment } from "../media/sticker-collection.ts";
 import type { ReplyPlan } from "../reply/reply-plan.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { isRecord } from "../util/values.ts";
@@ -8,6 +9,7 @@ import {
   NO_REPLY_TOOL,
   REPLY_TOOL,
   type ReplyArguments,
+  SEND_STICKER_TOOL,
   WAIT_TOOL,
 } from "./builtin-tools.ts";
 import { replyerMessages } from "./prompt.ts";
@@ -36,6 +38,7 @@ export class ToolCalls {
     private readonly turn: TurnContext,
     private readonly plugins: TurnPluginScope,
     private readonly replyStage: ReplyStage,
+    private readonly stickers: StickerCollection,
   ) {}
 
   /**
@@ -102,6 +105,9 @@ export class ToolCalls {
         }
         return { output: { output: await this.wait(input.seconds) } };
       }
+      case SEND_STICKER_TOOL:
+        if (this.stickers.enabledIn(this.turn.batch.sessionId)) return this.sendSticker(input);
+        return this.invalid(call.name, `unknown tool "${call.name}"`);
       default: {
         const tool = this.plugins.findTool(call);
         if (!tool) return this.invalid(call.name, `unknown tool "${call.name}"`);
@@ -226,6 +232,31 @@ export class ToolCalls {
       ...(intent === undefined ? {} : { intent }),
       extensions: selection.selected,
       origin: this.turn.origin(),
+    };
+  }
+
+  /**
+   * send_sticker: the kept sticker that fits the emotion or description best, sent through the
+   * outbox (journalled like every send). The planner reads what was sent and may still reply.
+   */
+  private async sendSticker(input: Record<string, unknown>): Promise<ToolRun> {
+    const emotion = typeof input.emotion === "string" ? input.emotion.trim() : "";
+    const description = typeof input.description === "string" ? input.description.trim() : "";
+    if (emotion === "" && description === "") {
+      return this.invalid(SEND_STICKER_TOOL, "give an emotion or a description");
+    }
+    const prompts = this.turn.settings.prompts;
+    const chosen = await this.stickers.choose({ emotion, description });
+    if (!chosen) return { output: { output: prompts.render("result_sticker_none") } };
+    const { sticker, bytes } = chosen;
+    const sent = await this.turn.replies.sendMessage(this.turn.origin(), [stickerSegment(sticker, bytes)]);
+    this.plugins.sentByTools.push(sent.messageId);
+    await this.stickers.sent(sticker, sent.messageId, {
+      replyId: this.turn.replyId,
+      sessionId: this.turn.batch.sessionId,
+    });
+    return {
+      output: { output: prompts.render("result_sticker_sent", { description: sticker.description }) },
     };
   }
 

@@ -1,9 +1,10 @@
 import type { Batch } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
-import type { LlmResult } from "../llm/types.ts";
+import type { LlmImage, LlmResult } from "../llm/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
+import type { Segment } from "../message/segment.ts";
 import type { SessionOrigin } from "../reply/outbox.ts";
 import type { TurnReplies } from "../reply/reply-stage.ts";
 import type { MessageStore } from "../store/types.ts";
@@ -12,6 +13,12 @@ import type { TurnPromptInput } from "./prompt.ts";
 import type { AgentSettings } from "./settings.ts";
 import { formatMessageLine } from "./transcript.ts";
 import type { TurnJournal } from "./turn-journal.ts";
+
+/** One turn's pictures: their descriptions, and the new messages' pictures for a model that sees. */
+export interface TurnPictureView extends PictureDescriptions {
+  /** The pictures of these messages as images (none when no planner or replyer model accepts images). */
+  look(segmentLists: Segment[][]): Promise<LlmImage[]>;
+}
 
 export interface TurnContextDeps {
   messages: MessageStore;
@@ -26,7 +33,7 @@ export interface TurnContextDeps {
   /** Where each session's history window starts (it moves in steps, for prompt caching). */
   historyWindows: HistoryWindows;
   /** This turn's picture descriptions, shown wherever a described picture appears. */
-  pictures: PictureDescriptions;
+  pictures: TurnPictureView;
 }
 
 /**
@@ -42,6 +49,8 @@ export class TurnContext {
   /** The message whose quote `quoteBlock` renders; resolved again only when a newer one arrives. */
   private quoteMessage: ChatMessage | undefined;
   private quoteBlock: string | undefined;
+  /** The new messages' pictures, for a planner or replyer model that accepts images. */
+  private images: LlmImage[] = [];
   /** Enricher sections for the planner's request (after the chat), gathered once per turn. */
   enrichments: string[] = [];
   /** The channel's system prompt parts, read once per turn. */
@@ -142,13 +151,17 @@ export class TurnContext {
   /**
    * What a realtime turn's prompt shows beyond the messages: descriptions of the pictures of
    * the new messages and the history window (newest first, so the caps leave the oldest
-   * undescribed), then what the batch's newest quoting message quotes.
+   * undescribed), the new messages' pictures themselves for a model that sees, then what the
+   * batch's newest quoting message quotes.
    */
   async gatherContext(): Promise<void> {
     const batch = this.batch;
     const history = (await this.storedHistory(batch)).slice(-this.settings.history.maxMessages);
     await this.deps.pictures.describe(
       [...batch.messages, ...history].reverse().map((message) => message.segments),
+    );
+    this.images = await this.deps.pictures.look(
+      batch.messages.filter((message) => !message.fromSelf).map((message) => message.segments),
     );
     const message = findQuoteMessage(batch.messages);
     if (message === this.quoteMessage) return;
@@ -181,6 +194,7 @@ export class TurnContext {
       quoteBlock: this.quoteBlock && `${this.quoteBlock}\n${this.labelledLine(this.quoteMessage!)}`,
       systemParts: this.systemParts,
       enrichments: this.enrichments,
+      images: this.images,
       now: Date.now(),
       clock: this.settings.clock,
     };

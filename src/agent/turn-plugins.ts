@@ -9,6 +9,7 @@ import type { CallContext, CallContexts, SessionRef, ToolComponent } from "../co
 import type { LlmToolCall, ToolSpec } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { PictureTexts } from "../message/picture-text.ts";
 import { renderSegments } from "../message/render.ts";
 import { parseSessionId } from "../message/session-id.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
@@ -35,11 +36,20 @@ export class TurnPlugins {
 
   constructor(private readonly deps: TurnPluginsDeps) {}
 
-  /** `prompts` words what the planner is told when a hook or an admin refuses a call. */
-  forTurn(batch: Batch, replyId: string, signal: AbortSignal, prompts: PromptTemplates): TurnPluginScope {
+  /**
+   * `prompts` words what the planner is told when a hook or an admin refuses a call; plugins
+   * read the trigger's picture descriptions in `pictures` (the turn's, filled as it describes).
+   */
+  forTurn(
+    batch: Batch,
+    replyId: string,
+    signal: AbortSignal,
+    prompts: PromptTemplates,
+    pictures: PictureTexts,
+  ): TurnPluginScope {
     const firstTurn = !this.startedSessions.has(batch.sessionId);
     this.startedSessions.add(batch.sessionId);
-    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn, prompts);
+    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn, prompts, pictures);
   }
 }
 
@@ -57,6 +67,7 @@ export class TurnPluginScope {
     private readonly signal: AbortSignal,
     private readonly firstTurn: boolean,
     private readonly prompts: PromptTemplates,
+    pictures: PictureTexts,
   ) {
     this.session = {
       sessionId: batch.sessionId,
@@ -67,6 +78,7 @@ export class TurnPluginScope {
       ? deps.contexts.forMessage(event, {
           signal,
           replyId,
+          pictures,
           onSent: (messageId) => this.sentByTools.push(messageId),
         })
       : undefined;

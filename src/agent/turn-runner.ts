@@ -3,8 +3,8 @@ import type { Batch } from "../chat/batch.ts";
 import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
+import type { StickerCollection } from "../media/sticker-collection.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { PictureDescriptions } from "../message/picture-text.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import type { MessageStore, TurnStore } from "../store/types.ts";
@@ -12,7 +12,7 @@ import { HistoryWindows } from "./history-window.ts";
 import { runPlanner } from "./planner-loop.ts";
 import type { AgentSettings } from "./settings.ts";
 import { readTranscript } from "./transcript-turn.ts";
-import { TurnContext, type TurnContextDeps } from "./turn-context.ts";
+import { TurnContext, type TurnContextDeps, type TurnPictureView } from "./turn-context.ts";
 import { TurnJournal } from "./turn-journal.ts";
 import { failureReason, TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
 import type { TurnPlugins } from "./turn-plugins.ts";
@@ -26,10 +26,15 @@ export interface TurnRunnerDeps {
   settings: () => AgentSettings;
   /** Plugin tools, enrichers and hooks. */
   plugins: TurnPlugins;
-  /** Describes the pictures a turn shows its models (within the caps; nothing without a vision model). */
-  picturesForTurn(turn: { replyId: string; origin: ChatMessage; signal: AbortSignal }): PictureDescriptions;
+  /**
+   * Describes the pictures a turn shows its models (within the caps; nothing without a vision
+   * model), and fetches the new messages' pictures for a model that accepts images.
+   */
+  picturesForTurn(turn: { replyId: string; origin: ChatMessage; signal: AbortSignal }): TurnPictureView;
   /** Writes and sends what the planner decided to say (replies, digests, summaries). */
   replyStage: ReplyStage;
+  /** Kept stickers, for the planner's `send_sticker`. */
+  stickers: StickerCollection;
   monitor: Monitor;
   logger: Logger;
 }
@@ -65,7 +70,12 @@ export class TurnRunner {
     const abort = new AbortController();
     this.running.add(abort);
     const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
-    const plugins = deps.plugins.forTurn(initial, replyId, abort.signal, settings.prompts);
+    const pictures = deps.picturesForTurn({
+      replyId,
+      origin: initial.requestedBy ?? initial.messages[0]!,
+      signal: abort.signal,
+    });
+    const plugins = deps.plugins.forTurn(initial, replyId, abort.signal, settings.prompts, pictures.texts);
     const replies = deps.replyStage.forTurn({
       replyId,
       sessionId: initial.sessionId,
@@ -80,11 +90,7 @@ export class TurnRunner {
       {
         ...deps,
         historyWindows: this.historyWindows,
-        pictures: deps.picturesForTurn({
-          replyId,
-          origin: initial.requestedBy ?? initial.messages[0]!,
-          signal: abort.signal,
-        }),
+        pictures,
       },
       abort.signal,
       journal,

@@ -1,12 +1,14 @@
 import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
+import type { PictureFetcher } from "../media/types.ts";
+import type { ChatMessage } from "../message/inbound.ts";
 import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { Timeline } from "../monitor/timeline.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
-import type { ChatHistory, MessageStore, UsageStore } from "../store/types.ts";
+import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
 import type { ModelTester } from "./model-test.ts";
 
 /** What the console's API reads and drives; built by the composition root. */
@@ -32,7 +34,15 @@ export interface ConsoleApiDeps {
   plugins: PluginConsole;
   /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
   localModels: Pick<LocalModelService, "snapshot" | "pull">;
+  pictures: ConsolePictures;
   logger: Logger;
+}
+
+/** Pictures of stored messages, for the console to show without the browser contacting QQ. */
+export interface ConsolePictures {
+  /** The fetcher of the account that received the message: the same limits as describing. */
+  fetcherFor(message: ChatMessage): PictureFetcher;
+  descriptions: Pick<PictureDescriptionStore, "findByFileId">;
 }
 
 /** What the console does with plugins: the plugin host's control surface. */

@@ -5,6 +5,7 @@ import type { ConsoleApiDeps } from "./deps.ts";
 import { registerLocalModelRoutes } from "./local-model-routes.ts";
 import { registerModelRoutes } from "./models-routes.ts";
 import { registerMonitorRoutes } from "./monitor-routes.ts";
+import { registerPictureRoutes } from "./picture-routes.ts";
 import { registerPlaygroundRoutes } from "./playground-routes.ts";
 import { registerPluginRoutes } from "./plugin-routes.ts";
 import { registerSetupRoutes } from "./setup-routes.ts";
@@ -20,5 +21,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerSetupRoutes(app, deps);
   registerLocalModelRoutes(app, deps);
   registerChatRoutes(app, deps);
+  registerPictureRoutes(app, deps);
   registerPluginRoutes(app, deps);
 }

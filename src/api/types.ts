@@ -56,3 +56,8 @@ export interface ConnectInfo {
     accounts: AdapterHealth[];
   }>;
 }
+
+/** `GET /api/pictures/description`: what the vision model said a stored message's picture shows. */
+export interface PictureDescriptionAnswer {
+  description: { kind: "image" | "sticker"; text: string; model: string } | null;
+}

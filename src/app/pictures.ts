@@ -1,21 +1,23 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { TurnRunnerDeps } from "../agent/turn-runner.ts";
+import type { ConsolePictures } from "../api/deps.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { PictureDescriber } from "../media/picture-describer.ts";
 import { createPictureFetcher, oneBotGetImage } from "../media/picture-fetcher.ts";
+import { StickerCollection } from "../media/sticker-collection.ts";
 import { TurnPictures } from "../media/turn-pictures.ts";
 import type { PictureFetcher } from "../media/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
-import type { PictureDescriptionStore } from "../store/types.ts";
+import type { PictureDescriptionStore, Stores } from "../store/types.ts";
 
 export interface TurnPicturesDeps {
   /** The current client: `app.ts` replaces it on a config reload, so it is read per call. */
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
-  store: PictureDescriptionStore;
+  stores: Pick<Stores, "pictures" | "stickers">;
   config: () => TsumugiConfig;
   prompts: { templates(): PromptTemplates };
   adapters: ReadonlyMap<string, ChatAdapter>;
@@ -26,20 +28,56 @@ export interface TurnPicturesDeps {
 /**
  * Each turn's picture descriptions (issue 17): one describer for the process (it counts the
  * day's vision calls), one fetcher per platform account (its `get_image` for pictures that
- * came with a file id only).
+ * came with a file id only); and the kept stickers, which the describer fills and the planner's
+ * `send_sticker` sends.
  */
-export function turnPicturesOf(deps: TurnPicturesDeps): TurnRunnerDeps["picturesForTurn"] {
+export function turnPicturesOf(deps: TurnPicturesDeps): Pick<TurnRunnerDeps, "picturesForTurn" | "stickers"> {
+  const stickers = new StickerCollection({
+    store: deps.stores.stickers,
+    settings: () => deps.config().stickers,
+    monitor: deps.monitor,
+    logger: deps.logger,
+  });
   const describer = new PictureDescriber({
     llm: { generate: (request) => deps.llm().generate(request) },
-    store: deps.store,
+    store: deps.stores.pictures,
+    stickers,
     enabled: () => (deps.config().llm.models.vision ?? []).length > 0,
     settings: () => deps.config().media.vision,
     prompts: () => deps.prompts.templates(),
     monitor: deps.monitor,
     logger: deps.logger,
   });
+  const fetcherFor = accountPictureFetchers(deps);
+  const picturesForTurn: TurnRunnerDeps["picturesForTurn"] = ({ replyId, origin, signal }) =>
+    new TurnPictures(
+      describer,
+      { replyId, sessionId: origin.sessionId, fetcher: fetcherFor(origin), signal },
+      { look: plannerOrReplyerSees(deps.config().llm) },
+    );
+  return { picturesForTurn, stickers };
+}
+
+/** Whether a planner or replyer model accepts images: only then are pictures fetched to be looked at. */
+function plannerOrReplyerSees(llm: TsumugiConfig["llm"]): boolean {
+  const seeing = new Set(llm.acceptsImages);
+  return [...llm.models.planner, ...llm.models.replyer].some((ref) => seeing.has(ref));
+}
+
+/** What the console shows of pictures: their bytes fetched by the bot (never by the browser), their descriptions. */
+export function consolePicturesOf(deps: FetcherDeps & { store: PictureDescriptionStore }): ConsolePictures {
+  return { fetcherFor: accountPictureFetchers(deps), descriptions: deps.store };
+}
+
+type FetcherDeps = Pick<TurnPicturesDeps, "config" | "adapters" | "logger">;
+
+/**
+ * One fetcher per platform account, made on first use: its `get_image` resolves pictures that
+ * came with a file id only. Plugins fetch the pictures of the message they were called for with it.
+ */
+export function accountPictureFetchers(deps: FetcherDeps): (message: ChatMessage) => PictureFetcher {
   const fetchers = new Map<string, PictureFetcher>();
-  const fetcherFor = (message: ChatMessage): PictureFetcher => {
+  return (message) => {
     const account = `${message.adapterId}\n${message.selfId}`;
     let fetcher = fetchers.get(account);
     if (!fetcher) {
@@ -53,11 +91,4 @@ export function turnPicturesOf(deps: TurnPicturesDeps): TurnRunnerDeps["pictures
     }
     return fetcher;
   };
-  return ({ replyId, origin, signal }) =>
-    new TurnPictures(describer, {
-      replyId,
-      sessionId: origin.sessionId,
-      fetcher: fetcherFor(origin),
-      signal,
-    });
 }

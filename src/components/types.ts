@@ -5,6 +5,7 @@
  */
 
 import type { ChatMessage } from "../message/inbound.ts";
+import type { PictureTexts } from "../message/picture-text.ts";
 import type { ChatType } from "../message/session-id.ts";
 import type {
   BotApi,
@@ -15,6 +16,7 @@ import type {
   JsonSchema,
   OutgoingMessage,
   PluginEvent,
+  PluginPicture,
   ReplyExtensionPayload,
 } from "../sdk/types.ts";
 
@@ -40,6 +42,8 @@ export interface CallContext {
   event: PluginEvent;
   /** The message as the host stores it (host-side components use it; plugins see `event`). */
   message: ChatMessage;
+  /** The message's pictures; fetching one is bounded by `signal` too. */
+  pictures: PluginPicture[];
   signal: AbortSignal;
   replyId?: string;
   callId?: string;
@@ -47,6 +51,8 @@ export interface CallContext {
 
 export interface CallOptions {
   signal: AbortSignal;
+  /** The turn's picture descriptions, read whenever a plugin reads a picture's description. */
+  pictures?: PictureTexts;
   replyId?: string;
   callId?: string;
   /** Told the id of every message the handler sends. */

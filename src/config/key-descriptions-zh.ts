@@ -58,6 +58,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "llm.models.replyer": "撰写回复文字的模型，按顺序尝试。",
   "llm.models.vision":
     "描述图片和表情的模型（必须能看图），按顺序尝试；为空时图片保持占位符，也不下载任何图片。",
+  "llm.acceptsImages":
+    "能看图的模型：它们担任 planner 或 replyer 时，还会直接看到本轮新消息里的图片；其余模型只收到文字。",
   "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
   "media.allowPrivateNetworks":
     "也从私有、回环和链路本地地址获取图片（OneBot 实现在本机或局域网上提供图片时）；默认拒绝，防止聊天里的图片被用来访问内网。",
@@ -125,6 +127,9 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "media.vision.maxPerTurn": "每轮最多调用模型描述的图片数；其余（已缓存的除外）保持占位符",
   "media.vision.maxPerDay": "本进程每天最多调用视觉模型的次数（在内存中按本地日期计数，重启后重新计数）",
   "media.vision.timeoutMs": "描述一张图片（下载和模型调用合计）的最长时间（毫秒）",
+  "stickers.enabled": "是否收藏聊天里描述过的表情包并向规划器提供 send_sticker；关闭时既不收藏也不提供",
+  "stickers.groups": "收藏和发送表情包的群号；留空表示所有群和私聊，填写后只在这些群",
+  "stickers.capacity": "最多收藏的表情包数；超出时丢弃用得最少的（其次是最久没用的、最早收藏的）",
   "monitor.maxEvents": "最多保留的监控事件数；超出时删除最早的",
   "monitor.maxAgeHours": "监控事件保留的小时数，更早的会被删除",
   "log.level": "写入日志的最低级别。",

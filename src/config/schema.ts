@@ -16,6 +16,7 @@ import { quoteSchema, timezoneSchema } from "../context/config.ts";
 import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
 import { mediaSchema } from "../media/config.ts";
+import { stickersSchema } from "../media/sticker-config.ts";
 import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
@@ -51,6 +52,7 @@ export const configJsonSchema = Type.Object(
     adapters: adaptersSchema,
     llm: llmSchema,
     media: mediaSchema,
+    stickers: stickersSchema,
     agent: agentSchema,
     prompts: promptsSchema,
     chat: chatSchema,

@@ -117,6 +117,14 @@ const pricesSchema = Type.Record(
 export const llmSchema = group("Language models.", {
   providers: Type.Array(providerSchema, { default: [], description: "Where models are served." }),
   models: modelsSchema,
+  acceptsImages: Type.Array(
+    formattedString("model-ref", { description: '"provider/model", split at the first "/".' }),
+    {
+      default: [],
+      description:
+        "Models that accept images: as planner or replyer they are also shown the pictures of the turn's new messages (looking directly); other models get the text alone.",
+    },
+  ),
   prices: pricesSchema,
 });
 

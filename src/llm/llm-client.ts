@@ -40,6 +40,8 @@ export interface LlmClientOptions {
   localModels?: LocalLanguageModels;
   /** Task → ordered fallback list of `"provider/model"` references. */
   models: Record<string, string[]>;
+  /** `"provider/model"` references of models that accept images (`llm.acceptsImages`). */
+  acceptsImages?: readonly string[];
   usage: (record: LlmUsageRecord) => void;
   logger: Logger;
   /** First retry waits this long, doubling after each retry. Default 200 ms. */
@@ -179,8 +181,11 @@ export class LlmClient {
     const started = performance.now();
     try {
       const withTemperature = !this.withoutTemperature.has(target.ref) && request.temperature !== undefined;
+      // Each attempt's request matches its model: a fallback that cannot see gets the text alone.
+      const withImages =
+        !request.imagesOnlyIfAccepted || (this.options.acceptsImages ?? []).includes(target.ref);
       const options: LanguageModelV2CallOptions = {
-        prompt: toPrompt(request.messages),
+        prompt: toPrompt(request.messages, withImages),
         ...(request.tools?.length
           ? {
               tools: toFunctionTools(request.tools),

@@ -13,11 +13,12 @@ import type { LlmMessage, LlmToolCall, LlmToolResult, ToolSpec } from "./types.t
  * Our conversation in the provider interface's prompt format. We call the providers' models
  * directly (one round, no tool execution, our own retries), so nothing else builds it.
  */
-export function toPrompt(messages: LlmMessage[]): LanguageModelV2Prompt {
-  return messages.map(toPromptMessage);
+export function toPrompt(messages: LlmMessage[], withImages = true): LanguageModelV2Prompt {
+  return messages.map((message) => toPromptMessage(message, withImages));
 }
 
-function toPromptMessage(message: LlmMessage): LanguageModelV2Message {
+/** `withImages` false: user messages go without their images (a model that cannot see them). */
+function toPromptMessage(message: LlmMessage, withImages: boolean): LanguageModelV2Message {
   switch (message.role) {
     case "system":
       return { role: "system", content: message.content };
@@ -27,7 +28,7 @@ function toPromptMessage(message: LlmMessage): LanguageModelV2Message {
         content: [
           { type: "text", text: message.content },
           // Each provider writes a file part of an image type as its own image input.
-          ...(message.images ?? []).map((image) => ({
+          ...(withImages ? (message.images ?? []) : []).map((image) => ({
             type: "file" as const,
             mediaType: image.mime,
             data: image.bytes,

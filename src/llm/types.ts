@@ -20,7 +20,7 @@ export interface LlmToolResult {
   isError?: boolean;
 }
 
-/** A picture sent to the model with a user message (the vision task). */
+/** A picture sent to the model with a user message (the vision task, or a planner looking directly). */
 export interface LlmImage {
   mime: string;
   bytes: Uint8Array;
@@ -55,6 +55,12 @@ export interface LlmRequest {
   replyId?: string;
   /** The chat the call is for, carried into usage records (daily token budgets sum them per chat). */
   sessionId?: string;
+  /**
+   * Set: the user messages' images go only to models listed in `llm.acceptsImages`, the others
+   * get the text alone (the planner and replyer looking at a chat's pictures). Unset: every
+   * model gets them (the vision task, whose models must accept images).
+   */
+  imagesOnlyIfAccepted?: boolean;
   /** Set: the answer is streamed and its text handed here as it arrives (the replyer). */
   stream?: LlmTextSink;
 }

@@ -4,14 +4,16 @@ import type { PictureText } from "../message/picture-text.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { PictureDescriptionStore } from "../store/types.ts";
-import { toPicture } from "./picture-fetcher.ts";
-import type { KeyedPicture } from "./picture-refs.ts";
+import { fetchKeyedPicture, type KeyedPicture } from "./picture-refs.ts";
+import type { StickerCollection } from "./sticker-collection.ts";
 import type { PictureFetcher, PictureRef } from "./types.ts";
 import type { VisionSettings } from "./vision-config.ts";
 
 export interface PictureDescriberDeps {
   llm: { generate(request: LlmRequest): Promise<LlmResult> };
   store: PictureDescriptionStore;
+  /** Keeps the stickers described here where `stickers.*` turns them on. */
+  stickers: Pick<StickerCollection, "learn">;
   /** Whether `llm.models.vision` lists a model; without one nothing is fetched or described. */
   enabled: () => boolean;
   settings: () => VisionSettings;
@@ -93,10 +95,7 @@ export class PictureDescriber {
     const started = performance.now();
     let stage: "fetch" | "model" = "fetch";
     try {
-      const fetched =
-        picture.inline === undefined
-          ? await turn.fetcher.fetch(ref, controller.signal)
-          : toPicture(Buffer.from(picture.inline, "base64"));
+      const fetched = await fetchKeyedPicture(picture, turn.fetcher, controller.signal);
       if (!fetched.ok) return this.failed(key, ref, turn, "fetch", fetched.reason);
       const fetchMs = performance.now() - started;
       const { bytes, mime, sha256 } = fetched.picture;
@@ -129,6 +128,15 @@ export class PictureDescriber {
       if (description === "") return this.failed(key, ref, turn, "model", "the model answered no text");
       const model = `${result.provider}/${result.model}`;
       await this.save({ sha256, kind: ref.kind, description, model, createdAt: Date.now() }, ref);
+      if (ref.kind === "sticker") {
+        // An animated sticker is kept as it came; its first frame is what was described.
+        const { animated } = fetched.picture;
+        const kept = animated ? { mime: "image/gif", bytes: animated } : { mime, bytes };
+        await this.deps.stickers.learn(
+          { sha256, ...kept, description, emotions: emotionsOf(result.text) },
+          turn,
+        );
+      }
       this.emit(turn, "vision.described", {
         kind: ref.kind,
         cached: false,
@@ -213,15 +221,35 @@ export class PictureDescriber {
   }
 }
 
-/** The answer's first line, without quotes or brackets that would break `[图片：…]`. */
+/** A sticker answer's line of emotion words (prompts vision_sticker): "情绪：无语、嫌弃". */
+const EMOTIONS_LINE = /^\s*(?:情绪|emotions?)\s*[:：]\s*(.*)$/i;
+const MAX_EMOTIONS = 5;
+const MAX_EMOTION_CHARS = 8;
+
+/** The answer's first line (not its emotions line), without quotes or brackets that would break `[图片：…]`. */
 export function descriptionOf(answer: string): string {
-  const line = answer.split("\n").find((candidate) => candidate.trim() !== "") ?? "";
+  const line =
+    answer.split("\n").find((candidate) => candidate.trim() !== "" && !EMOTIONS_LINE.test(candidate)) ?? "";
   const cleaned = line
     .replace(/[[\]【】]/g, "")
     .trim()
     .replace(/^["“'「]+|["”'」。.]+$/g, "")
     .trim();
   return [...cleaned].slice(0, MAX_DESCRIPTION_CHARS).join("");
+}
+
+/** The emotion words of a sticker answer's emotions line; none when the model left it out. */
+export function emotionsOf(answer: string): string[] {
+  const words = answer
+    .split("\n")
+    .map((line) => EMOTIONS_LINE.exec(line)?.[1])
+    .find((found) => found !== undefined);
+  if (words === undefined) return [];
+  const emotions = words
+    .split(/[\s,，、;；/|。.]+/)
+    .map((word) => [...word.replace(/[[\]【】"“”'「」]/g, "")].slice(0, MAX_EMOTION_CHARS).join(""))
+    .filter((word) => word !== "");
+  return [...new Set(emotions)].slice(0, MAX_EMOTIONS);
 }
 
 function errorText(error: unknown): string {

@@ -134,17 +134,19 @@ async function readLocalFile(path: string, maxBytes: number): Promise<VettedGet>
 export function toPicture(body: Buffer): PictureFetch {
   const sniffed = sniffPictureMime(body);
   if (sniffed === undefined) return { ok: false, reason: notAPictureReason(body) };
-  let bytes = body;
-  let mime = sniffed;
-  if (sniffed === "image/gif") {
-    try {
-      bytes = gifFirstFrameAsPng(body);
-      mime = "image/png";
-    } catch (error) {
-      return { ok: false, reason: `broken GIF: ${errorMessage(error)}` };
-    }
+  if (sniffed !== "image/gif")
+    return { ok: true, picture: { bytes: body, mime: sniffed, sha256: sha256Of(body) } };
+  let frame: Buffer;
+  try {
+    frame = gifFirstFrameAsPng(body);
+  } catch (error) {
+    return { ok: false, reason: `broken GIF: ${errorMessage(error)}` };
   }
-  return { ok: true, picture: { bytes, mime, sha256: createHash("sha256").update(bytes).digest("hex") } };
+  return { ok: true, picture: { bytes: frame, mime: "image/png", sha256: sha256Of(frame), animated: body } };
+}
+
+function sha256Of(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** Why the fetch threw: the caller gave up, the time ran out, or what went wrong (one line). */

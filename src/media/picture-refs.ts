@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { pictureKeyOf } from "../message/picture-text.ts";
 import type { Segment } from "../message/segment.ts";
 import { isSegment } from "../message/segment-guards.ts";
-import type { PictureRef } from "./types.ts";
+import { isPayloadNotKept } from "../message/stored-payloads.ts";
+import { toPicture } from "./picture-fetcher.ts";
+import type { PictureFetch, PictureFetcher, PictureRef } from "./types.ts";
 
 /** A picture of a message and the key its description is rendered under. */
 export interface KeyedPicture {
@@ -26,6 +28,8 @@ export function picturesOf(segmentLists: Segment[][]): KeyedPicture[] {
       const key = pictureKeyOf(segment.data);
       if (key === undefined || pictures.has(key)) continue;
       const { file, url, summary, sub_type } = segment.data;
+      // The bot's own large picture, its bytes dropped from history: its summary says what it was.
+      if (isPayloadNotKept(file)) continue;
       const ref: PictureRef = { kind: sub_type === "1" ? "sticker" : "image" };
       if (summary) ref.summary = summary;
       if (file.startsWith(INLINE_PREFIX)) {
@@ -41,4 +45,20 @@ export function picturesOf(segmentLists: Segment[][]): KeyedPicture[] {
     }
   }
   return [...pictures.values()];
+}
+
+/** The picture of one segment of a message, keyed as a turn keys it; undefined when the segment is not one. */
+export function pictureAt(segments: Segment[], index: number): KeyedPicture | undefined {
+  const segment = segments[index];
+  return segment === undefined ? undefined : picturesOf([[segment]])[0];
+}
+
+/** A picture's bytes: inline ones decoded here, the rest through the account's fetcher (its limits). */
+export async function fetchKeyedPicture(
+  picture: KeyedPicture,
+  fetcher: PictureFetcher,
+  signal?: AbortSignal,
+): Promise<PictureFetch> {
+  if (picture.inline !== undefined) return toPicture(Buffer.from(picture.inline, "base64"));
+  return fetcher.fetch(picture.ref, signal);
 }

@@ -23,6 +23,8 @@ export interface FetchedPicture {
   mime: PictureMime;
   /** Hex SHA-256 of `bytes`: the description cache's key. */
   sha256: string;
+  /** The GIF as it came, when `bytes` is its first frame: what a kept sticker sends, animated. */
+  animated?: Buffer;
 }
 
 export type PictureFetch = { ok: true; picture: FetchedPicture } | { ok: false; reason: string };

@@ -14,6 +14,8 @@ export type MonitorEventType =
   | "vision.described"
   | "vision.failed"
   | "vision.skipped"
+  | "sticker.learned"
+  | "sticker.sent"
   | "planner.round"
   | "tool.called"
   | "hook.decision"

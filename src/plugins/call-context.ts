@@ -1,6 +1,7 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
 import type { CallContext, CallContexts, CallOptions } from "../components/types.ts";
+import type { PictureFetcher } from "../media/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { oneBotMessageFields } from "../message/onebot-wire.ts";
 import { renderSegments } from "../message/render.ts";
@@ -17,6 +18,7 @@ import type {
   ReplySegment,
 } from "../sdk/types.ts";
 import type { MessageStore } from "../store/types.ts";
+import { callPictures } from "./call-pictures.ts";
 
 export interface CallContextDeps {
   outbox: Outbox;
@@ -26,6 +28,8 @@ export interface CallContextDeps {
   names: () => string[];
   /** Rescans and reloads the plugins (the plugin host). */
   refreshTools: () => Promise<void>;
+  /** The fetcher of a message's account (its `get_image`), for plugins fetching the message's pictures. */
+  pictureFetcherFor: (message: ChatMessage) => PictureFetcher;
 }
 
 const DEFAULT_HISTORY = 20;
@@ -39,6 +43,7 @@ export class CallContextFactory implements CallContexts {
       bot: this.botFor(message, options),
       event: this.eventOf(message),
       message,
+      pictures: callPictures(message, this.deps.pictureFetcherFor(message), options.signal, options.pictures),
       signal: options.signal,
       ...(options.replyId === undefined ? {} : { replyId: options.replyId }),
       ...(options.callId === undefined ? {} : { callId: options.callId }),

@@ -54,6 +54,7 @@ function componentOf(
     event: call.event,
     config: request.config(),
     logger,
+    pictures: call.pictures,
   });
   switch (declaration.kind) {
     case "tool":

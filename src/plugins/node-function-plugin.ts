@@ -79,7 +79,8 @@ export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoa
       async (args, call) => {
         const fn = await functionNamed(declaration.name, modulePath);
         const business = businessArguments(fn, tool.component.parameters, args);
-        return fn(call.bot, call.event, request.config(), ...business);
+        // The seed's `event` carries the message's pictures too (the class style's `context.pictures`).
+        return fn(call.bot, { ...call.event, pictures: call.pictures }, request.config(), ...business);
       },
     );
     return tool;

@@ -6,7 +6,7 @@ import type { Monitor } from "../monitor/monitor.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { registerBuiltinCommands } from "./builtin-commands.ts";
-import { CallContextFactory } from "./call-context.ts";
+import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
 import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
@@ -30,6 +30,8 @@ export interface PluginSystemOptions {
   channels: StdioChannels;
   /** The bot's name and aliases. */
   names: () => string[];
+  /** The fetcher of a message's account: plugins fetch the pictures of the message they were called for. */
+  pictureFetcherFor: CallContextDeps["pictureFetcherFor"];
   monitor: Monitor;
   logger: Logger;
   /** Reload plugins when their files change. Default true. */
@@ -68,6 +70,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     messages: options.messages,
     names: options.names,
     refreshTools: () => host?.refreshTools() ?? Promise.resolve(),
+    pictureFetcherFor: options.pictureFetcherFor,
   });
   host = new PluginHost({
     settings: options.settings,

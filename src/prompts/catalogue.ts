@@ -44,6 +44,9 @@ export const TEMPLATE_PLACEHOLDERS = {
   tool_no_reply_reason: [],
   tool_wait: ["max_seconds"],
   tool_wait_seconds: [],
+  tool_send_sticker: [],
+  tool_send_sticker_emotion: [],
+  tool_send_sticker_description: [],
   // Tool results the planner reads.
   result_malformed_json: [],
   result_already_replied: [],
@@ -53,6 +56,8 @@ export const TEMPLATE_PLACEHOLDERS = {
   result_invalid_call: ["tool", "problem"],
   result_wait_arrived: ["messages"],
   result_wait_empty: [],
+  result_sticker_sent: ["description"],
+  result_sticker_none: [],
   result_hook_denied: ["reason"],
   result_hook_denied_default: [],
   result_approval_denied: [],

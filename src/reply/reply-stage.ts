@@ -1,6 +1,9 @@
 import type { SelectedExtension, Selection } from "../components/plugin-options.ts";
 import type { SessionRef } from "../components/types.ts";
+import { promptRecord } from "../llm/prompt-record.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { Segment } from "../message/segment.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import type { ReplyExtensionChain, ReplyExtensionRunner } from "./extension-runner.ts";
@@ -80,6 +83,7 @@ export class TurnReplies {
       written = await this.deps.llm.generate({
         task: "replyer",
         messages: prompt,
+        imagesOnlyIfAccepted: true,
         signal,
         replyId,
         sessionId: this.turn.sessionId,
@@ -105,7 +109,7 @@ export class TurnReplies {
         usage: written.usage,
         finishReason: written.finishReason,
         text: written.text,
-        prompt,
+        prompt: promptRecord(prompt),
       },
     });
     if (early) return early.finish();
@@ -136,6 +140,14 @@ export class TurnReplies {
   /** The text as messages of at most the turn's chunk limit. */
   split(text: string): string[] {
     return splitText(text, this.turn.textChunkLimit);
+  }
+
+  /**
+   * Sends one message a built-in tool made (a sticker): journalled like every send, so a
+   * restart never sends it again, but not the turn's reply, which may still follow.
+   */
+  sendMessage(origin: SessionOrigin, segments: Segment[]): Promise<ChatMessage> {
+    return this.deps.outbox.send(origin, segments, this.turn.replyId, this.turn.signal);
   }
 
   /** Sends plain text messages, none quoting (digests, summaries). */

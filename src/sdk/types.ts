@@ -279,6 +279,31 @@ export interface PluginLogger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** A picture's bytes, fetched by the bot with its limits. */
+export interface PictureBytes {
+  /** Checked by magic bytes (a GIF arrives as its first frame, a PNG). */
+  mime: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+  bytes: Buffer;
+  /** Hex SHA-256 of `bytes`. */
+  sha256: string;
+}
+
+/** A picture of the message a handler was called for (its image segments, stickers included). */
+export interface PluginPicture {
+  /** `sticker`: an image QQ marks as a sticker. */
+  kind: "image" | "sticker";
+  /** The platform's file id, when the picture has one. */
+  fileId?: string;
+  /** What the vision model (`llm.models.vision`) saw in it, once described in this turn or before. */
+  readonly description?: string;
+  /**
+   * Fetches the picture with the bot's limits (only what the platform put in the segment,
+   * http(s), no private address unless allowed, `media.maxBytes`, `media.timeoutMs`, type by
+   * magic bytes). Rejects with an Error saying why.
+   */
+  fetch(): Promise<PictureBytes>;
+}
+
 /** What every handler gets. */
 export interface HandlerContext<Config = Record<string, unknown>> {
   bot: BotApi;
@@ -286,6 +311,8 @@ export interface HandlerContext<Config = Record<string, unknown>> {
   /** This plugin's config, validated against plugin.json's `config` schema, defaults filled. */
   config: Config;
   logger: PluginLogger;
+  /** The pictures of `event`'s message, in order (none: `[]`). */
+  pictures: PluginPicture[];
 }
 
 export interface ToolContext<Config = Record<string, unknown>> extends HandlerContext<Config> {

@@ -9,6 +9,7 @@ import { MessageRetention } from "./sqlite/message-retention.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
 import { SqlitePictureStore } from "./sqlite/picture-store.ts";
 import { SqliteSendStore } from "./sqlite/send-store.ts";
+import { SqliteStickerStore } from "./sqlite/sticker-store.ts";
 import { SqliteTurnStore } from "./sqlite/turn-store.ts";
 import { SqliteUsageStore } from "./sqlite/usage-store.ts";
 import { WriteTick } from "./sqlite/write-tick.ts";
@@ -97,6 +98,7 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
     usage,
     monitorEvents,
     pictures: new SqlitePictureStore(db),
+    stickers: new SqliteStickerStore(db),
     status: () => tick.status(),
     close: () => {
       closing ??= closeAll();

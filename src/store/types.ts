@@ -244,6 +244,43 @@ export interface PictureDescriptionStore {
   linkFileId(fileId: string, sha256: string): Promise<void>;
 }
 
+/** A sticker the bot has seen, described and kept to send again (issue 17); its bytes are read apart. */
+export interface KeptSticker {
+  /** Hex SHA-256 of the bytes: the same sticker seen twice is kept once. */
+  sha256: string;
+  mime: string;
+  /** The vision model's few words, as shown in `[表情：…]`. */
+  description: string;
+  /** A few emotion words the same vision call gave. */
+  emotions: string[];
+  /** How often the bot sent it. */
+  usageCount: number;
+  /** Unix milliseconds of its last send; 0 before the first. */
+  lastUsedAt: number;
+  createdAt: number;
+}
+
+/** The kept stickers, bounded by a capacity. */
+export interface StickerStore {
+  /**
+   * Keeps a sticker unless the same content is kept already (then nothing changes and it
+   * resolves false). Beyond `capacity` the others that were least used (then least recently,
+   * then oldest) are dropped: a newcomer always gets in, so it has its chance to be used.
+   */
+  keep(
+    sticker: Pick<KeptSticker, "sha256" | "mime" | "description" | "emotions" | "createdAt"> & {
+      bytes: Uint8Array;
+    },
+    capacity: number,
+  ): Promise<boolean>;
+  /** Every kept sticker, without bytes. */
+  list(): Promise<KeptSticker[]>;
+  count(): Promise<number>;
+  bytes(sha256: string): Promise<Uint8Array | undefined>;
+  /** Counts one send of the sticker at `at` (Unix ms). */
+  markUsed(sha256: string, at: number): Promise<void>;
+}
+
 /** Every store the bot uses, over one database. */
 export interface Stores {
   messages: MessageStore;
@@ -257,6 +294,8 @@ export interface Stores {
   monitorEvents: MonitorEventStore;
   /** Pictures described once, found again by content or by file id. */
   pictures: PictureDescriptionStore;
+  /** Stickers kept to send again (`stickers.*`). */
+  stickers: StickerStore;
   /** Whether writes reach the database, for `/healthz`: kept in memory, so it never waits on the database. */
   status(): StorageStatus;
   /** Flushes every queue, then closes the database. Safe to call twice. */

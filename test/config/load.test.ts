@@ -57,6 +57,7 @@ describe("loadConfig without a file", () => {
     expect(config.llm).toEqual({
       providers: [],
       models: { planner: [], replyer: [], vision: [] },
+      acceptsImages: [],
       prices: {},
     });
     expect(config.monitor).toEqual({ maxEvents: 10_000, maxAgeHours: 72 });

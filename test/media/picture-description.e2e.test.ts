@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { encodeRgbaPng } from "../../src/media/png-encode.ts";
 import type { MonitorEvent } from "../../src/monitor/monitor.ts";
 import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn, WireSegment } from "../support/onebot-standin.ts";
-import { type PictureServer, startPictureServer } from "../support/picture-server.ts";
-import { type Scene, startScene } from "../support/scene.ts";
+import { type PictureScene, pictureScenes } from "../support/picture-scene.ts";
+import type { Scene } from "../support/scene.ts";
 import type { RecordedLlmRequest, ScriptedAnswer } from "../support/scripted-llm-server.ts";
 
 /** The bot with a vision model, allowed to fetch from the picture server on 127.0.0.1. */
@@ -23,22 +23,12 @@ function onePixelPng(red: number, green: number, blue: number): Buffer {
 const CAT = onePixelPng(255, 140, 0);
 const CAT_DESCRIPTION = "一只橘猫趴在键盘上";
 
-let scene: Scene | undefined;
-let pictures: PictureServer | undefined;
+const startWithPictures = pictureScenes();
+let scene: PictureScene | undefined;
 
-afterEach(async () => {
-  await scene?.close();
-  await pictures?.close();
-  scene = undefined;
-  pictures = undefined;
-});
-
-async function start(
-  config: Record<string, unknown> = WITH_VISION,
-): Promise<Scene & { pictures: PictureServer }> {
-  pictures = await startPictureServer();
-  scene = await startScene({ config });
-  return { ...scene, pictures };
+async function start(config: Record<string, unknown> = WITH_VISION): Promise<PictureScene> {
+  scene = await startWithPictures(config);
+  return scene;
 }
 
 function image(file: string, url: string, subType?: number) {

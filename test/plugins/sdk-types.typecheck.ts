@@ -37,6 +37,16 @@ export class HandlersThatFit extends Plugin<WeatherConfig> {
     return undefined;
   }
 
+  @Tool("picture_size", { description: "看图" })
+  async pictureSize(_args: Record<string, never>, context: ToolContext) {
+    const [picture] = context.pictures;
+    if (!picture) return { size: 0 };
+    const { mime, bytes, sha256 }: { mime: string; bytes: Buffer; sha256: string } = await picture.fetch();
+    // @ts-expect-error — a description is read, never written by a plugin
+    picture.description = "改写";
+    return { kind: picture.kind, fileId: picture.fileId ?? null, mime, size: bytes.length, sha256 };
+  }
+
   @Command("forecast", { usage: "<city>" })
   forecast(context: CommandContext<WeatherConfig>) {
     return context.args[0] ? `${context.args[0]}: 晴` : undefined;

@@ -101,3 +101,12 @@ function answer(response: ServerResponse, route: PictureRoute): void {
   };
   writeMore();
 }
+
+/**
+ * Bot config describing pictures with the scripted model and allowed to fetch them from a
+ * picture server on 127.0.0.1 (loopback is refused unless `media.allowPrivateNetworks`).
+ */
+export const DESCRIBES_LOCAL_PICTURES = {
+  llm: { models: { vision: ["main/scripted-model"] } },
+  media: { allowPrivateNetworks: true },
+};

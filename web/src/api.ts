@@ -66,7 +66,26 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return parsed as T;
 }
 
+/**
+ * A binary answer (a picture) as a Blob. Fetched with the API's headers rather than put in an
+ * `<img src>`, which could not carry the bearer token.
+ */
+async function blob(path: string): Promise<Blob> {
+  const response = await fetch(path, { headers: apiHeaders() });
+  if (response.status === 401) reportUnauthorized();
+  if (response.ok) return response.blob();
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: the status says enough
+  }
+  throw new ApiError(response.status, parsed);
+}
+
 export const api = {
+  blob,
   get: <T>(path: string) => request<T>("GET", path),
   post: <T>(path: string, body: unknown) => request<T>("POST", path, body),
   put: <T>(path: string, body: unknown) => request<T>("PUT", path, body),

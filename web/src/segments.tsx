@@ -1,26 +1,23 @@
+import { Picture, type PictureSource } from "./picture.tsx";
 import type { ChatMessage, Segment } from "./types.ts";
 
-/** Where a browser can load a platform file from: inline base64 becomes a data URL. */
-export function mediaSource(file: unknown, kind: "image" | "audio"): string | undefined {
+/** Where a browser can load a voice message from: inline base64 becomes a data URL. */
+export function audioSource(file: unknown): string | undefined {
   if (typeof file !== "string") return undefined;
   if (file.startsWith("base64://")) {
     const base64 = file.slice("base64://".length);
-    return `data:${sniffType(base64, kind)};base64,${base64}`;
+    return `data:${sniffAudioType(base64)};base64,${base64}`;
   }
   if (/^(https?:|data:)/.test(file)) return file;
   return undefined;
 }
 
-/** Guesses a media type from the first bytes, so the browser picks the right decoder. */
-function sniffType(base64: string, kind: "image" | "audio"): string {
+/** Guesses an audio type from the first bytes, so the browser picks the right decoder. */
+function sniffAudioType(base64: string): string {
   const head = atob(base64.slice(0, 16));
-  if (head.startsWith("RIFF")) return kind === "audio" ? "audio/wav" : "image/webp";
+  if (head.startsWith("RIFF")) return "audio/wav";
   if (head.startsWith("OggS")) return "audio/ogg";
-  if (head.startsWith("ID3") || head.charCodeAt(0) === 0xff)
-    return kind === "audio" ? "audio/mpeg" : "image/jpeg";
-  if (head.startsWith("\x89PNG")) return "image/png";
-  if (head.startsWith("GIF8")) return "image/gif";
-  return kind === "audio" ? "audio/mpeg" : "image/png";
+  return "audio/mpeg";
 }
 
 /** Plain text of a message, as a one-line preview. */
@@ -50,10 +47,14 @@ interface SegmentsProps {
   segments: Segment[];
   /** Finds a quoted message among those on screen. */
   lookup?: (messageId: string) => ChatMessage | undefined;
+  /** The stored message these segments are, whose pictures the bot serves; without it pictures read [图片]. */
+  source?: PictureSource;
+  /** Bumped when pictures may have been described since (see {@link Picture}). */
+  revision?: number;
 }
 
 /** A message's segments as the page shows them: text, mentions, quotes, pictures and voice. */
-export function Segments({ segments, lookup }: SegmentsProps) {
+export function Segments({ segments, lookup, source, revision }: SegmentsProps) {
   return (
     <span class="segments">
       {segments.map((segment, index) => {
@@ -77,12 +78,15 @@ export function Segments({ segments, lookup }: SegmentsProps) {
               </span>
             );
           }
-          case "image": {
-            const src = mediaSource(segment.data.file, "image") ?? mediaSource(segment.data.url, "image");
-            return src ? <img key={key} class="picture" src={src} alt="" /> : <span key={key}>[图片]</span>;
-          }
+          case "image":
+            // Never the segment's own url: the browser would contact QQ's servers with the admin's address.
+            return source ? (
+              <Picture key={key} source={source} index={index} revision={revision} />
+            ) : (
+              <span key={key}>[图片]</span>
+            );
           case "record": {
-            const src = mediaSource(segment.data.file, "audio") ?? mediaSource(segment.data.url, "audio");
+            const src = audioSource(segment.data.file) ?? audioSource(segment.data.url);
             return src ? (
               // biome-ignore lint/a11y/useMediaCaption: a voice message has no caption track
               <audio key={key} class="voice" controls src={src} />

@@ -7,6 +7,7 @@ export type {
   ConnectInfo,
   ConsoleStatus,
   ModelTestResult,
+  PictureDescriptionAnswer,
   ProviderInfo,
   TurnDetail,
   UsageRow,

@@ -13,6 +13,7 @@ from .calling import parsed
 from .class_style import ClassStyle
 from .function_style import FunctionStyle
 from .loader import load
+from .pictures import PictureRequests, pictures_of
 from .wire import push, write_line
 
 Style = Union[ClassStyle, FunctionStyle]
@@ -24,6 +25,7 @@ class Runner:
         self.logger = plugin_logger("plugin")
         self.style: Optional[Style] = None
         self.self_id = ""
+        self.pictures = PictureRequests()
 
     async def handle(self, request: Dict[str, Any]) -> Dict[str, Any]:
         method = request.get("method")
@@ -58,7 +60,7 @@ class Runner:
             bot, event, context = self.call_context(params)
             return {"result": await style.command(params, bot, event, context)}
         if method == "hook":
-            return {"hook_result": await style.hook(params)}
+            return {"hook_result": await style.hook(params, pictures_of(params, self.pictures))}
         if method == "enrich":
             return {"result": await style.enrich(params)}
         if method == "reply_extension":
@@ -67,6 +69,7 @@ class Runner:
 
     def call_context(self, params: Dict[str, Any]):
         event = event_of(params)
+        event.pictures = pictures_of(params, self.pictures)
         bot = Bot(params.get("callId", ""), event.self_id or "", self.refresh_tools)
         context = {"call_id": params.get("callId"), "reply_id": params.get("replyId"),
                    "session_id": params.get("sessionId"), "channel": params.get("channel"),
@@ -102,18 +105,32 @@ async def serve(runner: Runner) -> None:
         loop.call_soon_threadsafe(lines.put_nowait, None)
 
     threading.Thread(target=read, name="stdin", daemon=True).start()
+    # Requests are answered in order, each after the one before; reading goes on meanwhile,
+    # so a handler awaiting a picture gets the bot's `picture` line.
+    previous: Optional["asyncio.Future[None]"] = None
     while True:
         line = await lines.get()
         if line is None:
-            return
+            break
         if not line.strip():
             continue
-        write_line(await answer(runner, line))
-
-
-async def answer(runner: Runner, line: str) -> Dict[str, Any]:
-    try:
         request = parsed(line)
+        if isinstance(request, dict) and request.get("method") == "picture":
+            runner.pictures.settle(request.get("params") or {})
+            continue
+        previous = asyncio.ensure_future(answer_after(previous, runner, request))
+    if previous is not None:
+        await previous
+
+
+async def answer_after(previous: Optional["asyncio.Future[None]"], runner: Runner, request: Any) -> None:
+    if previous is not None:
+        await previous
+    write_line(await answer(runner, request))
+
+
+async def answer(runner: Runner, request: Any) -> Dict[str, Any]:
+    try:
         if not isinstance(request, dict):
             return {"error": "a request must be a JSON object"}
         return await runner.handle(request)

@@ -3,7 +3,7 @@ import type { CallContext } from "../../components/types.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { OutgoingMessage } from "../../sdk/types.ts";
 import { errorMessage } from "../../util/values.ts";
-import type { SendMessagePush } from "./protocol.ts";
+import type { FetchPicturePush, JsonObject, SendMessagePush } from "./protocol.ts";
 
 /** One open call: its id on the wire, and a wait for the messages it sent meanwhile. */
 export interface OpenCall {
@@ -14,23 +14,26 @@ export interface OpenCall {
 
 interface CallEntry {
   call: CallContext;
+  /** A hook's call may fetch its message's pictures but not send into the chat. */
+  maySend: boolean;
   sends: Promise<void>[];
 }
 
 /**
- * The tool and command calls a plugin process is answering, by call id, so a `send_message`
- * push reaches the chat of its call. A call's answer is taken only after its messages are
- * out, so what a tool sent comes before the reply the model writes from its result.
+ * The calls a plugin process is answering, by call id, so a `send_message` push reaches the
+ * chat of its call (tools and commands) and a `fetch_picture` push its message's pictures
+ * (hooks too). A call's answer is taken only after its messages are out, so what a tool sent
+ * comes before the reply the model writes from its result.
  */
 export class CallsInFlight {
   private readonly calls = new Map<string, CallEntry>();
 
   constructor(private readonly logger: Logger) {}
 
-  open(call: CallContext): OpenCall {
+  open(call: CallContext, options: { maySend: boolean } = { maySend: true }): OpenCall {
     // The planner's call id is unique per turn only; the wire id must be unique per process.
     const id = `${call.callId ?? "call"}:${randomUUID()}`;
-    const entry: CallEntry = { call, sends: [] };
+    const entry: CallEntry = { call, maySend: options.maySend, sends: [] };
     this.calls.set(id, entry);
     return {
       id,
@@ -44,10 +47,12 @@ export class CallsInFlight {
   /** A `send_message` push: sent into the call's chat; an unknown call id is skipped with a log line. */
   send(push: SendMessagePush): void {
     const entry = this.calls.get(push.callId);
-    if (!entry) {
+    if (!entry?.maySend) {
       this.logger.warn(
         { callId: push.callId },
-        "plugin sent a message for a call that is not in flight; skipped",
+        entry
+          ? "plugin sent a message for a hook's call, which cannot send; skipped"
+          : "plugin sent a message for a call that is not in flight; skipped",
       );
       return;
     }
@@ -61,5 +66,25 @@ export class CallsInFlight {
         (error: unknown) => this.logger.warn(`plugin message not sent: ${errorMessage(error)}`),
       ),
     );
+  }
+
+  /**
+   * A `fetch_picture` push: the params of the `picture` line answering it, the picture's
+   * bytes in base64 or why there are none. Fetched with every limit of the bot's own fetches.
+   */
+  async fetchPicture(push: FetchPicturePush): Promise<JsonObject> {
+    const requestId = push.requestId ?? null;
+    const entry = this.calls.get(push.callId);
+    const picture = entry?.call.pictures[push.index];
+    if (!picture) {
+      const error = entry ? `the message has no picture ${push.index}` : "the call is not in flight";
+      return { requestId, error };
+    }
+    try {
+      const { mime, bytes, sha256 } = await picture.fetch();
+      return { requestId, mime, sha256, base64: bytes.toString("base64") };
+    } catch (error) {
+      return { requestId, error: errorMessage(error) };
+    }
   }
 }

@@ -105,16 +105,19 @@ export class ComponentFactory {
         ...(matcher ? { matcher } : {}),
       },
       async (input, call) => {
-        const answer = await this.call(
-          "hook",
-          { hookName, ...this.hookParams(input, call) },
-          {
-            timeoutMs,
-            signal: call.signal,
-          },
-        );
-        // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
-        return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
+        // Open so that `fetch_picture` reaches the message's pictures; a hook does not send.
+        const open = this.inFlight.open(call, { maySend: false });
+        try {
+          const answer = await this.call(
+            "hook",
+            { hookName, ...this.hookParams(input, call), callId: open.id, pictures: wirePictures(call) },
+            { timeoutMs, signal: call.signal },
+          );
+          // xbot's code reads hook_result, its docs write hookResult: both count; neither = allow.
+          return (answer.hook_result ?? answer.hookResult ?? undefined) as HookResult | undefined;
+        } finally {
+          await open.close();
+        }
       },
     );
     const timeoutMs = leaveTheLimitToTheCall(built.component);
@@ -178,6 +181,7 @@ export class ComponentFactory {
         replyId: call.replyId ?? "",
         ...chatParams(call.event, this.channels),
         event: call.event,
+        pictures: wirePictures(call),
       };
       return await this.call(method, { ...params, ...context }, { timeoutMs, signal: call.signal });
     } finally {
@@ -205,6 +209,16 @@ export class ComponentFactory {
   private callLimit(options: JsonObject): number {
     return (options.timeout_ms as number | undefined) ?? this.request.manifest.timeout;
   }
+}
+
+/** The pictures of a call's message as the wire carries them; `fetch_picture` names one by its `index`. */
+function wirePictures(call: CallContext): JsonObject[] {
+  return call.pictures.map(({ kind, fileId, description }, index) => ({
+    index,
+    kind,
+    ...(fileId === undefined ? {} : { fileId }),
+    ...(description === undefined ? {} : { description }),
+  }));
 }
 
 /** The fields of one hook event beyond the tool fields (PreReplyGenerate's stay in-process). */

@@ -15,6 +15,7 @@ import {
   type ChannelInbound,
   type ChannelPromptPush,
   type ChannelToolsPush,
+  type FetchPicturePush,
   isPushMethod,
   type JsonObject,
   type ProtocolValidators,
@@ -37,6 +38,8 @@ export interface PluginChannelDeps {
   inFlight: CallsInFlight;
   /** A `tools` push: the activation's tools are replaced. */
   replaceTools(tools: unknown[]): void;
+  /** Writes a line to the current process that answers one of its pushes (`picture`). */
+  notify(method: string, params: JsonObject): void;
 }
 
 /**
@@ -151,6 +154,11 @@ export class PluginChannel {
         return;
       case "tools":
         this.deps.replaceTools((params as unknown as ToolsPush).tools);
+        return;
+      case "fetch_picture":
+        void this.deps.inFlight
+          .fetchPicture(params as unknown as FetchPicturePush)
+          .then((answer) => this.deps.notify("picture", answer));
         return;
     }
   }

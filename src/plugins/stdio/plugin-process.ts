@@ -189,6 +189,16 @@ export class PluginProcess {
   }
 
   /**
+   * Writes a line that is not a request (nothing answers it): the bot's answer to a push, such
+   * as a `picture` for `fetch_picture`. It may pass the 1 MB line limit: the plugin asked for
+   * it, and a picture is at most `media.maxBytes`. Dropped once the process can no longer read.
+   */
+  notify(method: string, params: JsonObject): void {
+    if (this.closed) return;
+    this.child.stdin!.write(`${JSON.stringify({ method, params })}\n`);
+  }
+
+  /**
    * Deactivation: `deactivate`, then stdin closed; a process still running `graceMs` after
    * the request was queued is killed. Resolves once the process is gone.
    */

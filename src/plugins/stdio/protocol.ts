@@ -120,6 +120,16 @@ export interface SendMessagePush {
   message: string | JsonObject | JsonObject[];
 }
 
+/**
+ * Asks for a picture of a call in flight's message (`pictures[index]` of its params); the bot
+ * answers with a `picture` line carrying the same `requestId`.
+ */
+export interface FetchPicturePush {
+  callId: string;
+  index: number;
+  requestId?: string | number;
+}
+
 /** Replaces the tools declared at activation (seed 004's `refresh_tools`). */
 export interface ToolsPush {
   /** Checked one by one, as `activate`'s tools. */
@@ -217,6 +227,11 @@ const pushSchemas = {
     },
   },
   tools: { type: "object", required: ["tools"], properties: { tools: { type: "array" } } },
+  fetch_picture: {
+    type: "object",
+    required: ["callId", "index"],
+    properties: { callId: named, index: { type: "integer", minimum: 0 }, requestId: id },
+  },
 };
 
 export type PushMethod = keyof typeof pushSchemas;
@@ -244,6 +259,7 @@ export function compileProtocol(ajv: Ajv): ProtocolValidators {
       web_ui: ajv.compile(pushSchemas.web_ui),
       send_message: ajv.compile(pushSchemas.send_message),
       tools: ajv.compile(pushSchemas.tools),
+      fetch_picture: ajv.compile(pushSchemas.fetch_picture),
     },
   };
 }

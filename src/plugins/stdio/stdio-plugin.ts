@@ -71,6 +71,7 @@ export class StdioPlugin {
       declared: () => this.declared,
       inFlight,
       replaceTools: (tools) => this.replaceTools(tools),
+      notify: (method, params) => this.process?.notify(method, params),
     });
   }
 

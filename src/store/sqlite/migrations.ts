@@ -211,4 +211,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    name: "stickers",
+    up(sql) {
+      // Stickers kept to send again. The bytes live in the row (each at most 1 MB, at most
+      // `stickers.capacity` rows): one file to back up, and dropping a row drops its bytes in
+      // the same statement, so no file is ever left behind or missing.
+      sql(`
+        CREATE TABLE stickers (
+          sha256 TEXT PRIMARY KEY,
+          mime TEXT NOT NULL,
+          bytes BLOB NOT NULL,
+          description TEXT NOT NULL,
+          emotions TEXT NOT NULL,
+          usage_count INTEGER NOT NULL DEFAULT 0,
+          last_used_at INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL
+        )
+      `);
+    },
+  },
 ];

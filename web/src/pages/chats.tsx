@@ -103,7 +103,7 @@ function SessionHistory({ sessionId }: { sessionId: string }) {
           <li key={message.rowId} class={message.fromSelf ? "from-bot" : ""}>
             <span class="muted small">{formatTime(message.time)}</span> <strong>{message.senderName}</strong>{" "}
             <span class="muted small">({message.userId})</span>:{" "}
-            <Segments segments={message.segments} lookup={lookup} />
+            <Segments segments={message.segments} lookup={lookup} source={message} />
           </li>
         ))}
       </ul>

@@ -12,6 +12,14 @@ interface ModelsInfo {
 
 const PERIODS = [7, 30, 90];
 
+/** Whether every model of the vision task is a local one, which cannot see pictures. */
+function visionIsLocalOnly(models: ModelsInfo): boolean {
+  const refs = models.tasks.vision ?? [];
+  const typeOf = (ref: string) =>
+    models.providers.find((provider) => provider.id === ref.slice(0, ref.indexOf("/")))?.type;
+  return refs.length > 0 && refs.every((ref) => typeOf(ref) === "llama-cpp");
+}
+
 /** Providers, each task's model list with a test button, and token spend over time. */
 export function ModelsPage() {
   const [models, setModels] = useState<ModelsInfo | null>(null);
@@ -42,6 +50,9 @@ export function ModelsPage() {
         ))}
       </ul>
       <h2>{t("modelsTasks")}</h2>
+      {models && visionIsLocalOnly(models) && (
+        <output class="banner warn">{t("modelsVisionLocalOnly")}</output>
+      )}
       <table class="grid-table">
         <tbody>
           {models &&

@@ -46,6 +46,8 @@ export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [notices, setNotices] = useState<Notice[]>([]);
   const [replyIds, setReplyIds] = useState<Record<string, string>>({});
+  /** Counts pictures described in this chat, so the pictures on screen read their descriptions again. */
+  const [described, setDescribed] = useState(0);
   const [text, setText] = useState("");
   const [mentionBot, setMentionBot] = useState(true);
   const [quoting, setQuoting] = useState<ChatMessage | null>(null);
@@ -82,6 +84,7 @@ export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
       const event = data as StoredMonitorEvent;
       if (event.sessionId !== sessionId || !event.replyId) return;
       const replyId = event.replyId;
+      if (event.type === "vision.described") setDescribed((count) => count + 1);
       if (event.type === "message.sent") {
         setReplyIds((current) => ({ ...current, [String(event.data.messageId)]: replyId }));
       }
@@ -212,6 +215,7 @@ export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
               message={entry.message}
               mine={!entry.message.fromSelf && entry.message.userId === identity.userId}
               replyId={replyIds[entry.message.messageId]}
+              described={described}
               lookup={lookup}
               onQuote={() => setQuoting(entry.message!)}
             />
@@ -281,11 +285,12 @@ interface BubbleProps {
   message: ChatMessage;
   mine: boolean;
   replyId: string | undefined;
+  described: number;
   lookup: (messageId: string) => ChatMessage | undefined;
   onQuote: () => void;
 }
 
-function MessageBubble({ message, mine, replyId, lookup, onQuote }: BubbleProps) {
+function MessageBubble({ message, mine, replyId, described, lookup, onQuote }: BubbleProps) {
   const side = message.fromSelf ? "bot" : mine ? "mine" : "other";
   return (
     <div class={`bubble-row ${side}`} data-message-id={message.messageId}>
@@ -294,7 +299,7 @@ function MessageBubble({ message, mine, replyId, lookup, onQuote }: BubbleProps)
           <strong>{message.senderName}</strong> <span class="muted">({message.userId})</span>
         </div>
         <div class="bubble-body">
-          <Segments segments={message.segments} lookup={lookup} />
+          <Segments segments={message.segments} lookup={lookup} source={message} revision={described} />
         </div>
         <div class="bubble-actions">
           <button type="button" class="link-button" onClick={onQuote}>

@@ -1,5 +1,6 @@
 import { eventLabel, formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
+import type { PictureSource } from "../picture.tsx";
 import { Segments } from "../segments.tsx";
 import type { ChatMessage, Segment, StoredMonitorEvent } from "../types.ts";
 
@@ -66,7 +67,7 @@ function EventBody({ event, messages }: { event: StoredMonitorEvent; messages: C
             {messages.map((message) => (
               <li key={message.messageId}>
                 <strong>{message.senderName}</strong> <span class="muted">({message.userId})</span>:{" "}
-                <Segments segments={message.segments} />
+                <Segments segments={message.segments} source={message} />
               </li>
             ))}
           </ul>
@@ -120,10 +121,14 @@ function EventBody({ event, messages }: { event: StoredMonitorEvent; messages: C
         <div>
           <h4>{t("monSent")}</h4>
           <div class="sent">
-            <Segments segments={(data.segments ?? []) as Segment[]} />
+            <Segments segments={(data.segments ?? []) as Segment[]} source={sentSource(event)} />
           </div>
         </div>
       );
+    case "vision.described":
+    case "vision.failed":
+    case "vision.skipped":
+      return <VisionCall event={event} />;
     case "turn.finished":
       return (
         <div>
@@ -167,6 +172,69 @@ function ModelCallFacts({ data }: { data: Record<string, unknown> }) {
         <>
           <dt>{t("monFinish")}</dt>
           <dd class="mono">{data.finishReason}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** The stored message a sent event names, whose pictures the bot serves. */
+function sentSource(event: StoredMonitorEvent): PictureSource | undefined {
+  const messageId = event.data.messageId;
+  return typeof messageId === "string" && event.sessionId
+    ? { sessionId: event.sessionId, messageId }
+    : undefined;
+}
+
+/** One picture looked at: which model, tokens, time, and whether the cache answered; or why not. */
+function VisionCall({ event }: { event: StoredMonitorEvent }) {
+  const data = event.data;
+  if (event.type === "vision.skipped") {
+    return (
+      <p class="why">
+        {t("monSkipped", { n: String(data.count ?? "?") })} ·{" "}
+        {data.reason === "daily cap" ? t("monCapDay") : t("monCapTurn")}
+      </p>
+    );
+  }
+  const kind = data.kind === "sticker" ? t("monSticker") : t("monImage");
+  if (event.type === "vision.failed") {
+    return (
+      <dl class="facts">
+        <dt>{t("monPictureKind")}</dt>
+        <dd>{kind}</dd>
+        <dt>{t("monVisionStage")}</dt>
+        <dd>{data.stage === "model" ? t("monStageModel") : t("monStageFetch")}</dd>
+        <dt>{t("monReason")}</dt>
+        <dd class="mono">{String(data.reason ?? "")}</dd>
+      </dl>
+    );
+  }
+  return (
+    <dl class="facts">
+      <dt>{t("monPictureKind")}</dt>
+      <dd>{kind}</dd>
+      <dt>{t("monModel")}</dt>
+      <dd class="mono">{String(data.model ?? "")}</dd>
+      {typeof data.fetchMs === "number" && (
+        <>
+          <dt>{t("monFetchTime")}</dt>
+          <dd>{Math.round(data.fetchMs)} ms</dd>
+        </>
+      )}
+      {data.cached === true ? (
+        <>
+          <dt>{t("monTokens")}</dt>
+          <dd>{t("monCacheHit")}</dd>
+        </>
+      ) : (
+        <>
+          <dt>{t("monLatency")}</dt>
+          <dd>{String(data.latencyMs ?? "?")} ms</dd>
+          <dt>{t("monTokens")}</dt>
+          <dd>
+            {String(data.promptTokens ?? 0)} + {String(data.completionTokens ?? 0)}
+          </dd>
         </>
       )}
     </dl>

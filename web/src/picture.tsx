@@ -1,0 +1,73 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, withQuery } from "./api.ts";
+import { t } from "./i18n.ts";
+import type { PictureDescriptionAnswer } from "./types.ts";
+
+/** Which stored message a picture belongs to: the bot fetches it from there. */
+export interface PictureSource {
+  sessionId: string;
+  messageId: string;
+}
+
+interface PictureProps {
+  source: PictureSource;
+  /** The segment's position in the message. */
+  index: number;
+  /** Changes when a picture may have been described since (the description is read again). */
+  revision?: number;
+}
+
+type Shown = { state: "loading" } | { state: "shown"; url: string } | { state: "failed"; reason: string };
+
+/**
+ * A stored message's picture, fetched through the bot (`/api/pictures`) so the browser never
+ * contacts QQ's servers, shown from a blob: URL, with the vision model's description below.
+ */
+export function Picture({ source, index, revision }: PictureProps) {
+  const [shown, setShown] = useState<Shown>({ state: "loading" });
+  const [description, setDescription] = useState<PictureDescriptionAnswer["description"]>(null);
+  const query = { sessionId: source.sessionId, messageId: source.messageId, index };
+
+  useEffect(() => {
+    let url: string | undefined;
+    let cancelled = false;
+    api.blob(withQuery("/api/pictures", query)).then(
+      (bytes) => {
+        if (cancelled) return;
+        url = URL.createObjectURL(bytes);
+        setShown({ state: "shown", url });
+      },
+      (error: unknown) =>
+        !cancelled && setShown({ state: "failed", reason: String((error as Error).message) }),
+    );
+    return () => {
+      cancelled = true;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [source.sessionId, source.messageId, index]);
+
+  useEffect(() => {
+    const path = withQuery("/api/pictures/description", query);
+    void api.get<PictureDescriptionAnswer>(path).then(
+      (answer) => setDescription(answer.description),
+      () => setDescription(null),
+    );
+  }, [source.sessionId, source.messageId, index, revision]);
+
+  return (
+    <span class="picture-frame">
+      {shown.state === "shown" && <img class="picture" src={shown.url} alt={description?.text ?? ""} />}
+      {shown.state === "loading" && <span class="picture-placeholder muted">[{t("picture")}]</span>}
+      {shown.state === "failed" && (
+        <span class="picture-placeholder muted" title={shown.reason}>
+          [{t("picture")}] {t("pictureUnavailable")}: {shown.reason}
+        </span>
+      )}
+      {description && (
+        <span class="picture-description small muted">
+          {description.kind === "sticker" ? t("stickerMeans") : t("pictureShows")} {description.text}
+        </span>
+      )}
+    </span>
+  );
+}
