@@ -10,7 +10,7 @@ import { MonitorHub } from "../src/monitor/monitor.ts";
 import { createPluginSystem } from "../src/plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
-import type { PluginEvent } from "../src/sdk/types.ts";
+import type { PluginEvent, PluginMemoryAccess } from "../src/sdk/types.ts";
 import type { MessageStore } from "../src/store/types.ts";
 import { testPictureFetcher } from "../test/support/picture-fetching.ts";
 
@@ -32,6 +32,7 @@ export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
     channels: new StdioChannelAdapter(() => {}),
     names: () => ["紬"],
     pictureFetcherFor: () => testPictureFetcher(),
+    pluginMemory: () => ({}) as PluginMemoryAccess,
     monitor: new MonitorHub(),
     logger: createLogger({ level: "silent" }),
     watch: false,

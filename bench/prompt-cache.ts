@@ -183,13 +183,13 @@ function figures(requests: RecordedLlmRequest[]): SceneFigures {
  * Rough tokens of a text as current tokenizers cut Chinese chat: one per CJK character (Han,
  * kana, full-width punctuation), one per four other characters. The same for every request.
  */
-function estimateTokens(text: string): number {
+export function estimateTokens(text: string): number {
   const cjk = text.match(/[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]/gu)?.length ?? 0;
   return cjk + Math.ceil((text.length - cjk) / 4);
 }
 
 /** Every message's text plus a few tokens of chat markup each, and the declared tools. */
-function requestTokens(request: RecordedLlmRequest): number {
+export function requestTokens(request: RecordedLlmRequest): number {
   const messages = request.body.messages.reduce(
     (sum, message) => sum + 4 + estimateTokens(contentOf(message.content)),
     0,

@@ -26,6 +26,7 @@ import { createPluginAjv } from "../src/plugins/plugin-ajv.ts";
 import { PluginHost } from "../src/plugins/plugin-host.ts";
 import { shippedPromptTemplates } from "../src/prompts/templates.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
+import type { PluginMemoryAccess } from "../src/sdk/types.ts";
 import type { MessageStore } from "../src/store/types.ts";
 import { testPictureFetcher } from "../test/support/picture-fetching.ts";
 import { round } from "./child.ts";
@@ -83,7 +84,9 @@ export async function measureToolDispatch(): Promise<{
       names: () => ["紬"],
       refreshTools: async () => {},
       pictureFetcherFor: () => testPictureFetcher(),
+      pluginMemory: () => ({}) as PluginMemoryAccess,
     }),
+    deferral: () => ({ deferToolsAbove: 0, alwaysOnTools: [], toolSearchResults: 5 }),
     logger,
   });
   const message: ChatMessage = {

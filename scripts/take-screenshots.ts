@@ -6,8 +6,10 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { createLogger } from "../src/log/logger.ts";
 import { openStore } from "../src/store/open-store.ts";
+import type { StoredMessage } from "../src/store/types.ts";
 import { startBot } from "../test/support/bot-harness.ts";
 import { launchBrowser } from "../test/support/browser.ts";
+import { seedMemories } from "../test/support/memory-seed.ts";
 import { OneBotStandIn } from "../test/support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../test/support/scripted-llm-server.ts";
 
@@ -70,6 +72,12 @@ await page.locator(".turn-list li button").first().click();
 await page.locator(".history li").first().waitFor();
 await shoot(page, "chats");
 
+await seedDemoMemories();
+await nav(page, "记忆");
+await page.locator(".memory-list li").first().click();
+await page.locator(".memory-sources li").first().waitFor();
+await shoot(page, "memory");
+
 await nav(page, "模型与用量");
 await page.locator(".chart").waitFor();
 llm.enqueue({ text: "OK" });
@@ -116,6 +124,34 @@ async function shoot(target: Page, name: string): Promise<void> {
   await target.waitForTimeout(300);
   await target.screenshot({ path: join(OUT, `console-${name}.png`) });
   process.stdout.write(`saved ${OUT}/console-${name}.png\n`);
+}
+
+/** A few facts about the people of the playground chat, one learned from its first message. */
+async function seedDemoMemories(): Promise<void> {
+  const answer = await fetch(`${bot.baseUrl}/api/chats/messages?limit=500`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const { messages } = (await answer.json()) as { messages: StoredMessage[] };
+  const first = messages.filter((message) => !message.fromSelf).at(-1);
+  if (!first) throw new Error("no playground message to learn from");
+  const person = `person:${first.platform}:${first.userId}` as const;
+  const group = first.groupId ? (`group:${first.platform}:${first.groupId}` as const) : person;
+  await seedMemories(bot.dataDir, [
+    {
+      subject: group,
+      subjectName: "周末爬山群",
+      content: "每个月第一个周末一起去爬山",
+      at: Date.now() - 3 * DAY,
+    },
+    { subject: person, subjectName: first.senderName, content: "不喝咖啡，只喝茶", at: Date.now() - DAY },
+    {
+      subject: person,
+      subjectName: first.senderName,
+      content: "想找周末好玩的地方，喜欢户外",
+      from: [first],
+      origin: "tool",
+    },
+  ]);
 }
 
 /** Two weeks of plausible model calls, so the spend chart has something to show. */

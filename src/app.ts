@@ -1,5 +1,6 @@
 import type { ChatAdapter } from "./adapters/types.ts";
 import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
+import { TOOL_SEARCH_TOOL } from "./agent/tool-deferral.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
@@ -29,10 +30,16 @@ import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
 import { QuoteContext } from "./context/quote-context.ts";
 import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
+import { McpHost } from "./mcp/mcp-host.ts";
+import { memoryCommands } from "./memory/memory-commands.ts";
+import { MemoryLearner } from "./memory/memory-learner.ts";
+import { MemoryService } from "./memory/memory-service.ts";
+import { createPluginMemoryAccess } from "./memory/plugin-access.ts";
 import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
 import { Timeline } from "./monitor/timeline.ts";
+import { createPluginAjv } from "./plugins/plugin-ajv.ts";
 import { createPluginSystem } from "./plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { PromptLibrary } from "./prompts/prompt-library.ts";
@@ -137,6 +144,29 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     promptsBaseDir(options.configFile, process.cwd()),
     logger,
   );
+  const memory = new MemoryService({
+    store: stores.memories,
+    settings: () => config.memory,
+    prompts: () => prompts.templates(),
+    clock: () => clockFor(config.chat.timezone),
+    embedder: () => llm.embedder,
+    monitor,
+    logger,
+  });
+  const memoryLearner = new MemoryLearner({
+    memory,
+    store: stores.memories,
+    history: stores.history,
+    llm: () => llm,
+    hasModel: () => (config.llm.models.memory ?? []).length > 0,
+    settings: () => config.memory,
+    access: () => config.access,
+    prompts: () => prompts.templates(),
+    clock: () => clockFor(config.chat.timezone),
+    botName: () => config.bot.name,
+    monitor,
+    logger,
+  });
   const quotes = new QuoteContext({
     fetcherFor: (message) => {
       const adapter = adapters.get(message.adapterId);
@@ -148,7 +178,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
   // Stdio channel plugins' chats enter the pipeline like any platform's (`chat` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => chat.ingest(message));
-  const components = createComponentSet(BUILTIN_TOOL_NAMES);
+  const components = createComponentSet([...BUILTIN_TOOL_NAMES, TOOL_SEARCH_TOOL]);
+  // MCP servers' tools join the plugins' (owner "mcp:<id>"), listed and switched with them.
+  const mcp = new McpHost({
+    settings: () => config.mcp,
+    disabled: () => config.plugins.disabled,
+    tools: components.tools,
+    createAjv: createPluginAjv,
+    monitor,
+    logger,
+  });
   const plugins = createPluginSystem({
     components,
     settings: () => config.plugins,
@@ -159,6 +198,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     admins: () => config.bot.admins,
     names: () => [config.bot.name, ...config.bot.aliases],
     pictureFetcherFor: accountPictureFetchers({ config: () => config, adapters, logger }),
+    external: mcp,
+    pluginMemory: (message, pluginId, replyId) =>
+      createPluginMemoryAccess({ memory, message, pluginId, ...(replyId === undefined ? {} : { replyId }) }),
     monitor,
     logger,
   });
@@ -168,7 +210,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     turns: stores.turns,
     quotes,
     settings: () => agentSettings(config, clockFor(config.chat.timezone), prompts.templates()),
-    plugins: turnPluginsOf(components, plugins.contexts, monitor, logger),
+    plugins: turnPluginsOf(components, plugins.contexts, monitor, logger, () => config.agent),
     ...turnPicturesOf({
       llm: () => llm,
       stores,
@@ -178,6 +220,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       monitor,
       logger,
     }),
+    memory,
     replyStage: new ReplyStage({
       llm: { generate: (request) => llm.generate(request) },
       outbox,
@@ -254,6 +297,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       submit: (batch) => sessions.submitAlone(batch),
     }),
   );
+  for (const command of memoryCommands({
+    memory,
+    settings: () => config.memory,
+    clock: () => clockFor(config.chat.timezone),
+  })) {
+    components.commands.add(command);
+  }
   const chat = new ChatService(
     messages,
     batcher,
@@ -263,6 +313,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     () => config.access,
     monitor,
     logger,
+    (message) => memoryLearner.noticed(message),
   );
 
   const server = new HttpServer(
@@ -280,6 +331,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     config,
     routes: server,
     deliver: (message) => chat.ingest(message),
+    deleted: ({ sessionId, messageId }) => void memory.forgetMessage(sessionId, messageId),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,
@@ -294,6 +346,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     llm = createLlm(next);
     void local.models.retain(next.llm.providers);
     void plugins.host.applySettings();
+    void mcp.apply();
     prompts.apply(next.prompts);
     if (diff.restartRequired.length > 0) {
       logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
@@ -310,11 +363,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     playground,
     timeline,
     monitorEvents: stores.monitorEvents,
+    monitor,
     messages,
     history: stores.history,
+    memories: stores.memories,
     usage: stores.usage,
     testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
     plugins: plugins.host,
+    mcp,
     localModels: local.service,
     pictures: consolePicturesOf({ config: () => config, adapters, store: stores.pictures, logger }),
     logger,
@@ -328,6 +384,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     () => plugins.activated(),
     (error: unknown) => logger.error({ err: error }, "plugins failed to start"),
   );
+  void mcp.start();
   // Turns a crash interrupted are queued before the adapters deliver anything new, so each
   // stays first in its session; they wait for their account to connect before they start.
   await recoverInterruptedTurns({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
@@ -357,7 +414,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         turnRunner.abortAll("shutting down");
         await queue.close(SHUTDOWN_ABORT_MS);
       }
-      await plugins.stop();
+      // Together: a stdio plugin and an MCP server may each take a few seconds to exit.
+      await Promise.all([plugins.stop(), mcp.stop()]);
+      await memoryLearner.stop();
       await local.models.close();
       for (const adapter of adapters.values()) await adapter.stop();
       await server.close();

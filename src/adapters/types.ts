@@ -53,4 +53,6 @@ export interface AdapterEvents {
   message(message: ChatMessage): void;
   /** A connection for `selfId` opened or closed. */
   connection(status: AccountStatus): void;
+  /** A message was deleted on the platform (recalled by its sender or an admin). */
+  deleted?(message: { sessionId: string; messageId: string }): void;
 }

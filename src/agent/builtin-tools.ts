@@ -1,5 +1,6 @@
 import type { ChatMode } from "../chat/config.ts";
 import type { ToolSpec } from "../llm/types.ts";
+import { RECALL_TOOL, REMEMBER_TOOL } from "../memory/memory-tools.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 
 export const REPLY_TOOL = "reply";
@@ -7,7 +8,14 @@ export const NO_REPLY_TOOL = "no_reply";
 export const WAIT_TOOL = "wait";
 export const SEND_STICKER_TOOL = "send_sticker";
 /** Names no plugin tool may take. */
-export const BUILTIN_TOOL_NAMES = [REPLY_TOOL, NO_REPLY_TOOL, WAIT_TOOL, SEND_STICKER_TOOL];
+export const BUILTIN_TOOL_NAMES = [
+  REPLY_TOOL,
+  NO_REPLY_TOOL,
+  WAIT_TOOL,
+  SEND_STICKER_TOOL,
+  REMEMBER_TOOL,
+  RECALL_TOOL,
+];
 
 /** Longest a `wait` call may pause a turn, whatever the model asks for. */
 export const MAX_WAIT_SECONDS = 60;

@@ -38,4 +38,15 @@ export const agentSchema = group("The planner loop.", {
     120_000,
     0,
   ),
+  deferToolsAbove: count(
+    "When more plugin and MCP tools than this apply to a chat, the planner is shown only agent.alwaysOnTools and a tool_search tool that finds the others for the rest of the turn (0: never defer)",
+    20,
+    0,
+  ),
+  alwaysOnTools: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description:
+      'Tools declared to the planner even while tools are deferred: tool names, or owners ("pluginId", "mcp:serverId") whose tools all stay.',
+  }),
+  toolSearchResults: count("Most tools one tool_search call returns", 5),
 });

@@ -1,6 +1,8 @@
 import { promptRecord } from "../llm/prompt-record.ts";
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolResult } from "../llm/types.ts";
 import type { StickerCollection } from "../media/sticker-collection.ts";
+import type { MemoryService } from "../memory/memory-service.ts";
+import { memoryToolSpecs } from "../memory/memory-tools.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { clip } from "../util/values.ts";
@@ -16,6 +18,8 @@ export interface PlannerLoopDeps {
   replyStage: ReplyStage;
   /** Kept stickers: `send_sticker` is offered where they are on and one is kept. */
   stickers: StickerCollection;
+  /** `remember` and `recall` are offered while memory is enabled. */
+  memory: MemoryService;
   monitor: Monitor;
 }
 
@@ -38,7 +42,7 @@ export async function runPlanner(
   turn.enrichments = start.enrichments;
   await turn.gatherContext();
   turn.systemParts = plugins.systemParts();
-  const toolCalls = new ToolCalls(turn, plugins, deps.replyStage, deps.stickers);
+  const toolCalls = new ToolCalls(turn, plugins, deps.replyStage, deps.stickers, deps.memory);
   const system = turn.settings.mode === "single" ? "planner_single" : "planner";
   let conversation: LlmMessage[] = plannerMessages(await turn.promptInput(), system);
   let replans = 0;
@@ -50,6 +54,7 @@ export async function runPlanner(
     const tools = [
       ...builtinToolSpecs(turn.settings.prompts, turn.settings.mode, pluginOptions),
       ...(stickers ? [stickerToolSpec(turn.settings.prompts)] : []),
+      ...(deps.memory.enabled() ? memoryToolSpecs(turn.settings.prompts) : []),
       ...plugins.toolSpecs(),
     ];
     const result = await deps.llm.generate({

@@ -1,19 +1,12 @@
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { LlmImage, LlmMessage } from "../llm/types.ts";
+import { type PromptChat, placeText } from "../prompts/place-text.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 
 export interface PromptIdentity {
   name: string;
   aliases: string[];
   persona: string;
-}
-
-export interface PromptChat {
-  /** `onebot` (QQ), `console`, `stdio`, …: named in the prompt only for QQ. */
-  platform: string;
-  isGroup: boolean;
-  /** Group or private peer id. */
-  peerId: string;
 }
 
 export interface TurnPromptInput {
@@ -43,6 +36,11 @@ export interface TurnPromptInput {
    */
   enrichments?: string[];
   /**
+   * What is remembered about the people speaking and this group (memory section, or empty):
+   * after the chat, so the cached prefix stays; the planner and the replyer both read it.
+   */
+  memories?: string;
+  /**
    * The new messages' pictures, after the request's text (so the cached prefix stays): only a
    * model in `llm.acceptsImages` is sent them (looking directly).
    */
@@ -59,13 +57,6 @@ export function identityText(prompts: PromptTemplates, identity: PromptIdentity)
     aliases: aliases === "" ? "" : prompts.render("identity_aliases", { aliases }),
     persona: identity.persona,
   });
-}
-
-/** Where the chat happens, as the prompt names it: `QQ 群 123`, `私聊`, … */
-export function placeText(prompts: PromptTemplates, chat: PromptChat): string {
-  if (!chat.isGroup) return prompts.render("place_private");
-  const template = chat.platform === "onebot" ? "place_qq_group" : "place_group";
-  return prompts.render(template, { group_id: chat.peerId });
 }
 
 /** The closing line with the current local date and time (volatile, so it goes last). */
@@ -116,6 +107,7 @@ export function plannerMessages(
       role: "user",
       content: prompts.render("planner_request", {
         conversation: conversationText(input),
+        memories: sectionsText(input.memories ? [input.memories] : []),
         enrichments: sectionsText(input.enrichments),
         now: nowText(prompts, input.now, input.clock),
       }),
@@ -151,6 +143,7 @@ export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
       role: "user",
       content: prompts.render("replyer_request", {
         conversation: conversationText(input),
+        memories: sectionsText(input.memories ? [input.memories] : []),
         now: nowText(prompts, input.now, input.clock),
         target: input.targetLine,
         intent: input.intent ? prompts.render("replyer_intent", { intent: input.intent }) : "",

@@ -1,6 +1,8 @@
 import type { ToolComponent } from "../components/types.ts";
 import type { LlmToolCall, LlmToolResult } from "../llm/types.ts";
 import { type StickerCollection, stickerSegment } from "../media/sticker-collection.ts";
+import type { MemoryService } from "../memory/memory-service.ts";
+import { RECALL_TOOL, REMEMBER_TOOL, runMemoryTool } from "../memory/memory-tools.ts";
 import type { ReplyPlan } from "../reply/reply-plan.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { isRecord } from "../util/values.ts";
@@ -39,6 +41,7 @@ export class ToolCalls {
     private readonly plugins: TurnPluginScope,
     private readonly replyStage: ReplyStage,
     private readonly stickers: StickerCollection,
+    private readonly memory: MemoryService,
   ) {}
 
   /**
@@ -107,6 +110,10 @@ export class ToolCalls {
       }
       case SEND_STICKER_TOOL:
         if (this.stickers.enabledIn(this.turn.batch.sessionId)) return this.sendSticker(input);
+        return this.invalid(call.name, `unknown tool "${call.name}"`);
+      case REMEMBER_TOOL:
+      case RECALL_TOOL:
+        if (this.memory.enabled()) return this.memoryTool(call.name, input);
         return this.invalid(call.name, `unknown tool "${call.name}"`);
       default: {
         const tool = this.plugins.findTool(call);
@@ -258,6 +265,26 @@ export class ToolCalls {
     return {
       output: { output: prompts.render("result_sticker_sent", { description: sticker.description }) },
     };
+  }
+
+  /** remember / recall: long-term memory of the people in this chat and of the group. */
+  private async memoryTool(name: string, input: Record<string, unknown>): Promise<ToolRun> {
+    const turn = this.turn;
+    const target = await turn.findTarget(undefined);
+    if (!target) return this.invalid(name, "no message to remember for");
+    const result = await runMemoryTool(
+      this.memory,
+      name,
+      input,
+      {
+        replyId: turn.replyId,
+        messages: turn.batch.messages,
+        target,
+        nameOf: (userId) => turn.nameOf(userId),
+      },
+      turn.settings.prompts,
+    );
+    return "problem" in result ? this.invalid(name, result.problem) : { output: { output: result.output } };
   }
 
   /** Waits up to `seconds` (capped) for the session's next messages, which join this turn. */

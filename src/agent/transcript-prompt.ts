@@ -1,7 +1,8 @@
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { LlmMessage } from "../llm/types.ts";
+import { type PromptChat, placeText } from "../prompts/place-text.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
-import { identityText, nowText, type PromptChat, type PromptIdentity, placeText } from "./prompt.ts";
+import { identityText, nowText, type PromptIdentity } from "./prompt.ts";
 import { boundedHistory } from "./transcript.ts";
 
 /** A digest or summary turn: the model reads a stretch of chat and writes one message. */

@@ -1,7 +1,9 @@
 import type { Batch } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
+import { formatMessageLine } from "../context/message-line.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmImage, LlmResult } from "../llm/types.ts";
+import type { MemoryService } from "../memory/memory-service.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
 import type { Segment } from "../message/segment.ts";
@@ -11,7 +13,6 @@ import type { MessageStore } from "../store/types.ts";
 import type { HistoryWindows } from "./history-window.ts";
 import type { TurnPromptInput } from "./prompt.ts";
 import type { AgentSettings } from "./settings.ts";
-import { formatMessageLine } from "./transcript.ts";
 import type { TurnJournal } from "./turn-journal.ts";
 
 /** One turn's pictures: their descriptions, and the new messages' pictures for a model that sees. */
@@ -34,6 +35,8 @@ export interface TurnContextDeps {
   historyWindows: HistoryWindows;
   /** This turn's picture descriptions, shown wherever a described picture appears. */
   pictures: TurnPictureView;
+  /** What is remembered about the new messages' senders and the group (the memory section). */
+  memory: Pick<MemoryService, "recallForTurn">;
 }
 
 /**
@@ -51,6 +54,8 @@ export class TurnContext {
   private quoteBlock: string | undefined;
   /** The new messages' pictures, for a planner or replyer model that accepts images. */
   private images: LlmImage[] = [];
+  /** The memory section of both prompts (after the chat), recalled for the new messages. */
+  private memories = "";
   /** Enricher sections for the planner's request (after the chat), gathered once per turn. */
   enrichments: string[] = [];
   /** The channel's system prompt parts, read once per turn. */
@@ -163,12 +168,23 @@ export class TurnContext {
     this.images = await this.deps.pictures.look(
       batch.messages.filter((message) => !message.fromSelf).map((message) => message.segments),
     );
+    this.memories = await this.deps.memory.recallForTurn({
+      replyId: this.replyId,
+      messages: batch.messages,
+      participants: history,
+    });
     const message = findQuoteMessage(batch.messages);
     if (message === this.quoteMessage) return;
     this.quoteMessage = message;
     this.quoteBlock = message
       ? await this.deps.quotes.blockFor(message, this.replyId, this.deps.pictures)
       : undefined;
+  }
+
+  /** The name `userId` went by in this turn's messages or the history before them, newest first. */
+  async nameOf(userId: string): Promise<string | undefined> {
+    const seen = [...(await this.storedHistory(this.batch)), ...this.batch.messages];
+    return seen.findLast((message) => message.userId === userId)?.senderName;
   }
 
   chat(): TurnPromptInput["chat"] {
@@ -194,6 +210,7 @@ export class TurnContext {
       quoteBlock: this.quoteBlock && `${this.quoteBlock}\n${this.labelledLine(this.quoteMessage!)}`,
       systemParts: this.systemParts,
       enrichments: this.enrichments,
+      memories: this.memories,
       images: this.images,
       now: Date.now(),
       clock: this.settings.clock,

@@ -14,6 +14,7 @@ import { renderSegments } from "../message/render.ts";
 import { parseSessionId } from "../message/session-id.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { AgentStopInput, HookInput, PreReplyGenerateInput } from "../sdk/types.ts";
+import { ToolDeferral, type ToolDeferralSettings } from "./tool-deferral.ts";
 
 export interface TurnPluginsDeps {
   tools: ToolRegistry;
@@ -23,6 +24,8 @@ export interface TurnPluginsDeps {
   systemParts: SystemPartsRegistry;
   approvals: ApprovalService;
   contexts: CallContexts;
+  /** When the session's tools are too many to declare them all (agent.deferToolsAbove …). */
+  deferral: () => ToolDeferralSettings;
   logger: Logger;
 }
 
@@ -49,7 +52,8 @@ export class TurnPlugins {
   ): TurnPluginScope {
     const firstTurn = !this.startedSessions.has(batch.sessionId);
     this.startedSessions.add(batch.sessionId);
-    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn, prompts, pictures);
+    const deferral = new ToolDeferral(this.deps.deferral(), prompts);
+    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn, prompts, pictures, deferral);
   }
 }
 
@@ -68,6 +72,7 @@ export class TurnPluginScope {
     private readonly firstTurn: boolean,
     private readonly prompts: PromptTemplates,
     pictures: PictureTexts,
+    private readonly deferral: ToolDeferral,
   ) {
     this.session = {
       sessionId: batch.sessionId,
@@ -84,13 +89,13 @@ export class TurnPluginScope {
       : undefined;
   }
 
-  /** Plugin tool declarations for this session's planner requests. */
+  /** Plugin tool declarations for this session's planner requests (deferred ones left out, tool_search instead). */
   toolSpecs(): ToolSpec[] {
-    return this.call ? this.deps.tools.specsFor(this.session) : [];
+    return this.call ? this.deferral.specs(this.deps.tools.visibleIn(this.session)) : [];
   }
 
   findTool(call: LlmToolCall): ToolComponent | undefined {
-    return this.call ? this.deps.tools.find(call, this.session) : undefined;
+    return this.call ? this.deferral.find(call.name, this.deps.tools.visibleIn(this.session)) : undefined;
   }
 
   /** The system prompt parts this session's channel declared, ordered by key. */

@@ -4,6 +4,7 @@ import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { StickerCollection } from "../media/sticker-collection.ts";
+import type { MemoryService } from "../memory/memory-service.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
@@ -35,6 +36,8 @@ export interface TurnRunnerDeps {
   replyStage: ReplyStage;
   /** Kept stickers, for the planner's `send_sticker`. */
   stickers: StickerCollection;
+  /** Long-term memory: recalled into each turn's prompts, written by `remember`, searched by `recall`. */
+  memory: MemoryService;
   monitor: Monitor;
   logger: Logger;
 }

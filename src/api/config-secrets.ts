@@ -24,6 +24,7 @@ export const HIDDEN_SECRET = "********";
 const DESTINATIONS = [
   { list: ["llm", "providers"], owner: "provider", keys: ["type", "baseUrl"] },
   { list: ["adapters"], owner: "adapter", keys: ["mode", "url"] },
+  { list: ["mcp", "servers"], owner: "MCP server", keys: ["url", "command"] },
 ];
 
 /** The config schema with each plugin's own config schema under `plugins.config.<id>`. */

@@ -1,10 +1,13 @@
 import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
+import type { McpHost } from "../mcp/mcp-host.ts";
 import type { PictureFetcher } from "../media/types.ts";
+import type { MemoryStore } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
+import type { Monitor } from "../monitor/monitor.ts";
 import type { Timeline } from "../monitor/timeline.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
@@ -27,11 +30,17 @@ export interface ConsoleApiDeps {
   playground: ConsoleAdapter;
   timeline: Pick<Timeline, "follow">;
   monitorEvents: MonitorEventStore;
+  /** Where the console's own changes (memories edited or forgotten) are announced. */
+  monitor: Monitor;
   messages: MessageStore;
   history: ChatHistory;
+  /** Long-term memory, for the memory page. */
+  memories: MemoryStore;
   usage: UsageStore;
   testModel: ModelTester;
   plugins: PluginConsole;
+  /** MCP servers: states, tools, restart (the console's MCP page). */
+  mcp: Pick<McpHost, "servers" | "restart">;
   /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
   localModels: Pick<LocalModelService, "snapshot" | "pull">;
   pictures: ConsolePictures;

@@ -3,6 +3,8 @@ import { registerChatRoutes } from "./chats-routes.ts";
 import { registerConfigRoutes } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import { registerLocalModelRoutes } from "./local-model-routes.ts";
+import { registerMcpRoutes } from "./mcp-routes.ts";
+import { registerMemoryRoutes } from "./memory-routes.ts";
 import { registerModelRoutes } from "./models-routes.ts";
 import { registerMonitorRoutes } from "./monitor-routes.ts";
 import { registerPictureRoutes } from "./picture-routes.ts";
@@ -23,4 +25,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerChatRoutes(app, deps);
   registerPictureRoutes(app, deps);
   registerPluginRoutes(app, deps);
+  registerMcpRoutes(app, deps);
+  registerMemoryRoutes(app, deps);
 }

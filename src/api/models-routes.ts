@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { TsumugiConfig } from "../config/schema.ts";
-import { parseModelRef } from "../llm/llm-client.ts";
+import { parseModelRef } from "../llm/model-ref.ts";
 import type { UsageSummaryRow } from "../store/types.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import type { ProviderInfo, UsageRow } from "./types.ts";

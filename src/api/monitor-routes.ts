@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { StoredMonitorEvent } from "../monitor/event-store.ts";
+import type { MonitorEventType } from "../monitor/monitor.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import { openEventStream } from "./event-stream.ts";
 import type { TurnDetail } from "./types.ts";
@@ -11,12 +12,18 @@ const Page = {
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
 };
 const TurnsQuery = Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })), ...Page });
-const EventsQuery = Type.Object({ replyId: Type.Optional(Type.String({ maxLength: 200 })), ...Page });
+const EventsQuery = Type.Object({
+  replyId: Type.Optional(Type.String({ maxLength: 200 })),
+  /** `type=memory.learned&type=memory.forgotten`: only events of these types. */
+  type: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 30 })),
+  ...Page,
+});
 const TurnParams = Type.Object({ replyId: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /**
  * The timeline: turns (searchable by reply id or session), every event of one turn with the
- * messages that triggered it, raw event pages, and a live stream of new events.
+ * messages that triggered it, raw event pages (of some types only, when asked), and a live
+ * stream of new events.
  */
 export function registerMonitorRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {
   app.get("/api/monitor/turns", { schema: { querystring: TurnsQuery } }, async (request) => {
@@ -40,6 +47,7 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: ConsoleApiDeps
     return {
       events: await deps.monitorEvents.list({
         replyId: query.replyId,
+        types: query.type as MonitorEventType[] | undefined,
         beforeId: query.before,
         limit: query.limit,
       }),

@@ -13,7 +13,7 @@ import type { ConsoleApiDeps } from "./deps.ts";
 import { openEventStream } from "./event-stream.ts";
 
 const RefParams = Type.Object({ ref: Type.String({ minLength: 1, maxLength: 200 }) });
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 68 }) });
 const ConfigBody = Type.Object({ config: Type.Record(Type.String(), Type.Unknown()) });
 
 /**

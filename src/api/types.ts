@@ -3,6 +3,7 @@
  * imports (and nothing of Node's): the front end in web/ imports these and the types they
  * are built from, so the server and the console share one definition.
  */
+import type { MemoryEntry, MemorySource } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { StoredMonitorEvent } from "../monitor/event-store.ts";
 import type { AdapterHealth } from "../server/health-report.ts";
@@ -60,4 +61,23 @@ export interface ConnectInfo {
 /** `GET /api/pictures/description`: what the vision model said a stored message's picture shows. */
 export interface PictureDescriptionAnswer {
   description: { kind: "image" | "sticker"; text: string; model: string } | null;
+}
+
+/** `GET /api/memory`: a page of memories, newest change first. */
+export interface MemoryListAnswer {
+  memories: MemoryEntry[];
+}
+
+/** A message a memory was learned from, with its stored text when the history still has it. */
+export type MemorySourceView = MemorySource & { message: ChatMessage | null };
+
+/** `GET /api/memory/:id`: one memory and the messages it was learned from. */
+export interface MemoryDetail {
+  memory: MemoryEntry;
+  sources: MemorySourceView[];
+}
+
+/** `DELETE /api/memory?subject=…`: the ids of what was forgotten. */
+export interface MemoryForgetAnswer {
+  ids: number[];
 }

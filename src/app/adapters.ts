@@ -13,6 +13,8 @@ export interface AdapterParts {
   routes: HttpRoutes;
   /** Where every adapter's messages enter the pipeline. */
   deliver: (message: ChatMessage) => void;
+  /** Told when a platform deletes a message (a recall). */
+  deleted: (message: { sessionId: string; messageId: string }) => void;
   botName: () => string;
   /** The stdio channel plugins' adapter, built before the plugins. */
   stdioChannels: ChatAdapter;
@@ -34,6 +36,7 @@ export function addAdapters(adapters: Map<string, ChatAdapter>, parts: AdapterPa
       routes: parts.routes,
       events: {
         message: parts.deliver,
+        deleted: parts.deleted,
         connection: (status: AccountStatus) => {
           logger.debug({ adapter: adapterConfig.id, ...status }, "adapter account status");
           parts.monitor.emit({ type: "adapter.connection", data: { adapter: adapterConfig.id, ...status } });

@@ -1,3 +1,4 @@
+import type { ToolDeferralSettings } from "../agent/tool-deferral.ts";
 import { TurnPlugins } from "../agent/turn-plugins.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import { HookRunner } from "../components/hooks.ts";
@@ -11,8 +12,9 @@ export function turnPluginsOf(
   contexts: CallContexts,
   monitor: Monitor,
   logger: Logger,
+  deferral: () => ToolDeferralSettings,
 ): TurnPlugins {
   const { tools, enrichers, systemParts, approvals } = components;
   const hooks = new HookRunner(components.hooks, monitor, logger);
-  return new TurnPlugins({ tools, enrichers, systemParts, approvals, hooks, contexts, logger });
+  return new TurnPlugins({ tools, enrichers, systemParts, approvals, hooks, contexts, deferral, logger });
 }

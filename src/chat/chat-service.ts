@@ -40,6 +40,8 @@ export class ChatService {
     private readonly access: () => AccessSettings,
     private readonly monitor: Monitor,
     private readonly logger: Logger,
+    /** Told of every message that reached the chat stage and is not a command (memory learning). */
+    private readonly noticed: (message: ChatMessage) => void = () => {},
   ) {}
 
   ingest(message: ChatMessage): void {
@@ -107,6 +109,7 @@ export class ChatService {
       return;
     }
     if (this.commands.dispatch(message)) return;
+    this.noticed(message);
     if (!this.batcher.offer(message, trigger !== undefined)) this.digests.offer(message);
   }
 

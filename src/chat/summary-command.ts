@@ -1,6 +1,6 @@
-import { splitArguments } from "../components/builders.ts";
 import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
-import type { CommandComponent, CommandMatch } from "../components/types.ts";
+import { matchCommandWords } from "../components/command-words.ts";
+import type { CommandComponent } from "../components/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { MessageStore } from "../store/types.ts";
 import type { Batch } from "./batch.ts";
@@ -14,20 +14,8 @@ const LEADING_COUNT = /^\d+/;
  * defaults to `count` and is capped at `maxCount`. `/summarylater` does not match.
  */
 export function parseSummaryCommand(text: string, settings: SummarySettings): number | undefined {
-  const match = matchSummaryCommand(text.trim(), settings.commands);
+  const match = matchCommandWords(text.trim(), settings.commands);
   return match && summaryCount(match.rest, settings);
-}
-
-function matchSummaryCommand(text: string, commands: string[]): CommandMatch | undefined {
-  for (const command of commands) {
-    if (!command || text.slice(0, command.length).toLowerCase() !== command.toLowerCase()) continue;
-    const after = text.slice(command.length);
-    // A CJK command has no word boundary before its count: "/总结50" asks for 50.
-    if (after !== "" && !/^[\s\d]/u.test(after)) continue;
-    const rest = after.trim();
-    return { command, args: splitArguments(rest), rest };
-  }
-  return undefined;
 }
 
 function summaryCount(rest: string, settings: SummarySettings): number {
@@ -62,7 +50,7 @@ export function summaryCommand(deps: SummaryCommandDeps): CommandComponent {
       const commands = deps.settings().commands.filter(Boolean);
       return commands.length > 0 ? `${commands.join(" | ")} [条数]` : "";
     },
-    match: (text) => matchSummaryCommand(text, deps.settings().commands),
+    match: (text) => matchCommandWords(text, deps.settings().commands),
     async invoke(match, call) {
       const command = call.message;
       deps.submit({

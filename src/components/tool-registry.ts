@@ -4,6 +4,15 @@ import { type Disposer, inScope, type SessionRef, type ToolComponent } from "./t
 
 /** What every provider accepts as a function name. */
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+/** Owner of an MCP server's tools (`mcp:<serverId>`): never a plugin id, which has no colon. */
+export const MCP_OWNER_PREFIX = "mcp:";
+/** Model-facing names of MCP tools start with this, and only theirs: no plugin tool can take one. */
+export const MCP_TOOL_PREFIX = "mcp__";
+
+/** A tool's declaration for the planner request, flat: the LLM layer wraps it per provider. */
+export function toolSpecOf(tool: ToolComponent): ToolSpec {
+  return { name: tool.name, description: tool.description, parameters: tool.parameters };
+}
 
 /**
  * Plugin tools the planner can call. The model knows a tool by its bare name, so names are
@@ -24,6 +33,11 @@ export class ToolRegistry extends ComponentRegistry<ToolComponent> {
       throw new Error(`tool name "${tool.name}" must match ${TOOL_NAME} (providers refuse other names)`);
     }
     if (this.builtinNames.has(tool.name)) throw new Error(`tool name "${tool.name}" is a built-in tool`);
+    if (tool.name.startsWith(MCP_TOOL_PREFIX) !== tool.pluginId.startsWith(MCP_OWNER_PREFIX)) {
+      throw new Error(
+        `tool name "${tool.name}": names starting with ${MCP_TOOL_PREFIX} are MCP servers' tools`,
+      );
+    }
     const holder = this.byName.get(tool.name);
     if (holder) throw new Error(`tool name "${tool.name}" is already taken by ${holder.fullName}`);
     const remove = super.add(tool);
@@ -42,10 +56,6 @@ export class ToolRegistry extends ComponentRegistry<ToolComponent> {
 
   /** Declarations for the planner request, flat: the LLM layer wraps them per provider. */
   specsFor(session: SessionRef): ToolSpec[] {
-    return this.visibleIn(session).map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-    }));
+    return this.visibleIn(session).map(toolSpecOf);
   }
 }

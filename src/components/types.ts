@@ -16,6 +16,7 @@ import type {
   JsonSchema,
   OutgoingMessage,
   PluginEvent,
+  PluginMemoryAccess,
   PluginPicture,
   ReplyExtensionPayload,
 } from "../sdk/types.ts";
@@ -44,6 +45,8 @@ export interface CallContext {
   message: ChatMessage;
   /** The message's pictures; fetching one is bounded by `signal` too. */
   pictures: PluginPicture[];
+  /** Long-term memory for the message's chat, as the plugin `pluginId` may use it. */
+  memoryFor(pluginId: string): PluginMemoryAccess;
   signal: AbortSignal;
   replyId?: string;
   callId?: string;

@@ -1,3 +1,4 @@
+import { findMcpProblems } from "../mcp/config.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
 import { isLoopbackHost } from "../server/access-policy.ts";
 import type { TsumugiConfig } from "./schema.ts";
@@ -20,6 +21,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
       ? []
       : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
     ...findUnauthenticatedAdapters(config),
+    ...findMcpProblems(config.mcp),
   ];
 }
 

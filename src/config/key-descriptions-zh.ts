@@ -58,6 +58,10 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "llm.models.replyer": "撰写回复文字的模型，按顺序尝试。",
   "llm.models.vision":
     "描述图片和表情的模型（必须能看图），按顺序尝试；为空时图片保持占位符，也不下载任何图片。",
+  "llm.models.memory":
+    "在后台学习长期记忆的模型（便宜的对话模型即可），按顺序尝试；为空时只保存规划器和插件主动记住的内容。",
+  "llm.models.embedding":
+    "向量模型（openai、openai-compatible 或 gemini 类型的服务商），其向量相似度和词项搜索一起用于回忆记忆，按顺序尝试；为空时只用词项。",
   "llm.acceptsImages":
     "能看图的模型：它们担任 planner 或 replyer 时，还会直接看到本轮新消息里的图片；其余模型只收到文字。",
   "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
@@ -75,6 +79,11 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "prompts.templates": "模板名 → 模板正文，优先于内置模板和 prompts.dir。",
   "agent.recoverWithinMs":
     "崩溃重启后，触发消息比这更新的回合会重新运行，更早的标记为中断（毫秒；0：从不重新运行）",
+  "agent.deferToolsAbove":
+    "一个聊天可用的插件和 MCP 工具多于这个数时，规划器只看到 agent.alwaysOnTools 和一个 tool_search 工具，由它在本轮余下的时间里找出其他工具（0：从不延迟）",
+  "agent.alwaysOnTools":
+    '工具延迟时仍向规划器声明的工具：工具名，或所有者（"插件id"、"mcp:服务器id"），其工具全部保留。',
+  "agent.toolSearchResults": "一次 tool_search 调用最多返回的工具数",
   "chat.mode":
     "回复怎么写：`planner`（规划器决定，回复生成写出正文：每次回复调用两次模型）或 `single`（规划器的 reply 调用直接带上正文，不再调用回复生成：调用次数和等待时间减半，适合预算少、模型慢的部署）",
   "chat.triggers.mention": "@ 机器人，或提到它的名字或别名。",
@@ -124,12 +133,39 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "plugins.dirs": "插件目录：其中的每个子目录都是一个插件。",
   "plugins.disabled": "不加载的插件或单个组件。",
   "plugins.config": "插件 id → 该插件的配置对象（按插件自己的 schema 校验）。",
+  "mcp.pingIntervalMs": "多久 ping 一次已连接的服务器；没有回应的服务器视为断开，会重新连接（毫秒）",
+  "mcp.servers": "Model Context Protocol 服务器：每个是说 stdio 的子进程（command）或一个 HTTP 端点（url）。",
+  "mcp.servers[].id":
+    '服务器 id，在 MCP 服务器之间唯一：它的工具对模型叫作 "mcp__<id>__<工具>"，在 plugins.disabled 里写作 "mcp:<id>" / "mcp:<id>.<工具>" 来停用。',
+  "mcp.servers[].enabled": "false：不启动也不连接这个服务器。",
+  "mcp.servers[].command":
+    "stdio 服务器：程序和参数，例如 [node, server.mjs]，作为子进程启动（不经过 shell）。command 和 url 二选一。",
+  "mcp.servers[].cwd": "stdio 服务器：启动时所在的目录（默认为机器人的工作目录）。",
+  "mcp.servers[].env":
+    "stdio 服务器：在像 stdio 插件一样继承的基本变量（PATH、HOME、USER、LANG、LC_*、TZ、临时目录）之外添加的环境变量；机器人自己的密钥不会传过去。",
+  "mcp.servers[].url": "HTTP 服务器：它的端点，例如 http://127.0.0.1:8808/mcp。command 和 url 二选一。",
+  "mcp.servers[].transport": "HTTP 服务器：streamable-http（当前的服务器）或 sse（较早的服务器）。",
+  "mcp.servers[].headers": "HTTP 服务器：每个请求都带上的请求头，例如 Authorization。",
+  "mcp.servers[].timeoutMs": "一次工具调用的时间上限（毫秒）",
+  "mcp.servers[].chatScope": "在哪里提供该服务器的工具：所有聊天、群聊或私聊。",
+  "mcp.servers[].allowedSessions":
+    '只有这些会话能用它的工具：会话 id 或其 "group:<id>" / "private:<id>" 结尾；不填表示所有会话。',
   "media.vision.maxPerTurn": "每轮最多调用模型描述的图片数；其余（已缓存的除外）保持占位符",
   "media.vision.maxPerDay": "本进程每天最多调用视觉模型的次数（在内存中按本地日期计数，重启后重新计数）",
   "media.vision.timeoutMs": "描述一张图片（下载和模型调用合计）的最长时间（毫秒）",
   "stickers.enabled": "是否收藏聊天里描述过的表情包并向规划器提供 send_sticker；关闭时既不收藏也不提供",
   "stickers.groups": "收藏和发送表情包的群号；留空表示所有群和私聊，填写后只在这些群",
   "stickers.capacity": "最多收藏的表情包数；超出时丢弃用得最少的（其次是最久没用的、最早收藏的）",
+  "memory.enabled":
+    "是否记忆：提示词里的回忆、规划器的 remember 和 recall 工具、后台学习（需要 llm.models.memory）、/forget 和 /memory；关闭时不回忆也不学习（已存的保留）",
+  "memory.recallChars": "一次提示词中回忆内容的最多字符数",
+  "memory.recallLimit": "一次提示词中最多出现的记忆条数",
+  "memory.learnEvery": "同一聊天每存下这么多条消息做一次后台学习（用 llm.models.memory 阅读新的一段聊天）",
+  "memory.maxLearnMessages": "一次学习最多阅读的消息数",
+  "memory.maxLearnCallsPerDay": "每个聊天每天（按 chat.timezone）最多学习几次，让热闹的群学习的花费有上限",
+  "memory.forgetCommands":
+    "忘记发送者相关的一切记忆的命令词（管理员可以指定用户 id 或记忆编号 #id）；留空关闭该命令",
+  "memory.showCommands": '显示关于发送者的记忆的命令词（管理员可以指定用户 id 或 "group"）；留空关闭该命令',
   "monitor.maxEvents": "最多保留的监控事件数；超出时删除最早的",
   "monitor.maxAgeHours": "监控事件保留的小时数，更早的会被删除",
   "log.level": "写入日志的最低级别。",

@@ -15,8 +15,10 @@ import {
 import { quoteSchema, timezoneSchema } from "../context/config.ts";
 import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
+import { mcpSchema } from "../mcp/config.ts";
 import { mediaSchema } from "../media/config.ts";
 import { stickersSchema } from "../media/sticker-config.ts";
+import { memorySchema } from "../memory/config.ts";
 import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
@@ -53,12 +55,14 @@ export const configJsonSchema = Type.Object(
     llm: llmSchema,
     media: mediaSchema,
     stickers: stickersSchema,
+    memory: memorySchema,
     agent: agentSchema,
     prompts: promptsSchema,
     chat: chatSchema,
     access: accessSchema,
     limits: limitsSchema,
     plugins: pluginsSchema,
+    mcp: mcpSchema,
     monitor: monitorSchema,
     log: logSchema,
   },

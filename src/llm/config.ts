@@ -80,6 +80,8 @@ const modelsSchema = Type.Unsafe<{
   planner: string[];
   replyer: string[];
   vision: string[];
+  memory: string[];
+  embedding: string[];
   [task: string]: string[];
 }>(
   Type.Object(
@@ -88,6 +90,12 @@ const modelsSchema = Type.Unsafe<{
       replyer: modelRefList("Models that write the reply text, tried in order."),
       vision: modelRefList(
         "Models that describe pictures and stickers (they must accept images), tried in order; empty: pictures stay placeholders and nothing is fetched.",
+      ),
+      memory: modelRefList(
+        "Models that learn long-term memory in the background (a cheap chat model), tried in order; empty: only what the planner and plugins remember is kept.",
+      ),
+      embedding: modelRefList(
+        "Embedding models (openai, openai-compatible or gemini providers) whose vector similarity joins term search in memory recall, tried in order; empty: terms alone.",
       ),
     },
     {

@@ -3,8 +3,11 @@ import type { LanguageModelV2, LanguageModelV2CallOptions } from "@ai-sdk/provid
 import type { Logger } from "../log/logger.ts";
 import { type ClassifiedError, classifyError } from "./attempt-error.ts";
 import type { LlamaCppProviderConfig, LlmProviderConfig } from "./config.ts";
+import { Embedder } from "./embedder.ts";
 import { createKeepAliveFetch } from "./keepalive-fetch.ts";
+import { describeRef, type ModelRef, parseModelRef } from "./model-ref.ts";
 import { createLanguageModel } from "./providers.ts";
+import { redact } from "./redact.ts";
 import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
 import { type ModelAnswer, streamAnswer } from "./stream-answer.ts";
 import {
@@ -14,20 +17,6 @@ import {
   type LlmResult,
   type LlmUsageRecord,
 } from "./types.ts";
-
-export interface ModelRef {
-  provider: string;
-  model: string;
-}
-
-/** Splits `"provider/model"` at the first "/": `main/Qwen/Qwen2.5-7B` → main + `Qwen/Qwen2.5-7B`. */
-export function parseModelRef(ref: string): ModelRef {
-  const slash = ref.indexOf("/");
-  if (slash <= 0 || slash === ref.length - 1) {
-    throw new Error(`model reference "${ref}" must look like "provider/model"`);
-  }
-  return { provider: ref.slice(0, slash), model: ref.slice(slash + 1) };
-}
 
 /** Builds the models of `llama-cpp` providers; they outlive clients rebuilt on config reload. */
 export interface LocalLanguageModels {
@@ -78,10 +67,13 @@ export class LlmClient {
   /** Models that answered 400 to a temperature: never sent one again. */
   private readonly withoutTemperature = new Set<string>();
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Text embeddings (`llm.models.embedding`), on this client's providers and connections. */
+  readonly embedder: Embedder;
 
   constructor(private readonly options: LlmClientOptions) {
     this.providers = new Map(options.providers.map((provider) => [provider.id, provider]));
     this.sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
+    this.embedder = new Embedder({ ...options, fetch: this.fetch });
   }
 
   async generate(request: LlmRequest): Promise<LlmResult> {
@@ -328,29 +320,4 @@ export class LlmClient {
 /** A local model's failure (missing file, out of memory) does not pass by retrying. */
 function maxRetries(config: LlmProviderConfig): number {
   return config.type === "llama-cpp" ? 0 : config.maxRetries;
-}
-
-/** Names an unusable reference in failure reports as well as it can. */
-function describeRef(ref: string): ModelRef {
-  try {
-    return parseModelRef(ref);
-  } catch {
-    return { provider: ref, model: "" };
-  }
-}
-
-/**
- * Providers sometimes echo the key, or a header such as `x-api-key`, in a 401 message; it
- * never reaches logs, records or the timeline. Header values are redacted word by word, so
- * the key of `Authorization: Bearer <key>` is caught when echoed alone.
- */
-function redact(message: string, config: { apiKey: string; headers: Record<string, string> }): string {
-  const secrets = [
-    config.apiKey,
-    ...Object.values(config.headers).flatMap((value) => [value, ...value.split(/\s+/)]),
-  ];
-  return secrets
-    .filter((secret) => secret.length >= 8)
-    .sort((a, b) => b.length - a.length)
-    .reduce((text, secret) => text.split(secret).join("***"), message);
 }

@@ -2,7 +2,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModelV2 } from "@ai-sdk/provider";
+import type { EmbeddingModelV2, LanguageModelV2 } from "@ai-sdk/provider";
 import type { RemoteProviderConfig } from "./config.ts";
 
 /**
@@ -43,5 +43,33 @@ export function createLanguageModel(
       return createGoogleGenerativeAI(common)(model);
     case "anthropic":
       return createAnthropic(common)(model);
+  }
+}
+
+/**
+ * The AI SDK embedding model for one configured provider and model name (`llm.models.embedding`).
+ * Anthropic serves no embeddings; the call fails as an attempt does and the next model is tried.
+ */
+export function createEmbeddingModel(
+  provider: RemoteProviderConfig,
+  model: string,
+  fetch: typeof globalThis.fetch,
+): EmbeddingModelV2<string> {
+  const common = { apiKey: provider.apiKey, headers: provider.headers, baseURL: provider.baseUrl, fetch };
+  switch (provider.type) {
+    case "openai-compatible": {
+      if (!provider.baseUrl) throw new Error(`provider ${provider.id} (openai-compatible) needs a baseUrl`);
+      return createOpenAICompatible({
+        ...common,
+        baseURL: provider.baseUrl,
+        name: provider.id,
+      }).textEmbeddingModel(model);
+    }
+    case "openai":
+      return createOpenAI({ ...common, name: provider.id }).textEmbeddingModel(model);
+    case "gemini":
+      return createGoogleGenerativeAI(common).textEmbeddingModel(model);
+    case "anthropic":
+      throw new Error(`provider ${provider.id} (anthropic) serves no embeddings`);
   }
 }

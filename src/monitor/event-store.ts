@@ -1,4 +1,4 @@
-import type { MonitorEvent } from "./monitor.ts";
+import type { MonitorEvent, MonitorEventType } from "./monitor.ts";
 
 /** A monitor event as kept in storage; `id` increases in the order events were recorded. */
 export interface StoredMonitorEvent extends MonitorEvent {
@@ -7,6 +7,8 @@ export interface StoredMonitorEvent extends MonitorEvent {
 
 export interface MonitorEventQuery {
   replyId?: string;
+  /** Only events of these types (all when absent). */
+  types?: MonitorEventType[];
   /** Only events older than this id (paging backwards). */
   beforeId?: number;
   limit: number;

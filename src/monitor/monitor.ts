@@ -27,7 +27,11 @@ export type MonitorEventType =
   | "plugin.loaded"
   | "plugin.failed"
   | "plugin.process"
-  | "adapter.connection";
+  | "mcp.server"
+  | "adapter.connection"
+  | "memory.recalled"
+  | "memory.learned"
+  | "memory.forgotten";
 
 export interface MonitorEvent {
   type: MonitorEventType;

@@ -15,6 +15,7 @@ import type {
   Segment as OneBotSegment,
   OutgoingMessage,
   PluginEvent,
+  PluginMemoryAccess,
   ReplySegment,
 } from "../sdk/types.ts";
 import type { MessageStore } from "../store/types.ts";
@@ -30,6 +31,11 @@ export interface CallContextDeps {
   refreshTools: () => Promise<void>;
   /** The fetcher of a message's account (its `get_image`), for plugins fetching the message's pictures. */
   pictureFetcherFor: (message: ChatMessage) => PictureFetcher;
+  /**
+   * Long-term memory as the plugin `pluginId` may use it in a call for `message`, in the turn
+   * `replyId` (src/memory/plugin-access.ts).
+   */
+  pluginMemory: (message: ChatMessage, pluginId: string, replyId: string | undefined) => PluginMemoryAccess;
 }
 
 const DEFAULT_HISTORY = 20;
@@ -44,6 +50,7 @@ export class CallContextFactory implements CallContexts {
       event: this.eventOf(message),
       message,
       pictures: callPictures(message, this.deps.pictureFetcherFor(message), options.signal, options.pictures),
+      memoryFor: (pluginId) => this.deps.pluginMemory(message, pluginId, options.replyId),
       signal: options.signal,
       ...(options.replyId === undefined ? {} : { replyId: options.replyId }),
       ...(options.callId === undefined ? {} : { callId: options.callId }),

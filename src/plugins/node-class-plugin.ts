@@ -55,6 +55,7 @@ function componentOf(
     config: request.config(),
     logger,
     pictures: call.pictures,
+    memory: call.memoryFor(request.manifest.id),
   });
   switch (declaration.kind) {
     case "tool":

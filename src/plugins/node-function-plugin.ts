@@ -79,8 +79,9 @@ export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoa
       async (args, call) => {
         const fn = await functionNamed(declaration.name, modulePath);
         const business = businessArguments(fn, tool.component.parameters, args);
-        // The seed's `event` carries the message's pictures too (the class style's `context.pictures`).
-        return fn(call.bot, { ...call.event, pictures: call.pictures }, request.config(), ...business);
+        // The seed's `event` carries the class style's `context.pictures` and `context.memory` too.
+        const event = { ...call.event, pictures: call.pictures, memory: call.memoryFor(pluginId) };
+        return fn(call.bot, event, request.config(), ...business);
       },
     );
     return tool;

@@ -6,6 +6,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { type ComponentRegistries, PluginSwitches, syncComponents } from "./component-switches.ts";
 import type { PluginSettings } from "./config.ts";
+import { type ExternalPlugins, pluginIdOf } from "./external-plugins.ts";
 import { type PluginManifest, readManifest } from "./manifest.ts";
 import { discoverPluginFolders } from "./plugin-discovery.ts";
 import { applyConfig, loadVersion, type PluginLoadContext } from "./plugin-loading.ts";
@@ -38,6 +39,8 @@ export interface PluginHostDeps {
   logger: Logger;
   /** Watch the plugin folders and reload edited plugins. Default true. */
   watch?: boolean;
+  /** Plugins from elsewhere (MCP servers), listed and switched through this host. */
+  external?: ExternalPlugins;
 }
 
 /**
@@ -77,6 +80,7 @@ export class PluginHost {
       componentsChanged: (record) => this.replaceComponents(record),
       statusChanged: () => this.changed(),
     };
+    deps.external?.subscribe(() => this.changed());
   }
   /**
    * Loads every plugin found, then starts watching the folders. Stdio plugins go on
@@ -112,7 +116,10 @@ export class PluginHost {
   }
 
   list(): PluginStatus[] {
-    return [...this.records.values()].map((record) => statusOf(record));
+    return [
+      ...[...this.records.values()].map((record) => statusOf(record)),
+      ...(this.deps.external?.list() ?? []),
+    ];
   }
 
   get(id: string): PluginStatus | undefined {
@@ -128,16 +135,22 @@ export class PluginHost {
 
   /** Enables a plugin ("id") or one component ("id.component") at run time. */
   enable(ref: string): Promise<PluginChangeResult> {
+    const external = this.externalOwner(ref);
+    if (external) return external.enable(ref);
     return this.queue.run(() => this.setEnabled(ref, true));
   }
 
   /** Disables a plugin or one component at run time; a disabled plugin is unloaded. */
   disable(ref: string): Promise<PluginChangeResult> {
+    const external = this.externalOwner(ref);
+    if (external) return external.disable(ref);
     return this.queue.run(() => this.setEnabled(ref, false));
   }
 
   /** Loads the plugin again from disk. */
   reload(id: string): Promise<PluginChangeResult> {
+    const external = this.externalOwner(id);
+    if (external) return external.reload(id);
     return this.queue.run(async () => {
       const record = this.byId(id);
       if (!record) return { ok: false, error: `no plugin "${id}"` };
@@ -335,6 +348,11 @@ export class PluginHost {
       data: { plugin: record.id, error: message, previousKeepsRunning: record.active !== undefined },
     });
     this.changed();
+  }
+
+  private externalOwner(ref: string): ExternalPlugins | undefined {
+    const external = this.deps.external;
+    return external?.owns(pluginIdOf(ref)) ? external : undefined;
   }
 
   private byId(id: string): PluginRecord | undefined {

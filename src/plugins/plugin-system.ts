@@ -9,6 +9,7 @@ import { registerBuiltinCommands } from "./builtin-commands.ts";
 import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
 import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
+import type { ExternalPlugins } from "./external-plugins.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
 import { createPluginAjv } from "./plugin-ajv.ts";
@@ -32,10 +33,14 @@ export interface PluginSystemOptions {
   names: () => string[];
   /** The fetcher of a message's account: plugins fetch the pictures of the message they were called for. */
   pictureFetcherFor: CallContextDeps["pictureFetcherFor"];
+  /** Long-term memory for plugin calls (`context.memory`), under the bot's memory rules. */
+  pluginMemory: CallContextDeps["pluginMemory"];
   monitor: Monitor;
   logger: Logger;
   /** Reload plugins when their files change. Default true. */
   watch?: boolean;
+  /** Plugins from elsewhere (MCP servers), listed and switched with the others. */
+  external?: ExternalPlugins;
 }
 
 /** Loading and lifecycle of plugins into the component set; `app.ts` wires the set to the stages. */
@@ -71,6 +76,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     names: options.names,
     refreshTools: () => host?.refreshTools() ?? Promise.resolve(),
     pictureFetcherFor: options.pictureFetcherFor,
+    pluginMemory: options.pluginMemory,
   });
   host = new PluginHost({
     settings: options.settings,
@@ -90,6 +96,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     monitor: options.monitor,
     logger: logger.child({ stage: "plugins" }),
     ...(options.watch === undefined ? {} : { watch: options.watch }),
+    ...(options.external ? { external: options.external } : {}),
   });
   const started = host;
   let removeBuiltins: Disposer = () => {};

@@ -22,9 +22,9 @@ export const TEMPLATE_PLACEHOLDERS = {
   // The planner, the replyer, digest and summary turns: system prompt, then request.
   planner: ["identity", "channel_prompts"],
   planner_single: ["identity", "channel_prompts"],
-  planner_request: ["conversation", "enrichments", "now"],
+  planner_request: ["conversation", "memories", "enrichments", "now"],
   replyer: ["identity", "channel_prompts"],
-  replyer_request: ["conversation", "now", "target", "intent", "extra_prompts"],
+  replyer_request: ["conversation", "memories", "now", "target", "intent", "extra_prompts"],
   replyer_intent: ["intent"],
   digest: ["identity", "skip"],
   digest_request: ["transcript", "skip"],
@@ -62,6 +62,27 @@ export const TEMPLATE_PLACEHOLDERS = {
   result_hook_denied_default: [],
   result_approval_denied: [],
   result_approval_expired: [],
+  // Deferred tools (agent.deferToolsAbove): the tool_search tool and what it finds.
+  tool_search: [],
+  tool_search_query: [],
+  result_tool_search: ["tools"],
+  result_tool_search_none: [],
+  // Long-term memory (memory.*): recalled memories, the remember and recall tools, the learner.
+  memories: ["lines"],
+  memory_line: ["id", "about", "content", "date"],
+  memory_about_group: [],
+  tool_remember: [],
+  tool_remember_content: [],
+  tool_remember_about: [],
+  tool_remember_replaces: [],
+  tool_recall: [],
+  tool_recall_query: [],
+  result_remembered: ["id"],
+  result_recalled: ["lines"],
+  result_recalled_none: [],
+  memory_learn: ["bot_name"],
+  memory_learn_request: ["place", "known", "transcript"],
+  memory_known_none: [],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TemplateName = keyof typeof TEMPLATE_PLACEHOLDERS;

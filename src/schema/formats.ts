@@ -13,6 +13,8 @@ export interface ConfigFormat {
 /** A plugin's id; also the start of a `plugin-ref` and the instance of a `stdio.<pluginId>` source. */
 export const PLUGIN_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const PLUGIN_REF = new RegExp(`${PLUGIN_ID.source.slice(0, -1)}(\\.[^.\\s]+)?$`);
+/** An MCP server's tools are owned by `mcp:<serverId>`; its tool names may hold dots. */
+const MCP_REF = new RegExp(`^mcp:${PLUGIN_ID.source.slice(1, -1)}(\\.\\S+)?$`);
 
 function hasProtocol(value: string, protocols: readonly string[]): boolean {
   if (!URL.canParse(value)) return false;
@@ -50,8 +52,12 @@ export const stringFormats = {
     problem: 'must be "provider/model"',
   },
   "plugin-ref": {
-    validate: (value) => PLUGIN_REF.test(value),
-    problem: 'must be "pluginId" or "pluginId.component"',
+    validate: (value) => PLUGIN_REF.test(value) || MCP_REF.test(value),
+    problem: 'must be "pluginId", "pluginId.component", "mcp:serverId" or "mcp:serverId.tool"',
+  },
+  "plugin-id": {
+    validate: (value) => PLUGIN_ID.test(value),
+    problem: 'must be 1-64 lowercase letters, digits, "_" or "-", starting with a letter or digit',
   },
   "time-zone": {
     validate: (value) => value === "" || isTimeZone(value),

@@ -304,6 +304,52 @@ export interface PluginPicture {
   fetch(): Promise<PictureBytes>;
 }
 
+/**
+ * A long-term memory as plugins see it (TypeScript, stdio and Python alike: snake_case, as
+ * every payload plugins read). See docs/plugins.md (Memory).
+ */
+export interface PluginMemory {
+  id: number;
+  about: "person" | "group";
+  /** The person's platform user id (`about: person`). */
+  user_id?: string;
+  /** The group's id (`about: group`). */
+  group_id?: string;
+  /** How the person or group was called when it was last learned. */
+  subject_name: string;
+  /** The fact, one short sentence. */
+  content: string;
+  /** Unix ms. */
+  created_at: number;
+  /** Unix ms: content last changed. */
+  updated_at: number;
+  /** How often it was learned or confirmed again (1 when new). */
+  confirmations: number;
+}
+
+/**
+ * Long-term memory for the chat a handler was called for, under the bot's own rules: nothing
+ * while `memory.enabled` is off (recall gives `[]`, remember and forget reject), people's
+ * memories anywhere on the platform, a group's memories only in that group.
+ */
+export interface PluginMemoryAccess {
+  /**
+   * Memories relevant to `query` (any language), best first, at most `limit` (default 5, at
+   * most 20). `about` narrows them to one person (a user id) or the chat's group (`"group"`);
+   * without it every memory visible here is searched. With `about`, an empty query gives the
+   * newest; without, it rejects.
+   */
+  recall(query: string, options?: { about?: string; limit?: number }): Promise<PluginMemory[]>;
+  /**
+   * Remembers one short fact (at most 300 characters) about `about` (a user id or `"group"`;
+   * default the sender), learned from `event`'s message; a fact saying the same as one already
+   * known about them rewords and confirms it instead. Resolves with the stored memory.
+   */
+  remember(content: string, options?: { about?: string }): Promise<PluginMemory>;
+  /** Deletes one memory this call could recall (by its `id`); false when there is none. */
+  forget(id: number): Promise<boolean>;
+}
+
 /** What every handler gets. */
 export interface HandlerContext<Config = Record<string, unknown>> {
   bot: BotApi;
@@ -313,6 +359,8 @@ export interface HandlerContext<Config = Record<string, unknown>> {
   logger: PluginLogger;
   /** The pictures of `event`'s message, in order (none: `[]`). */
   pictures: PluginPicture[];
+  /** Long-term memory for `event`'s chat (SDK 1.4.0). */
+  memory: PluginMemoryAccess;
 }
 
 export interface ToolContext<Config = Record<string, unknown>> extends HandlerContext<Config> {

@@ -6,6 +6,7 @@ import type { Logger } from "../log/logger.ts";
 import { AccessPolicy } from "./access-policy.ts";
 import { namesApiPath } from "./api-path.ts";
 import type { HealthReport } from "./health-report.ts";
+import { lazyRouteValidatorCompiler } from "./lazy-validation.ts";
 import type { HttpRoutes, RawPostHandler, UpgradeHandler } from "./routes.ts";
 import { serveStaticSite } from "./static-site.ts";
 
@@ -65,6 +66,7 @@ export class HttpServer implements HttpRoutes {
         return server;
       },
     });
+    this.app.setValidatorCompiler(lazyRouteValidatorCompiler());
     this.app.addHook("onRoute", (route) => {
       for (const method of [route.method].flat()) this.routes.push(`${method} ${route.url}`);
     });

@@ -5,6 +5,7 @@ import type { RetentionLimits } from "../monitor/event-store.ts";
 import type { MessageRetentionSettings } from "./config.ts";
 import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
 import { SqliteMonitorEventStore } from "./sqlite/event-store.ts";
+import { SqliteMemoryStore } from "./sqlite/memory-store.ts";
 import { MessageRetention } from "./sqlite/message-retention.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
 import { SqlitePictureStore } from "./sqlite/picture-store.ts";
@@ -99,6 +100,7 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
     monitorEvents,
     pictures: new SqlitePictureStore(db),
     stickers: new SqliteStickerStore(db),
+    memories: new SqliteMemoryStore(db),
     status: () => tick.status(),
     close: () => {
       closing ??= closeAll();

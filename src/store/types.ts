@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
+import type { MemoryStore } from "./memory-types.ts";
 
 export interface StoredMessage extends ChatMessage {
   /** Store row id, increasing in insertion order. */
@@ -296,6 +297,8 @@ export interface Stores {
   pictures: PictureDescriptionStore;
   /** Stickers kept to send again (`stickers.*`). */
   stickers: StickerStore;
+  /** Long-term memory: facts about people and groups (issue 18); written at once, never pruned. */
+  memories: MemoryStore;
   /** Whether writes reach the database, for `/healthz`: kept in memory, so it never waits on the database. */
   status(): StorageStatus;
   /** Flushes every queue, then closes the database. Safe to call twice. */

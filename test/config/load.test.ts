@@ -56,12 +56,20 @@ describe("loadConfig without a file", () => {
     ]);
     expect(config.llm).toEqual({
       providers: [],
-      models: { planner: [], replyer: [], vision: [] },
+      models: { planner: [], replyer: [], vision: [], memory: [], embedding: [] },
       acceptsImages: [],
       prices: {},
     });
     expect(config.monitor).toEqual({ maxEvents: 10_000, maxAgeHours: 72 });
-    expect(config.agent).toEqual({ maxRounds: 8, turnTimeoutMs: 120000, recoverWithinMs: 120000 });
+    expect(config.agent).toEqual({
+      maxRounds: 8,
+      turnTimeoutMs: 120000,
+      recoverWithinMs: 120000,
+      deferToolsAbove: 20,
+      alwaysOnTools: [],
+      toolSearchResults: 5,
+    });
+    expect(config.mcp).toEqual({ servers: [], pingIntervalMs: 15000 });
     expect(config.chat.triggers).toEqual({
       mention: true,
       replyToSelf: true,

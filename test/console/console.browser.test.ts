@@ -95,7 +95,8 @@ describe("the console in a real browser", () => {
     await page.locator("input[name=token]").fill(TOKEN);
     await page.getByRole("button", { name: "登录" }).click();
     await page.locator("nav.sidebar").waitFor();
-    expect(new URL(page.url()).pathname).toBe("/playground");
+    // The first page follows once the status has loaded (a model is configured: the playground).
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/playground");
     expect(await page.evaluate('localStorage.getItem("tsumugi.token")')).toBe(TOKEN);
   });
 

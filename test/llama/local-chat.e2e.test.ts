@@ -27,8 +27,10 @@ describe("chatting with a local model, no API key (tiny generated GGUF)", () => 
           ],
           models: { planner: ["local/tiny"], replyer: ["local/tiny"] },
         },
-        // Only the built-in planner tools: the tiny model's "r" would otherwise pick "roll" as often as "reply".
+        // Only reply, no_reply and wait: the tiny model's "r" would otherwise pick "roll",
+        // "remember" or "recall" as often as "reply".
         plugins: { dirs: [] },
+        memory: { enabled: false },
       },
     });
     qq = new OneBotStandIn({ selfId: SELF });

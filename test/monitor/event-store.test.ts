@@ -63,6 +63,31 @@ describe("monitor event store", () => {
     expect(count()).toBe(10);
   });
 
+  it("lists only the types asked for, newest first and pageable, in a turn or across turns", async () => {
+    const now = Date.now();
+    for (const event of turn("r1", now)) store.append(event);
+    const learned = store.append({ type: "memory.learned", time: now + 10, data: { origin: "learned" } });
+    for (const event of turn("r2", now + 20)) store.append(event);
+    const forgotten = store.append({ type: "memory.forgotten", time: now + 30, data: { by: "console" } });
+    const inTurn = store.append({
+      type: "memory.learned",
+      time: now + 40,
+      replyId: "r2",
+      data: { origin: "tool" },
+    });
+    const types = ["memory.learned", "memory.forgotten"] as const;
+
+    const ids = async (query: Parameters<typeof store.list>[0]) =>
+      (await store.list(query)).map((event) => event.id);
+    expect(await ids({ types: [...types], limit: 10 })).toEqual([inTurn.id, forgotten.id, learned.id]);
+    expect(await ids({ types: [...types], limit: 2, beforeId: inTurn.id })).toEqual([
+      forgotten.id,
+      learned.id,
+    ]);
+    expect(await ids({ types: ["memory.learned"], replyId: "r2", limit: 10 })).toEqual([inTurn.id]);
+    expect(await ids({ limit: 100 })).toHaveLength(9);
+  });
+
   it("deletes events older than maxAgeHours", async () => {
     const now = Date.now();
     store.append({ type: "tool.called", time: now - 73 * HOUR, data: { old: true } });

@@ -14,6 +14,7 @@ import {
   type HookInputOf,
   type HookResult,
   Plugin,
+  type PluginMemory,
   ReplyExtension,
   type ReplyExtensionContext,
   type ReplyExtensionPayload,
@@ -45,6 +46,24 @@ export class HandlersThatFit extends Plugin<WeatherConfig> {
     // @ts-expect-error — a description is read, never written by a plugin
     picture.description = "改写";
     return { kind: picture.kind, fileId: picture.fileId ?? null, mime, size: bytes.length, sha256 };
+  }
+
+  @Tool("note", { description: "记住", parameters: { fact: { type: "string" } } })
+  async note(args: { fact: string }, context: ToolContext) {
+    const memory: PluginMemory = await context.memory.remember(args.fact, { about: "group" });
+    const recalled: PluginMemory[] = await context.memory.recall("成都", {
+      about: context.event.user_id,
+      limit: 3,
+    });
+    const forgotten: boolean = await context.memory.forget(memory.id);
+    // @ts-expect-error — a memory's id is a number
+    await context.memory.forget("12");
+    return {
+      about: memory.about,
+      user: memory.user_id ?? memory.group_id,
+      recalled: recalled.length,
+      forgotten,
+    };
   }
 
   @Command("forecast", { usage: "<city>" })

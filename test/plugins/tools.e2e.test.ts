@@ -60,7 +60,14 @@ describe("plugin tools in the planner loop (seed 004, DESIGN §5)", () => {
     ask("上海天气怎么样");
     const sent = await qq.waitForSent(undefined, 8_000);
     expect(sent.text).toBe("上海今天晴，25 度");
-    expect(llm.requests[0]!.toolNames).toEqual(["reply", "no_reply", "wait", "get_weather"]);
+    expect(llm.requests[0]!.toolNames).toEqual([
+      "reply",
+      "no_reply",
+      "wait",
+      "remember",
+      "recall",
+      "get_weather",
+    ]);
     const [result] = toolMessages(1);
     expect(JSON.parse(String(result!.content))).toEqual({ city: "上海", forecast: "晴，25°C" });
     expect(llm.requests).toHaveLength(3);

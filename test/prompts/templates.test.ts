@@ -78,6 +78,7 @@ describe("rendering a template", () => {
     if (!load.ok) throw new Error(load.problems.join("\n"));
     return load.templates.render("replyer_request", {
       conversation: "聊天",
+      memories: "",
       now: "",
       target: "{{intent}}",
       intent: "",

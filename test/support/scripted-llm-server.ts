@@ -144,6 +144,11 @@ export interface RecordedLlmRequest {
 }
 
 export interface ScriptedLlmServerOptions {
+  /**
+   * How `POST /v1/embeddings` embeds one text (OpenAI's embeddings API); by default a
+   * 32-dimension bag of the text's characters, so texts sharing characters are similar.
+   */
+  embed?: (text: string) => number[];
   /** Steps queued before the first request. */
   steps?: ScriptedStep[];
   /** Ids listed by `GET /v1/models`. */
@@ -162,6 +167,9 @@ export class ScriptedLlmServer {
   readonly unscriptedRequests: RecordedLlmRequest[] = [];
   private readonly steps: ScriptedStep[];
   private readonly whenEmpty: ScriptedStep | undefined;
+  private readonly embed: (text: string) => number[];
+  /** The texts of every `POST /v1/embeddings`, in arrival order (not in `requests`). */
+  readonly embeddedTexts: string[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
 
   private constructor(
@@ -171,6 +179,7 @@ export class ScriptedLlmServer {
   ) {
     this.steps = [...(options.steps ?? [])];
     this.whenEmpty = options.whenEmpty;
+    this.embed = options.embed ?? characterBag;
   }
 
   static async start(options: ScriptedLlmServerOptions = {}): Promise<ScriptedLlmServer> {
@@ -228,6 +237,18 @@ export class ScriptedLlmServer {
     if (request.method === "GET" && path === "/v1/models") {
       const data = models.map((id) => ({ id, object: "model", created: 0, owned_by: "scripted" }));
       sendJson(response, 200, { object: "list", data });
+      return;
+    }
+    if (request.method === "POST" && path === "/v1/embeddings") {
+      const { input } = JSON.parse(await readBody(request)) as { input: string | string[] };
+      const texts = Array.isArray(input) ? input : [input];
+      this.embeddedTexts.push(...texts);
+      sendJson(response, 200, {
+        object: "list",
+        data: texts.map((text, index) => ({ object: "embedding", index, embedding: this.embed(text) })),
+        model: "scripted-embedding",
+        usage: { prompt_tokens: texts.join("").length, total_tokens: texts.join("").length },
+      });
       return;
     }
     const route = request.method === "POST" ? apiOfPath(path) : undefined;
@@ -421,4 +442,11 @@ function send(
     ...headers,
   });
   response.end(payload);
+}
+
+/** A 32-dimension bag of a text's characters: the scripted default embedding. */
+function characterBag(text: string): number[] {
+  const vector = new Array<number>(32).fill(0);
+  for (const character of text) vector[(character.codePointAt(0) ?? 0) % 32]! += 1;
+  return vector;
 }

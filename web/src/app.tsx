@@ -6,6 +6,8 @@ import { ChatsPage } from "./pages/chats.tsx";
 import { ConfigPage } from "./pages/config.tsx";
 import { ConnectPage } from "./pages/connect.tsx";
 import { LoginPage } from "./pages/login.tsx";
+import { McpPage } from "./pages/mcp.tsx";
+import { MemoryPage } from "./pages/memory.tsx";
 import { ModelsPage } from "./pages/models.tsx";
 import { MonitorPage } from "./pages/monitor.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
@@ -20,8 +22,10 @@ const NAV: Array<{ path: string; label: TextKey }> = [
   { path: "/playground", label: "navPlayground" },
   { path: "/monitor", label: "navMonitor" },
   { path: "/chats", label: "navChats" },
+  { path: "/memory", label: "navMemory" },
   { path: "/models", label: "navModels" },
   { path: "/plugins", label: "navPlugins" },
+  { path: "/mcp", label: "navMcp" },
   { path: "/config", label: "navConfig" },
   { path: "/setup", label: "navSetup" },
   { path: "/connect", label: "navConnect" },
@@ -133,8 +137,10 @@ function Page({
 }) {
   if (path.startsWith("/monitor")) return <MonitorPage replyId={path.split("/")[2]} />;
   if (path.startsWith("/chats")) return <ChatsPage />;
+  if (path.startsWith("/memory")) return <MemoryPage />;
   if (path.startsWith("/models")) return <ModelsPage />;
   if (path.startsWith("/plugins")) return <PluginsPage />;
+  if (path.startsWith("/mcp")) return <McpPage />;
   if (path.startsWith("/config")) return <ConfigPage onSaved={refreshStatus} />;
   if (path.startsWith("/setup")) return <SetupPage status={status} onSaved={refreshStatus} />;
   if (path.startsWith("/connect")) return <ConnectPage />;

@@ -24,3 +24,17 @@ export function usePath(): string {
   }, []);
   return path;
 }
+
+/** A query parameter of the current location (`?id=…`), following in-app navigation. */
+export function useQueryParam(name: string): string | null {
+  const read = () => new URLSearchParams(location.search).get(name);
+  const [value, setValue] = useState(read);
+  useEffect(() => {
+    const update = () => setValue(read());
+    listeners.add(update);
+    return () => {
+      listeners.delete(update);
+    };
+  }, [name]);
+  return value;
+}

@@ -6,12 +6,18 @@
 export type {
   ConnectInfo,
   ConsoleStatus,
+  MemoryDetail,
+  MemoryForgetAnswer,
+  MemoryListAnswer,
+  MemorySourceView,
   ModelTestResult,
   PictureDescriptionAnswer,
   ProviderInfo,
   TurnDetail,
   UsageRow,
 } from "../../src/api/types.ts";
+export type { McpServerStatus, McpToolStatus } from "../../src/mcp/status.ts";
+export type { MemoryEntry, MemoryOrigin } from "../../src/memory/types.ts";
 export type { ChatMessage } from "../../src/message/inbound.ts";
 export type { Segment } from "../../src/message/segment.ts";
 export type { StoredMonitorEvent, TurnSummary } from "../../src/monitor/event-store.ts";

@@ -3,6 +3,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 from .bot import Bot, Event
 from .calling import keywords_for, parsed, settle, tool_answer
+from .memory import MemoryAccess
 from .pictures import Picture
 from .plugin import COMPONENT, Plugin
 
@@ -56,10 +57,10 @@ class ClassStyle:
                     "is_admin": params.get("isAdmin", False), **context}
         return await settle(handler(**keywords_for(handler, keywords)))
 
-    async def hook(self, params: Dict[str, Any], pictures: List[Picture]) -> Any:
+    async def hook(self, params: Dict[str, Any], pictures: List[Picture], memory: MemoryAccess) -> Any:
         handler = self.handler("hook", params.get("hookName", ""))
         keywords = {
-            "pictures": pictures,
+            "pictures": pictures, "memory": memory,
             "event": params.get("event"), "tool_name": params.get("toolName"),
             "tool_input": parsed(params.get("toolInput")), "session_id": params.get("sessionId"),
             "channel": params.get("channel"), "chat_id": params.get("chatId"), "reply_id": params.get("replyId"),

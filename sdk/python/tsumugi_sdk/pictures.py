@@ -1,10 +1,9 @@
 """The pictures of the message a call was made for (``event.pictures``), fetched through the bot
 with its limits: a ``fetch_picture`` push, answered by the bot's ``picture`` line."""
-import asyncio
 import base64
 from typing import Any, Dict, List, NamedTuple, Optional
 
-from .wire import push
+from .host_requests import HostRequests
 
 
 class PictureBytes(NamedTuple):
@@ -18,36 +17,11 @@ class PictureError(RuntimeError):
     """The bot could not fetch the picture; the message says why."""
 
 
-class PictureRequests:
-    """``fetch_picture`` pushes waiting for the bot's ``picture`` line, by request id."""
-
-    def __init__(self) -> None:
-        self.waiting: Dict[str, "asyncio.Future[Dict[str, Any]]"] = {}
-        self.sent = 0
-
-    async def fetch(self, call_id: str, index: int) -> Dict[str, Any]:
-        self.sent += 1
-        request_id = str(self.sent)
-        future: "asyncio.Future[Dict[str, Any]]" = asyncio.get_running_loop().create_future()
-        self.waiting[request_id] = future
-        push("fetch_picture", {"callId": call_id, "index": index, "requestId": request_id})
-        try:
-            return await future
-        finally:
-            self.waiting.pop(request_id, None)
-
-    def settle(self, params: Dict[str, Any]) -> None:
-        """A ``picture`` line from the bot; one nobody waits for any more is dropped."""
-        future = self.waiting.get(str(params.get("requestId")))
-        if future is not None and not future.done():
-            future.set_result(params)
-
-
 class Picture:
     """One picture of the message: ``kind`` ("image" or "sticker"), ``file_id`` and
     ``description`` (None when unknown); ``await picture.fetch()`` gets its bytes."""
 
-    def __init__(self, wire: Dict[str, Any], call_id: str, requests: PictureRequests):
+    def __init__(self, wire: Dict[str, Any], call_id: str, requests: HostRequests):
         self.index: int = wire.get("index", 0)
         self.kind: str = wire.get("kind", "image")
         self.file_id: Optional[str] = wire.get("fileId")
@@ -58,7 +32,7 @@ class Picture:
     async def fetch(self) -> PictureBytes:
         """The picture's bytes, fetched by the bot with every limit of its own fetches (size,
         time, addresses, type); raises ``PictureError`` with the reason when it cannot."""
-        answer = await self._requests.fetch(self._call_id, self.index)
+        answer = await self._requests.ask("fetch_picture", {"callId": self._call_id, "index": self.index})
         if answer.get("error"):
             raise PictureError(answer["error"])
         return PictureBytes(answer["mime"], base64.b64decode(answer["base64"]), answer["sha256"])
@@ -67,6 +41,6 @@ class Picture:
         return f"Picture(kind={self.kind!r}, file_id={self.file_id!r}, description={self.description!r})"
 
 
-def pictures_of(params: Dict[str, Any], requests: PictureRequests) -> List[Picture]:
+def pictures_of(params: Dict[str, Any], requests: HostRequests) -> List[Picture]:
     call_id = params.get("callId", "")
     return [Picture(wire, call_id, requests) for wire in params.get("pictures") or []]

@@ -13,7 +13,9 @@ from .calling import parsed
 from .class_style import ClassStyle
 from .function_style import FunctionStyle
 from .loader import load
-from .pictures import PictureRequests, pictures_of
+from .host_requests import ANSWER_LINES, HostRequests
+from .memory import MemoryAccess
+from .pictures import pictures_of
 from .wire import push, write_line
 
 Style = Union[ClassStyle, FunctionStyle]
@@ -25,7 +27,8 @@ class Runner:
         self.logger = plugin_logger("plugin")
         self.style: Optional[Style] = None
         self.self_id = ""
-        self.pictures = PictureRequests()
+        # The bot's answers to `fetch_picture` and `memory_*` pushes.
+        self.requests = HostRequests()
 
     async def handle(self, request: Dict[str, Any]) -> Dict[str, Any]:
         method = request.get("method")
@@ -60,7 +63,8 @@ class Runner:
             bot, event, context = self.call_context(params)
             return {"result": await style.command(params, bot, event, context)}
         if method == "hook":
-            return {"hook_result": await style.hook(params, pictures_of(params, self.pictures))}
+            memory = MemoryAccess(params.get("callId", ""), self.requests)
+            return {"hook_result": await style.hook(params, pictures_of(params, self.requests), memory)}
         if method == "enrich":
             return {"result": await style.enrich(params)}
         if method == "reply_extension":
@@ -69,7 +73,8 @@ class Runner:
 
     def call_context(self, params: Dict[str, Any]):
         event = event_of(params)
-        event.pictures = pictures_of(params, self.pictures)
+        event.pictures = pictures_of(params, self.requests)
+        event.memory = MemoryAccess(params.get("callId", ""), self.requests)
         bot = Bot(params.get("callId", ""), event.self_id or "", self.refresh_tools)
         context = {"call_id": params.get("callId"), "reply_id": params.get("replyId"),
                    "session_id": params.get("sessionId"), "channel": params.get("channel"),
@@ -106,7 +111,7 @@ async def serve(runner: Runner) -> None:
 
     threading.Thread(target=read, name="stdin", daemon=True).start()
     # Requests are answered in order, each after the one before; reading goes on meanwhile,
-    # so a handler awaiting a picture gets the bot's `picture` line.
+    # so a handler awaiting a picture or a memory gets the bot's answer line.
     previous: Optional["asyncio.Future[None]"] = None
     while True:
         line = await lines.get()
@@ -115,8 +120,8 @@ async def serve(runner: Runner) -> None:
         if not line.strip():
             continue
         request = parsed(line)
-        if isinstance(request, dict) and request.get("method") == "picture":
-            runner.pictures.settle(request.get("params") or {})
+        if isinstance(request, dict) and request.get("method") in ANSWER_LINES:
+            runner.requests.settle(request.get("params") or {})
             continue
         previous = asyncio.ensure_future(answer_after(previous, runner, request))
     if previous is not None:

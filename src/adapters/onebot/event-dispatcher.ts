@@ -1,5 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { idToString } from "../../message/onebot-values.ts";
+import { formatSessionId } from "../../message/session-id.ts";
 import { isRecord } from "../../util/values.ts";
 import type { AdapterEvents } from "../types.ts";
 import type { AccountTable } from "./account-table.ts";
@@ -56,12 +57,36 @@ export class OneBotEventDispatcher {
       case "meta_event":
         this.#meta(event, selfId);
         return;
+      case "notice":
+        this.#notice(event, selfId);
+        return;
       default:
         logger.debug(
           { selfId, postType: event.post_type, type: event.notice_type ?? event.request_type },
           "onebot event ignored",
         );
     }
+  }
+
+  /** Recalls (撤回) delete a message; other notices are logged at debug. */
+  #notice(event: Record<string, unknown>, selfId: string): void {
+    const { events, logger } = this.#options;
+    const messageId = idToString(event.message_id);
+    const group = idToString(event.group_id);
+    const user = idToString(event.user_id);
+    const recall =
+      event.notice_type === "group_recall" && group !== undefined
+        ? { chatType: "group" as const, peerId: group }
+        : event.notice_type === "friend_recall" && user !== undefined
+          ? { chatType: "private" as const, peerId: user }
+          : undefined;
+    if (recall === undefined || messageId === undefined) {
+      logger.debug({ selfId, type: event.notice_type }, "onebot notice ignored");
+      return;
+    }
+    const sessionId = formatSessionId({ platform: "onebot", selfId, ...recall });
+    logger.debug({ sessionId, messageId }, "onebot message recalled");
+    events.deleted?.({ sessionId, messageId });
   }
 
   #meta(event: Record<string, unknown>, selfId: string): void {

@@ -3,7 +3,7 @@ import type { CallContext } from "../../components/types.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { OutgoingMessage } from "../../sdk/types.ts";
 import { errorMessage } from "../../util/values.ts";
-import type { FetchPicturePush, JsonObject, SendMessagePush } from "./protocol.ts";
+import type { FetchPicturePush, JsonObject, MemoryPush, SendMessagePush } from "./protocol.ts";
 
 /** One open call: its id on the wire, and a wait for the messages it sent meanwhile. */
 export interface OpenCall {
@@ -21,14 +21,17 @@ interface CallEntry {
 
 /**
  * The calls a plugin process is answering, by call id, so a `send_message` push reaches the
- * chat of its call (tools and commands) and a `fetch_picture` push its message's pictures
- * (hooks too). A call's answer is taken only after its messages are out, so what a tool sent
- * comes before the reply the model writes from its result.
+ * chat of its call (tools and commands), a `fetch_picture` push its message's pictures and a
+ * `memory_*` push the memory of its chat (hooks too). A call's answer is taken only after its
+ * messages are out, so what a tool sent comes before the reply the model writes from its result.
  */
 export class CallsInFlight {
   private readonly calls = new Map<string, CallEntry>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly pluginId: string,
+  ) {}
 
   open(call: CallContext, options: { maySend: boolean } = { maySend: true }): OpenCall {
     // The planner's call id is unique per turn only; the wire id must be unique per process.
@@ -83,6 +86,33 @@ export class CallsInFlight {
     try {
       const { mime, bytes, sha256 } = await picture.fetch();
       return { requestId, mime, sha256, base64: bytes.toString("base64") };
+    } catch (error) {
+      return { requestId, error: errorMessage(error) };
+    }
+  }
+
+  /**
+   * A `memory_recall`, `memory_remember` or `memory_forget` push: the params of the `memory`
+   * line answering it — `memories`, `memory` or `forgotten`, or an `error` saying why not.
+   */
+  async memory(push: MemoryPush): Promise<JsonObject> {
+    const requestId = push.requestId ?? null;
+    const entry = this.calls.get(push.callId);
+    if (!entry) return { requestId, error: "the call is not in flight" };
+    const memory = entry.call.memoryFor(this.pluginId);
+    const about =
+      push.method === "memory_forget" || push.about === undefined ? {} : { about: String(push.about) };
+    try {
+      switch (push.method) {
+        case "memory_recall": {
+          const limit = push.limit === undefined ? {} : { limit: push.limit };
+          return { requestId, memories: await memory.recall(push.query, { ...about, ...limit }) };
+        }
+        case "memory_remember":
+          return { requestId, memory: await memory.remember(push.content, about) };
+        case "memory_forget":
+          return { requestId, forgotten: await memory.forget(push.id) };
+      }
     } catch (error) {
       return { requestId, error: errorMessage(error) };
     }

@@ -16,10 +16,13 @@ import {
   type ChannelPromptPush,
   type ChannelToolsPush,
   type FetchPicturePush,
+  isMemoryPush,
   isPushMethod,
   type JsonObject,
+  type MemoryPush,
   type ProtocolValidators,
   problemsOf,
+  requestIdOf,
   type SendMessagePush,
   type ToolsPush,
   type WebUiPush,
@@ -128,7 +131,14 @@ export class PluginChannel {
     }
     const validate = this.deps.protocol.push[method];
     if (!validate(params)) {
-      this.logger.warn({ method }, `plugin pushed an invalid ${method}; skipped: ${problemsOf(validate)}`);
+      const problems = problemsOf(validate);
+      this.logger.warn({ method }, `plugin pushed an invalid ${method}; skipped: ${problems}`);
+      // The plugin waits for a memory answer: it gets the reason instead of waiting out its call.
+      if (isMemoryPush(method))
+        this.deps.notify("memory", {
+          requestId: requestIdOf(params),
+          error: `invalid ${method}: ${problems}`,
+        });
       return;
     }
     switch (method) {
@@ -159,6 +169,13 @@ export class PluginChannel {
         void this.deps.inFlight
           .fetchPicture(params as unknown as FetchPicturePush)
           .then((answer) => this.deps.notify("picture", answer));
+        return;
+      case "memory_recall":
+      case "memory_remember":
+      case "memory_forget":
+        void this.deps.inFlight
+          .memory({ method, ...params } as MemoryPush)
+          .then((answer) => this.deps.notify("memory", answer));
         return;
     }
   }

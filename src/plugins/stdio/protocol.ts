@@ -130,6 +130,49 @@ export interface FetchPicturePush {
   requestId?: string | number;
 }
 
+/**
+ * Long-term memory for a call in flight (its chat, its message), as `context.memory` of the
+ * TypeScript SDK; the bot answers each with a `memory` line carrying the same `requestId`.
+ */
+interface MemoryPushBase {
+  callId: string;
+  requestId?: string | number;
+}
+
+export interface MemoryRecallPush extends MemoryPushBase {
+  query: string;
+  /** A user id on the chat's platform, or "group"; default the message's sender. */
+  about?: string | number;
+  limit?: number;
+}
+
+export interface MemoryRememberPush extends MemoryPushBase {
+  content: string;
+  about?: string | number;
+}
+
+export interface MemoryForgetPush extends MemoryPushBase {
+  id: number;
+}
+
+export type MemoryPush =
+  | ({ method: "memory_recall" } & MemoryRecallPush)
+  | ({ method: "memory_remember" } & MemoryRememberPush)
+  | ({ method: "memory_forget" } & MemoryForgetPush);
+
+/** The pushes about memory, answered by a `memory` line. */
+const MEMORY_PUSHES = ["memory_recall", "memory_remember", "memory_forget"] as const;
+
+export function isMemoryPush(method: string): method is MemoryPush["method"] {
+  return (MEMORY_PUSHES as readonly string[]).includes(method);
+}
+
+/** The `requestId` a push named, to echo in the answer (null when it named none, or a bad one). */
+export function requestIdOf(params: JsonObject): string | number | null {
+  const requestId = params.requestId;
+  return typeof requestId === "string" || typeof requestId === "number" ? requestId : null;
+}
+
 /** Replaces the tools declared at activation (seed 004's `refresh_tools`). */
 export interface ToolsPush {
   /** Checked one by one, as `activate`'s tools. */
@@ -232,6 +275,27 @@ const pushSchemas = {
     required: ["callId", "index"],
     properties: { callId: named, index: { type: "integer", minimum: 0 }, requestId: id },
   },
+  memory_recall: {
+    type: "object",
+    required: ["callId", "query"],
+    properties: {
+      callId: named,
+      requestId: id,
+      query: { type: "string" },
+      about: id,
+      limit: { type: "integer", minimum: 1 },
+    },
+  },
+  memory_remember: {
+    type: "object",
+    required: ["callId", "content"],
+    properties: { callId: named, requestId: id, content: { type: "string" }, about: id },
+  },
+  memory_forget: {
+    type: "object",
+    required: ["callId", "id"],
+    properties: { callId: named, requestId: id, id: { type: "integer" } },
+  },
 };
 
 export type PushMethod = keyof typeof pushSchemas;
@@ -260,6 +324,9 @@ export function compileProtocol(ajv: Ajv): ProtocolValidators {
       send_message: ajv.compile(pushSchemas.send_message),
       tools: ajv.compile(pushSchemas.tools),
       fetch_picture: ajv.compile(pushSchemas.fetch_picture),
+      memory_recall: ajv.compile(pushSchemas.memory_recall),
+      memory_remember: ajv.compile(pushSchemas.memory_remember),
+      memory_forget: ajv.compile(pushSchemas.memory_forget),
     },
   };
 }

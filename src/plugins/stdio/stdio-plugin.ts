@@ -54,7 +54,7 @@ export class StdioPlugin {
     this.supervisor = new ProcessSupervisor(request, deps.monitor, this.launch.command);
     const call = (method: string, params: JsonObject, options?: CallOptions) =>
       this.call(method, params, options);
-    const inFlight = new CallsInFlight(request.logger);
+    const inFlight = new CallsInFlight(request.logger, request.manifest.id);
     this.declarations = new Declarations(
       this.protocol,
       new ComponentFactory(request, deps.channels, call, inFlight),

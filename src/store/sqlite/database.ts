@@ -15,6 +15,13 @@ const OPEN_BUSY_TIMEOUT_MS = 5000;
  * later (WriteTick) instead of waiting here.
  */
 const WRITE_BUSY_TIMEOUT_MS = 5;
+/**
+ * SQLite's page cache per connection, in KiB. better-sqlite3 builds SQLite with 16 MB, which a
+ * busy bot fills within tens of thousands of messages and never gives back (issue 15's memory
+ * target). Writes append at the right edge of each index and reads touch the newest pages of a
+ * session, so a few MB hold the working set; the OS page cache keeps the rest close.
+ */
+const PAGE_CACHE_KIB = 4096;
 
 /** Chats, memories and usage are the owner's alone. */
 const PRIVATE_FILE_MODE = 0o600;
@@ -37,6 +44,7 @@ export function openSqliteDatabase(
     // WAL lets readers run beside the writer; NORMAL sync is durable across app crashes.
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     applyMigrations(db, migrations, logger);
     db.pragma(`busy_timeout = ${WRITE_BUSY_TIMEOUT_MS}`);
   } catch (error) {

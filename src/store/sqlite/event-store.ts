@@ -55,6 +55,8 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
   #nextId: number;
   readonly #selectPage: Statement<[number, number]>;
   readonly #selectReplyPage: Statement<[string, number, number]>;
+  /** `?` 1 is a JSON array of types. */
+  readonly #selectTypesPage: Statement<[string, number, number]>;
   readonly #selectTurnEvents: Statement<[string]>;
   readonly #selectTurns: Statement<[{ search: string | null; before: number; limit: number }]>;
 
@@ -109,6 +111,10 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
     this.#selectReplyPage = db.prepare(
       `SELECT ${COLUMNS} FROM monitor_events WHERE reply_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
     );
+    this.#selectTypesPage = db.prepare(
+      `SELECT ${COLUMNS} FROM monitor_events WHERE type IN (SELECT value FROM json_each(?)) AND id < ?
+       ORDER BY id DESC LIMIT ?`,
+    );
     this.#selectTurnEvents = db.prepare(
       `SELECT ${COLUMNS} FROM monitor_events WHERE reply_id = ? ORDER BY id`,
     );
@@ -138,11 +144,17 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
   async list(query: MonitorEventQuery): Promise<StoredMonitorEvent[]> {
     this.#writer.flush();
     const before = query.beforeId ?? NO_ID_LIMIT;
-    const rows =
-      query.replyId === undefined
-        ? this.#selectPage.all(before, query.limit)
-        : this.#selectReplyPage.all(query.replyId, before, query.limit);
-    return (rows as EventRow[]).map(toEvent);
+    const { replyId, types } = query;
+    if (replyId === undefined) {
+      const rows =
+        types === undefined
+          ? this.#selectPage.all(before, query.limit)
+          : this.#selectTypesPage.all(JSON.stringify(types), before, query.limit);
+      return (rows as EventRow[]).map(toEvent);
+    }
+    // A turn has few events: its page is filtered by type here.
+    const events = (this.#selectReplyPage.all(replyId, before, query.limit) as EventRow[]).map(toEvent);
+    return types === undefined ? events : events.filter((event) => types.includes(event.type));
   }
 
   async turnEvents(replyId: string): Promise<StoredMonitorEvent[]> {

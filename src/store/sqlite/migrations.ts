@@ -232,4 +232,82 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 9,
+    name: "memories",
+    up(sql) {
+      // Long-term memory (issue 18): curated facts about people and groups, never pruned by
+      // retention. `vector` is a little-endian Float32 embedding made by `vector_model`.
+      sql(`
+        CREATE TABLE memories (
+          id INTEGER PRIMARY KEY,
+          subject TEXT NOT NULL,
+          subject_name TEXT NOT NULL,
+          content TEXT NOT NULL,
+          origin TEXT NOT NULL,
+          plugin_id TEXT,
+          session_id TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          confirmations INTEGER NOT NULL,
+          confirmed_at INTEGER NOT NULL,
+          vector BLOB,
+          vector_model TEXT
+        )
+      `);
+      sql("CREATE INDEX memories_subject_idx ON memories (subject, updated_at)");
+      sql("CREATE INDEX memories_updated_idx ON memories (updated_at)");
+      sql("CREATE INDEX memories_confirmed_idx ON memories (confirmed_at)");
+      // The messages each memory was learned from: deleting a message or forgetting a person
+      // deletes what was learned only from them.
+      sql(`
+        CREATE TABLE memory_sources (
+          memory_id INTEGER NOT NULL,
+          session_id TEXT NOT NULL,
+          message_id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          time INTEGER NOT NULL,
+          PRIMARY KEY (memory_id, session_id, message_id)
+        )
+      `);
+      sql("CREATE INDEX memory_sources_message_idx ON memory_sources (session_id, message_id)");
+      sql("CREATE INDEX memory_sources_user_idx ON memory_sources (user_id)");
+      // Full-text index; rowid = memories.id. `terms`: the terms of the subject's name and the
+      // content as the store computes them (CJK bigrams and words, src/store/memory-terms.ts),
+      // joined by spaces. `subject`: the subject as one hex token, so a search about a few
+      // subjects is one index query (`subject : (…) AND terms : (…)`) that only scores their
+      // memories. The store writes it in the same transaction as the memory: a trigger could
+      // not run the tokenizer. The `ascii` tokenizer splits only at ASCII spaces and
+      // punctuation, never inside a term (terms hold letters and digits only), so each term
+      // stays one token; `detail = column` keeps no positions (single terms need none) but
+      // allows the column filters.
+      sql(`
+        CREATE VIRTUAL TABLE memory_terms USING fts5 (
+          terms, subject, tokenize = 'ascii', detail = column
+        )
+      `);
+      // Messages their platform deleted (recalled): never learned from, even when still stored.
+      sql(`
+        CREATE TABLE memory_deleted_messages (
+          session_id TEXT NOT NULL,
+          message_id TEXT NOT NULL,
+          PRIMARY KEY (session_id, message_id)
+        )
+      `);
+      // Where the background learner stopped in each session (a messages row id).
+      sql(`
+        CREATE TABLE memory_progress (
+          session_id TEXT PRIMARY KEY,
+          row_id INTEGER NOT NULL
+        )
+      `);
+      // When each subject last asked to be forgotten: older messages are never learned from again.
+      sql(`
+        CREATE TABLE memory_forgotten (
+          subject TEXT PRIMARY KEY,
+          at INTEGER NOT NULL
+        )
+      `);
+    },
+  },
 ];

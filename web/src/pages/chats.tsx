@@ -11,7 +11,8 @@ const PAGE = 100;
 export function ChatsPage() {
   const [search, setSearch] = useState("");
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
-  const [selected, setSelected] = useState<string | null>(null);
+  // `/chats?session=…` opens that chat (the memory page links its sources so).
+  const [selected, setSelected] = useState(() => new URLSearchParams(location.search).get("session"));
 
   useEffect(() => {
     const path = withQuery("/api/chats", { search, limit: PAGE });

@@ -3,6 +3,7 @@ import { Link } from "../link.tsx";
 import type { PictureSource } from "../picture.tsx";
 import { Segments } from "../segments.tsx";
 import type { ChatMessage, Segment, StoredMonitorEvent } from "../types.ts";
+import { MemoryEvent } from "./timeline-memory.tsx";
 
 export function StatusBadge({ status }: { status: string | undefined }) {
   const label =
@@ -129,6 +130,10 @@ function EventBody({ event, messages }: { event: StoredMonitorEvent; messages: C
     case "vision.failed":
     case "vision.skipped":
       return <VisionCall event={event} />;
+    case "memory.recalled":
+    case "memory.learned":
+    case "memory.forgotten":
+      return <MemoryEvent event={event} />;
     case "turn.finished":
       return (
         <div>

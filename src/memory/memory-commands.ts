@@ -1,0 +1,137 @@
+import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
+import { matchCommandWords } from "../components/command-words.ts";
+import type { CommandComponent, CommandMatch } from "../components/types.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { MemorySettings } from "./config.ts";
+import type { MemoryService } from "./memory-service.ts";
+import type { MemoryEntry, MemorySubject } from "./types.ts";
+import { groupSubjectOf, placeOf, senderSubject, subjectNamed } from "./visibility.ts";
+
+/** Most memories `/memory` lists in one message. */
+const SHOWN = 20;
+
+export interface MemoryCommandDeps {
+  memory: MemoryService;
+  settings: () => MemorySettings;
+  clock: () => ZonedClock;
+}
+
+/**
+ * `/forget` (`/忘记`) and `/memory` (`/记忆`), host commands like `/summary`: anyone forgets or
+ * sees what is remembered about themselves; an admin names a user id, `group` or a memory `#id`.
+ * Their words come from `memory.forgetCommands` / `memory.showCommands` on every message.
+ */
+export function memoryCommands(deps: MemoryCommandDeps): CommandComponent[] {
+  return [
+    hostCommand(
+      () => deps.memory.enabled(),
+      "forget",
+      "忘记关于你的记忆",
+      () => deps.settings().forgetCommands,
+      "[用户id | #编号 | group]",
+      (match, message, admin) => forget(deps, match, message, admin),
+    ),
+    hostCommand(
+      () => deps.memory.enabled(),
+      "memory",
+      "看看我记得关于你的事",
+      () => deps.settings().showCommands,
+      "[用户id | group]",
+      (match, message, admin) => show(deps, match, message, admin),
+    ),
+  ];
+}
+
+function hostCommand(
+  enabled: () => boolean,
+  name: string,
+  description: string,
+  words: () => string[],
+  usage: string,
+  run: (match: CommandMatch, message: ChatMessage, isAdmin: boolean) => Promise<string>,
+): CommandComponent {
+  return {
+    kind: "command",
+    pluginId: HOST_COMMANDS_OWNER,
+    name,
+    fullName: `${HOST_COMMANDS_OWNER}.${name}`,
+    description,
+    scope: { chatScope: "all" },
+    adminOnly: false,
+    get synopsis() {
+      const listed = words().filter(Boolean);
+      return listed.length > 0 ? `${listed.join(" | ")} ${usage}` : "";
+    },
+    match: (text) => matchCommandWords(text.trim(), words()),
+    invoke: async (match, call) =>
+      enabled() ? run(match, call.message, call.isAdmin) : "记忆功能没有开启。",
+  };
+}
+
+async function forget(
+  deps: MemoryCommandDeps,
+  match: CommandMatch,
+  message: ChatMessage,
+  isAdmin: boolean,
+): Promise<string> {
+  const { memory } = deps;
+  const place = placeOf(message);
+  const target = match.args[0];
+  if (target === undefined || target === message.userId) {
+    const count = await memory.forgetPerson(
+      senderSubject(message),
+      message.userId,
+      place.sessionId,
+      "command",
+    );
+    return count > 0
+      ? `好的，关于你的 ${count} 条记忆已经忘掉了，之前的聊天也不会再拿来学习。`
+      : "我本来就不记得关于你的事；之前的聊天也不会再拿来学习。";
+  }
+  const id = /^#(\d+)$/.exec(target)?.[1];
+  if (id !== undefined) {
+    const entry = await memory.visibleEntry(Number(id), place);
+    if (!entry || (!isAdmin && entry.subject !== senderSubject(message)))
+      return `这里没有你能删除的记忆 #${id}。`;
+    await memory.forgetEntry(entry, place.sessionId, "command");
+    return `已忘记 #${id}：${entry.content}`;
+  }
+  if (!isAdmin) return "只有管理员可以忘记别人的记忆。";
+  const subject = subjectNamed(place, target);
+  if (subject === undefined) return `用法：${match.command} [用户id | #编号 | group]`;
+  if (subject === groupSubjectOf(place)) {
+    const entries = await memory.about(subject, Number.MAX_SAFE_INTEGER);
+    for (const entry of entries) await memory.forgetEntry(entry, place.sessionId, "command");
+    return `已忘记关于本群的 ${entries.length} 条记忆。`;
+  }
+  const count = await memory.forgetPerson(subject, target, place.sessionId, "command");
+  return `已忘记关于 ${target} 的 ${count} 条记忆。`;
+}
+
+async function show(
+  deps: MemoryCommandDeps,
+  match: CommandMatch,
+  message: ChatMessage,
+  isAdmin: boolean,
+): Promise<string> {
+  const { memory } = deps;
+  const place = placeOf(message);
+  const target = match.args[0];
+  let subject: MemorySubject | undefined = senderSubject(message);
+  if (target !== undefined && target !== message.userId) {
+    if (!isAdmin) return "只有管理员可以查看别人的记忆。";
+    subject = subjectNamed(place, target);
+    if (subject === undefined) return `用法：${match.command} [用户id | group]`;
+  }
+  const entries = await memory.about(subject, SHOWN + 1);
+  const whom =
+    subject === groupSubjectOf(place) ? "本群" : target && target !== message.userId ? target : "你";
+  if (entries.length === 0) return `我还不记得关于${whom}的事。`;
+  const clock = deps.clock();
+  const lines = entries
+    .slice(0, SHOWN)
+    .map((entry: MemoryEntry) => `#${entry.id} ${entry.content}（${clock.date(entry.confirmedAt)}）`);
+  const more = entries.length > SHOWN ? `\n……还有更多，可以在控制台的记忆页查看。` : "";
+  return `我记得关于${whom}的事：\n${lines.join("\n")}${more}`;
+}

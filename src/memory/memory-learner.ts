@@ -1,0 +1,293 @@
+import { accessDenial } from "../chat/access-policy.ts";
+import type { AccessSettings } from "../chat/config.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import { formatMessageLine } from "../context/message-line.ts";
+import type { LlmRequest, LlmResult } from "../llm/types.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { Monitor } from "../monitor/monitor.ts";
+import { placeText } from "../prompts/place-text.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { ChatHistory, StoredMessage } from "../store/types.ts";
+import type { MemorySettings } from "./config.ts";
+import { type LearnOperation, parseLearnAnswer } from "./learn-answer.ts";
+import { memoryLine } from "./memory-lines.ts";
+import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
+import type { MemoryEntry, MemoryStore, MemorySubject } from "./types.ts";
+import { groupSubjectOf, type MemoryPlace, placeOf, senderSubject, subjectNamed } from "./visibility.ts";
+
+export interface MemoryLearnerDeps {
+  memory: MemoryService;
+  store: MemoryStore;
+  history: ChatHistory;
+  /** The current client (replaced on a config reload). */
+  llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
+  /** Whether `llm.models.memory` names a model: without one nothing is learned in the background. */
+  hasModel: () => boolean;
+  settings: () => MemorySettings;
+  access: () => AccessSettings;
+  prompts: () => PromptTemplates;
+  clock: () => ZonedClock;
+  botName: () => string;
+  monitor: Monitor;
+  logger: Logger;
+}
+
+/** Longest a learning pass waits for the memory model. */
+const LEARN_TIMEOUT_MS = 120_000;
+/** Known memories shown to the model, so it updates rather than repeats them. */
+const KNOWN_SHOWN = 40;
+
+interface LearnedChange {
+  added: Array<Pick<MemoryEntry, "id" | "subject" | "subjectName" | "content">>;
+  updated: Array<{ id: number; content: string; previous: string }>;
+  deleted: Array<{ id: number; content: string; reason?: string }>;
+}
+
+/**
+ * Background learning (issue 18): every `memory.learnEvery` messages a chat stores (from
+ * people the access rules let in), one pass at a time reads the chat's new stretch with the
+ * `memory` model task and applies the additions, updates, confirmations and deletions it
+ * proposes to what is known about the people in it and the group. Where a chat was read up
+ * to is stored, so a restart neither re-reads nor skips. Bounded per chat per day
+ * (`memory.maxLearnCallsPerDay`). Never in the way of a reply: it runs after the fact.
+ */
+export class MemoryLearner {
+  /** Messages noticed per chat since its last pass was queued. */
+  private readonly counts = new Map<string, number>();
+  private readonly waiting = new Set<string>();
+  /** Passes run per chat on one day (`chat.timezone` date). */
+  private readonly passes = new Map<string, { day: string; count: number }>();
+  private running: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly deps: MemoryLearnerDeps) {}
+
+  /** A message a member sent in an allowed chat (not a command): counts towards the next pass. */
+  noticed(message: ChatMessage): void {
+    if (message.fromSelf || this.stopping.signal.aborted) return;
+    const settings = this.deps.settings();
+    if (!settings.enabled || !this.deps.hasModel()) return;
+    const count = (this.counts.get(message.sessionId) ?? 0) + 1;
+    if (count < settings.learnEvery) {
+      this.counts.set(message.sessionId, count);
+      return;
+    }
+    this.counts.delete(message.sessionId);
+    this.waiting.add(message.sessionId);
+    this.next();
+  }
+
+  /** Stops learning: a pass in flight is aborted and awaited. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.waiting.clear();
+    await this.running;
+  }
+
+  /** Settles once no pass is running or waiting (tests and benches). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private next(): void {
+    if (this.running || this.stopping.signal.aborted) return;
+    const sessionId = this.waiting.values().next().value;
+    if (sessionId === undefined) return;
+    this.waiting.delete(sessionId);
+    this.running = this.pass(sessionId)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, "memory learning failed"))
+      .finally(() => {
+        this.running = undefined;
+        this.next();
+      });
+  }
+
+  /** Reads one chat's new stretch and applies what the model proposes. */
+  private async pass(sessionId: string): Promise<void> {
+    const { deps } = this;
+    const settings = deps.settings();
+    if (!this.takePass(sessionId, settings.maxLearnCallsPerDay)) {
+      deps.logger.debug({ sessionId }, "memory learning skipped: the chat's passes for today are used up");
+      return;
+    }
+    const upTo = await deps.store.learnedUpTo(sessionId);
+    const stretch = (await deps.history.messages({ sessionId, limit: settings.maxLearnMessages }))
+      .filter((message) => message.rowId > upTo)
+      .reverse();
+    const newest = stretch.at(-1);
+    const readable = await this.readable(stretch);
+    const first = readable.find((message) => !message.fromSelf);
+    if (newest === undefined || first === undefined) return;
+    const place = placeOf(first);
+    const known = await this.known(readable, place);
+    const prompts = deps.prompts();
+    const clock = deps.clock();
+    const result = await deps.llm().generate({
+      task: "memory",
+      messages: [
+        { role: "system", content: prompts.render("memory_learn", { bot_name: deps.botName() }) },
+        {
+          role: "user",
+          content: prompts.render("memory_learn_request", {
+            place: placeText(prompts, {
+              platform: place.platform,
+              isGroup: place.groupId !== undefined,
+              peerId: place.groupId ?? first.userId,
+            }),
+            known:
+              known.length > 0
+                ? known.map((entry) => memoryLine(entry, prompts, clock)).join("\n")
+                : prompts.render("memory_known_none"),
+            transcript: readable
+              .map((message) =>
+                formatMessageLine(message, clock.time, { withId: true, selfName: deps.botName() }),
+              )
+              .join("\n"),
+          }),
+        },
+      ],
+      temperature: 0,
+      signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
+      sessionId,
+    });
+    let change: LearnedChange = { added: [], updated: [], deleted: [] };
+    try {
+      const { operations, dropped } = parseLearnAnswer(result.text);
+      if (dropped > 0)
+        deps.logger.warn({ sessionId, dropped }, "memory model proposed changes of the wrong shape");
+      change = await this.apply(operations, readable, known, place);
+    } catch (error) {
+      // Junk is not retried: the same stretch would cost the same call again.
+      deps.logger.warn(
+        { err: error, sessionId },
+        "memory model answered something that is not the JSON asked for",
+      );
+    }
+    await deps.store.setLearnedUpTo(sessionId, newest.rowId);
+    deps.monitor.emit({
+      type: "memory.learned",
+      sessionId,
+      data: {
+        origin: "learned",
+        ...change,
+        model: `${result.provider}/${result.model}`,
+        usage: result.usage,
+        messages: readable.length,
+      },
+    });
+  }
+
+  /** Whether another pass fits the chat's daily bound; counts it when it does. */
+  private takePass(sessionId: string, perDay: number): boolean {
+    const day = this.deps.clock().date(Date.now());
+    const today = this.passes.get(sessionId);
+    const count = today?.day === day ? today.count : 0;
+    if (count >= perDay) return false;
+    this.passes.set(sessionId, { day, count: count + 1 });
+    return true;
+  }
+
+  /**
+   * What may be learned from: the bot's own messages (context) and those of members the access
+   * rules let in, except what a member said before they asked to be forgotten and messages
+   * their platform deleted (recalled).
+   */
+  private async readable(stretch: StoredMessage[]): Promise<StoredMessage[]> {
+    const access = this.deps.access();
+    const people = [...new Set(stretch.filter((m) => !m.fromSelf).map(senderSubject))];
+    const forgotten = await this.deps.store.forgottenAt(people);
+    const sessionId = stretch[0]?.sessionId ?? "";
+    const deleted = await this.deps.store.deletedAmong(
+      sessionId,
+      stretch.map((message) => message.messageId),
+    );
+    return stretch.filter((message) => {
+      if (deleted.has(message.messageId)) return false;
+      if (message.fromSelf) return true;
+      if (accessDenial(message, access) !== undefined) return false;
+      const at = forgotten.get(senderSubject(message));
+      return at === undefined || message.time > at;
+    });
+  }
+
+  /** What is already known about the people speaking and the group. */
+  private async known(readable: ChatMessage[], place: MemoryPlace): Promise<MemoryEntry[]> {
+    const people = [...new Set(readable.filter((m) => !m.fromSelf).map(senderSubject))];
+    const group = groupSubjectOf(place);
+    const subjects: MemorySubject[] = group === undefined ? people : [...people, group];
+    const hits = await this.deps.store.search({ subjects, limit: KNOWN_SHOWN });
+    return hits.map((hit) => hit.entry);
+  }
+
+  /**
+   * Applies the proposals that keep to the rules: facts about people who spoke in the stretch
+   * or the group, sourced from its messages; changes only to memories the model was shown.
+   */
+  private async apply(
+    operations: LearnOperation[],
+    readable: ChatMessage[],
+    known: MemoryEntry[],
+    place: MemoryPlace,
+  ): Promise<LearnedChange> {
+    const change: LearnedChange = { added: [], updated: [], deleted: [] };
+    const byId = new Map(readable.filter((m) => !m.fromSelf).map((message) => [message.messageId, message]));
+    const speakers = new Set([...byId.values()].map((message) => message.userId));
+    const shown = new Map(known.map((entry) => [entry.id, entry]));
+    const sourcesNamed = (ids: Array<string | number> | undefined) =>
+      sourcesOf((ids ?? []).map((id) => byId.get(String(id))).filter((m) => m !== undefined));
+    for (const operation of operations) {
+      if (operation.op === "add") {
+        const about = String(operation.about);
+        const subject = subjectNamed(place, about);
+        const isGroup = subject !== undefined && subject === groupSubjectOf(place);
+        if (subject === undefined || (!isGroup && !speakers.has(about))) continue;
+        const own = isGroup ? [] : sourcesOf([...byId.values()].filter((m) => m.userId === about));
+        const named = sourcesNamed(operation.source_ids);
+        const sources = named.length > 0 ? named : own;
+        if (sources.length === 0) continue;
+        const subjectName = isGroup
+          ? (place.groupId ?? about)
+          : ([...byId.values()].findLast((m) => m.userId === about)?.senderName ?? about);
+        const { entry, previous } = await this.deps.memory.remember({
+          subject,
+          subjectName,
+          content: operation.content.slice(0, MAX_MEMORY_CHARS),
+          origin: "learned",
+          sessionId: place.sessionId,
+          sources,
+          place,
+          silent: true,
+        });
+        if (previous === undefined) {
+          change.added.push({ id: entry.id, subject, subjectName, content: entry.content });
+        } else {
+          change.updated.push({ id: entry.id, content: entry.content, previous });
+        }
+        continue;
+      }
+      const entry = shown.get(operation.id);
+      if (!entry) continue;
+      shown.delete(operation.id);
+      if (operation.op === "delete") {
+        if ((await this.deps.store.delete([entry.id])) > 0) {
+          change.deleted.push({
+            id: entry.id,
+            content: entry.content,
+            ...(operation.reason ? { reason: operation.reason } : {}),
+          });
+        }
+        continue;
+      }
+      const content = operation.op === "update" ? operation.content.slice(0, MAX_MEMORY_CHARS) : undefined;
+      const updated = await this.deps.store.update(entry.id, {
+        ...(content === undefined ? {} : { content }),
+        sources: sourcesNamed(operation.source_ids),
+        confirmedAt: Date.now(),
+      });
+      if (updated && content !== undefined)
+        change.updated.push({ id: entry.id, content, previous: entry.content });
+    }
+    return change;
+  }
+}

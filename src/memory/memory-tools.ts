@@ -1,0 +1,110 @@
+import type { ToolSpec } from "../llm/types.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
+import { placeOf, subjectNamed, userIdOf } from "./visibility.ts";
+
+export const REMEMBER_TOOL = "remember";
+export const RECALL_TOOL = "recall";
+
+/** `remember` and `recall`, offered to the planner while `memory.enabled`. */
+export function memoryToolSpecs(prompts: PromptTemplates): ToolSpec[] {
+  return [
+    {
+      name: REMEMBER_TOOL,
+      description: prompts.render("tool_remember"),
+      parameters: {
+        type: "object",
+        properties: {
+          content: {
+            type: "string",
+            minLength: 1,
+            maxLength: MAX_MEMORY_CHARS,
+            description: prompts.render("tool_remember_content"),
+          },
+          about: { type: "string", description: prompts.render("tool_remember_about") },
+          replaces: { type: "integer", description: prompts.render("tool_remember_replaces") },
+        },
+        required: ["content"],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: RECALL_TOOL,
+      description: prompts.render("tool_recall"),
+      parameters: {
+        type: "object",
+        properties: {
+          query: { type: "string", minLength: 1, description: prompts.render("tool_recall_query") },
+        },
+        required: ["query"],
+        additionalProperties: false,
+      },
+    },
+  ];
+}
+
+/** What a memory tool call needs to know of its turn. */
+export interface MemoryToolTurn {
+  replyId: string;
+  /** The turn's new messages. */
+  messages: ChatMessage[];
+  /** The message the turn answers by default: a fact is about its sender unless `about` says otherwise. */
+  target: ChatMessage;
+  /** The name a user goes by in this chat, when they spoke in it lately. */
+  nameOf(userId: string): Promise<string | undefined>;
+}
+
+export type MemoryToolResult = { output: string } | { problem: string };
+
+/** Runs `remember` or `recall` for a turn; a bad call comes back as the problem to tell the model. */
+export async function runMemoryTool(
+  memory: MemoryService,
+  name: string,
+  input: Record<string, unknown>,
+  turn: MemoryToolTurn,
+  prompts: PromptTemplates,
+): Promise<MemoryToolResult> {
+  const place = placeOf(turn.target);
+  if (name === RECALL_TOOL) {
+    if (typeof input.query !== "string" || input.query.trim() === "")
+      return { problem: "query must be a non-empty string" };
+    return { output: await memory.recallText(place, input.query) };
+  }
+  const content = typeof input.content === "string" ? input.content.trim() : "";
+  if (content === "") return { problem: "content must be a non-empty string" };
+  const about =
+    typeof input.about === "string" && input.about.trim() !== "" ? input.about : turn.target.userId;
+  const subject = subjectNamed(place, about);
+  if (subject === undefined) {
+    return {
+      problem: `about must be a user id from this chat${place.groupId === undefined ? "" : ' or "group"'}`,
+    };
+  }
+  let replaces: number | undefined;
+  if (input.replaces !== undefined) {
+    if (typeof input.replaces !== "number" || !(await memory.visibleEntry(input.replaces, place))) {
+      return { problem: `no memory #${String(input.replaces)} here` };
+    }
+    replaces = input.replaces;
+  }
+  const userId = userIdOf(subject);
+  const theirs = userId === undefined ? [] : turn.messages.filter((message) => message.userId === userId);
+  const sources = sourcesOf(theirs.length > 0 ? theirs : turn.messages);
+  const subjectName =
+    userId === undefined
+      ? (place.groupId ?? "")
+      : ((await turn.nameOf(userId)) ?? theirs.at(-1)?.senderName ?? userId);
+  const { entry } = await memory.remember({
+    subject,
+    subjectName,
+    content,
+    origin: "tool",
+    sessionId: place.sessionId,
+    sources,
+    place,
+    replyId: turn.replyId,
+    ...(replaces === undefined ? {} : { replaces }),
+  });
+  return { output: prompts.render("result_remembered", { id: String(entry.id) }) };
+}

@@ -1,0 +1,442 @@
+import type { Database, Statement } from "better-sqlite3";
+import { memoryMatchExpression, memoryTerms } from "../memory-terms.ts";
+import type {
+  MemoryEntry,
+  MemoryHit,
+  MemoryListQuery,
+  MemoryOrigin,
+  MemorySearch,
+  MemorySource,
+  MemoryStore,
+  MemorySubject,
+  NewMemory,
+} from "../memory-types.ts";
+
+interface MemoryRow {
+  id: number;
+  subject: string;
+  subject_name: string;
+  content: string;
+  origin: string;
+  plugin_id: string | null;
+  session_id: string;
+  created_at: number;
+  updated_at: number;
+  confirmations: number;
+  confirmed_at: number;
+}
+
+interface SourceRow {
+  session_id: string;
+  message_id: string;
+  user_id: string;
+  time: number;
+}
+
+/** What ranking needs of a candidate; full rows are read only for the hits returned. */
+interface Candidate {
+  id: number;
+  confirmations: number;
+  confirmed_at: number;
+  /** FTS5 bm25(): negative, lower is more relevant; absent without a query. */
+  bm25?: number;
+}
+
+type MemoryChange = Parameters<MemoryStore["update"]>[1];
+
+/** Candidates taken from the index (best BM25 first) before ranking by recency and confirmations. */
+const CANDIDATES = 200;
+/** A confirmation's weight halves every 30 days. */
+const RECENCY_HALF_LIFE_MS = 30 * 24 * 60 * 60 * 1000;
+
+const MEMORY_COLUMNS = `m.id, m.subject, m.subject_name, m.content, m.origin, m.plugin_id, m.session_id,
+  m.created_at, m.updated_at, m.confirmations, m.confirmed_at`;
+/** Subjects filter: `?` is a JSON array of subjects. */
+const IN_SUBJECTS = "m.subject IN (SELECT value FROM json_each(?))";
+/** Excluded prefixes: `?` is a JSON array of prefixes (empty: none). */
+const NOT_EXCLUDED =
+  "NOT EXISTS (SELECT 1 FROM json_each(?) e WHERE substr(m.subject, 1, length(e.value)) = e.value)";
+
+/**
+ * Curated memory on SQLite. Written straight away, not batched: memory writes are rare and
+ * must be readable at once (recalled in the next turn). The full-text index is kept in step
+ * in the same transaction as each change.
+ */
+export class SqliteMemoryStore implements MemoryStore {
+  readonly #insert: Statement<
+    [string, string, string, string, string | null, string, number, number, number]
+  >;
+  readonly #insertSource: Statement<[number, string, string, string, number]>;
+  readonly #insertTerms: Statement<[number, string, string]>;
+  readonly #deleteTerms: Statement<[number]>;
+  readonly #get: Statement<[number]>;
+  readonly #sources: Statement<[number]>;
+  readonly #setContent: Statement<[string, string, number, number]>;
+  readonly #clearVector: Statement<[number]>;
+  readonly #confirm: Statement<[number, number]>;
+  readonly #count: Statement<[]>;
+  readonly #deleteMemory: Statement<[number]>;
+  readonly #deleteSources: Statement<[number]>;
+  readonly #aboutOrOnlyFrom: Statement<[string, string, string]>;
+  readonly #withMessage: Statement<[string, string]>;
+  readonly #deleteMessageSource: Statement<[string, string]>;
+  readonly #sourceCount: Statement<[number]>;
+  readonly #progress: Statement<[string]>;
+  readonly #setProgress: Statement<[string, number]>;
+  readonly #markForgotten: Statement<[string, number]>;
+  readonly #forgotten: Statement<[string]>;
+  readonly #setVector: Statement<[Buffer, string, number]>;
+  readonly #vector: Statement<[number, string]>;
+  /** Candidates by query (a MATCH expression naming the subjects when there are some). */
+  readonly #matching: Statement<[string]>;
+  /** Candidates without a query. */
+  readonly #recent: { subjects: Statement; any: Statement };
+  readonly #add: (memory: NewMemory) => number;
+  readonly #update: (id: number, change: MemoryChange) => boolean;
+  readonly #delete: (ids: number[]) => number;
+  readonly #forgetPerson: (subject: MemorySubject, userId: string) => number[];
+  readonly #forgetMessage: (sessionId: string, messageId: string) => number[];
+  readonly #markDeleted: Statement<[string, string]>;
+  readonly #isDeleted: Statement<[string, string]>;
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#insert = db.prepare(
+      `INSERT INTO memories (subject, subject_name, content, origin, plugin_id, session_id,
+         created_at, updated_at, confirmations, confirmed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+    );
+    this.#insertSource = db.prepare(
+      `INSERT INTO memory_sources (memory_id, session_id, message_id, user_id, time)
+       VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    );
+    this.#insertTerms = db.prepare("INSERT INTO memory_terms (rowid, terms, subject) VALUES (?, ?, ?)");
+    this.#deleteTerms = db.prepare("DELETE FROM memory_terms WHERE rowid = ?");
+    this.#get = db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ?`);
+    this.#sources = db.prepare(
+      "SELECT session_id, message_id, user_id, time FROM memory_sources WHERE memory_id = ? ORDER BY time, rowid",
+    );
+    this.#setContent = db.prepare(
+      "UPDATE memories SET content = ?, subject_name = ?, updated_at = ? WHERE id = ?",
+    );
+    // An embedding describes the content it was made from.
+    this.#clearVector = db.prepare("UPDATE memories SET vector = NULL, vector_model = NULL WHERE id = ?");
+    this.#confirm = db.prepare(
+      "UPDATE memories SET confirmations = confirmations + 1, confirmed_at = ? WHERE id = ?",
+    );
+    this.#count = db.prepare("SELECT COUNT(*) AS n FROM memories");
+    this.#deleteMemory = db.prepare("DELETE FROM memories WHERE id = ?");
+    this.#deleteSources = db.prepare("DELETE FROM memory_sources WHERE memory_id = ?");
+    this.#aboutOrOnlyFrom = db
+      .prepare(
+        `SELECT id FROM memories WHERE subject = ?
+         UNION
+         SELECT s.memory_id FROM memory_sources s WHERE s.user_id = ? AND NOT EXISTS (
+           SELECT 1 FROM memory_sources o WHERE o.memory_id = s.memory_id AND o.user_id <> ?)`,
+      )
+      .pluck();
+    this.#withMessage = db
+      .prepare("SELECT memory_id FROM memory_sources WHERE session_id = ? AND message_id = ?")
+      .pluck();
+    this.#deleteMessageSource = db.prepare(
+      "DELETE FROM memory_sources WHERE session_id = ? AND message_id = ?",
+    );
+    this.#sourceCount = db.prepare("SELECT COUNT(*) AS n FROM memory_sources WHERE memory_id = ?");
+    this.#progress = db.prepare("SELECT row_id FROM memory_progress WHERE session_id = ?").pluck();
+    this.#setProgress = db.prepare(
+      `INSERT INTO memory_progress (session_id, row_id) VALUES (?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET row_id = excluded.row_id`,
+    );
+    this.#markForgotten = db.prepare(
+      `INSERT INTO memory_forgotten (subject, at) VALUES (?, ?)
+       ON CONFLICT (subject) DO UPDATE SET at = MAX(at, excluded.at)`,
+    );
+    this.#forgotten = db.prepare(
+      `SELECT subject, at FROM memory_forgotten WHERE subject IN (SELECT value FROM json_each(?))`,
+    );
+    this.#setVector = db.prepare("UPDATE memories SET vector = ?, vector_model = ? WHERE id = ?");
+    this.#vector = db.prepare("SELECT vector FROM memories WHERE id = ? AND vector_model = ?").pluck();
+
+    // The subject column weighs nothing: it only narrows the match. Subjects are filtered in
+    // the index, so only the best CANDIDATES are joined with their memories.
+    this.#matching = db.prepare(
+      `SELECT m.id, m.confirmations, m.confirmed_at, c.bm25 FROM (
+         SELECT rowid AS id, bm25(memory_terms, 1.0, 0.0) AS bm25 FROM memory_terms
+         WHERE memory_terms MATCH ? ORDER BY bm25 LIMIT ${CANDIDATES}
+       ) c JOIN memories m ON m.id = c.id`,
+    );
+    const recent = (where: string) =>
+      db.prepare(
+        `SELECT m.id, m.confirmations, m.confirmed_at FROM memories m
+         WHERE ${where} ORDER BY m.confirmed_at DESC LIMIT ${CANDIDATES}`,
+      );
+    this.#recent = {
+      subjects: recent(`${IN_SUBJECTS} AND ${NOT_EXCLUDED}`),
+      any: recent(NOT_EXCLUDED),
+    };
+
+    this.#add = db.transaction((memory: NewMemory) => {
+      const { subject, subjectName, content, origin, pluginId, sessionId, at } = memory;
+      const id = Number(
+        this.#insert.run(subject, subjectName, content, origin, pluginId ?? null, sessionId, at, at, at)
+          .lastInsertRowid,
+      );
+      this.#addSources(id, memory.sources);
+      this.#insertTerms.run(id, termsOf(subjectName, content), subjectToken(subject));
+      return id;
+    });
+    this.#update = db.transaction((id: number, change: MemoryChange) => {
+      const row = this.#get.get(id) as MemoryRow | undefined;
+      if (row === undefined) return false;
+      const at = change.confirmedAt ?? Date.now();
+      const content = change.content ?? row.content;
+      const subjectName = change.subjectName ?? row.subject_name;
+      if (content !== row.content || subjectName !== row.subject_name) {
+        this.#setContent.run(content, subjectName, at, id);
+        if (content !== row.content) this.#clearVector.run(id);
+        this.#deleteTerms.run(id);
+        this.#insertTerms.run(id, termsOf(subjectName, content), subjectToken(row.subject));
+      }
+      if (change.sources !== undefined) this.#addSources(id, change.sources);
+      if (change.sources !== undefined || change.confirmedAt !== undefined) this.#confirm.run(at, id);
+      return true;
+    });
+    this.#delete = db.transaction((ids: number[]) => {
+      let deleted = 0;
+      for (const id of new Set(ids)) {
+        this.#deleteSources.run(id);
+        this.#deleteTerms.run(id);
+        deleted += this.#deleteMemory.run(id).changes;
+      }
+      return deleted;
+    });
+    this.#forgetPerson = db.transaction((subject: MemorySubject, userId: string) => {
+      const ids = this.#aboutOrOnlyFrom.all(subject, userId, userId) as number[];
+      this.#delete(ids);
+      return ids;
+    });
+    this.#markDeleted = db.prepare(
+      "INSERT INTO memory_deleted_messages (session_id, message_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+    );
+    this.#isDeleted = db.prepare(
+      "SELECT 1 FROM memory_deleted_messages WHERE session_id = ? AND message_id = ?",
+    );
+    this.#forgetMessage = db.transaction((sessionId: string, messageId: string) => {
+      this.#markDeleted.run(sessionId, messageId);
+      const ids = this.#withMessage.all(sessionId, messageId) as number[];
+      this.#deleteMessageSource.run(sessionId, messageId);
+      const orphans = ids.filter((id) => (this.#sourceCount.get(id) as { n: number }).n === 0);
+      this.#delete(orphans);
+      return orphans;
+    });
+  }
+
+  async deletedAmong(sessionId: string, messageIds: string[]): Promise<Set<string>> {
+    return new Set(messageIds.filter((messageId) => this.#isDeleted.get(sessionId, messageId) !== undefined));
+  }
+
+  async add(memory: NewMemory): Promise<MemoryEntry> {
+    return this.#read(this.#add(memory)) as MemoryEntry;
+  }
+
+  async update(id: number, change: MemoryChange): Promise<MemoryEntry | undefined> {
+    return this.#update(id, change) ? this.#read(id) : undefined;
+  }
+
+  async get(id: number): Promise<MemoryEntry | undefined> {
+    return this.#read(id);
+  }
+
+  /**
+   * Score = relevance × recency × (1 + log2(confirmations)), higher is better:
+   * - relevance: −bm25() of the query's terms (FTS5 gives lower-is-better negatives); 1 without
+   *   a query. Only the CANDIDATES best by BM25 (most recently confirmed without a query) are
+   *   read and ranked. Subjects and excluded prefixes are applied inside the full-text index, so
+   *   a turn's search about its sender and group scores only their memories.
+   * - recency: 0.5 ^ (age of the last confirmation / 30 days).
+   * - confirmations: a fact learned 4 times weighs 3× one learned once.
+   */
+  async search(search: MemorySearch): Promise<MemoryHit[]> {
+    if (search.limit <= 0 || search.subjects?.length === 0) return [];
+    let candidates: Candidate[];
+    if (search.query === undefined) {
+      const excluded = JSON.stringify(search.excludeSubjectPrefix ?? []);
+      candidates = (
+        search.subjects === undefined
+          ? this.#recent.any.all(excluded)
+          : this.#recent.subjects.all(JSON.stringify(search.subjects), excluded)
+      ) as Candidate[];
+    } else {
+      const match = matchExpression(search.query, search.subjects, search.excludeSubjectPrefix);
+      if (match === undefined) return [];
+      candidates = this.#matching.all(match) as Candidate[];
+    }
+    const now = search.now ?? Date.now();
+    return candidates
+      .map((candidate) => ({ id: candidate.id, score: scoreOf(candidate, now) }))
+      .sort((a, b) => b.score - a.score || b.id - a.id)
+      .slice(0, search.limit)
+      .map(({ id, score }) => ({ entry: this.#read(id) as MemoryEntry, score }));
+  }
+
+  /** Prepared per call: the console pages rarely, and each filter shape wants its own index. */
+  async list(query: MemoryListQuery): Promise<MemoryEntry[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.subject !== undefined) {
+      where.push("m.subject = ?");
+      params.push(query.subject);
+    }
+    if (query.search !== undefined && query.search !== "") {
+      where.push("(instr(m.content, ?) > 0 OR instr(m.subject_name, ?) > 0)");
+      params.push(query.search, query.search);
+    }
+    if (query.beforeId !== undefined) {
+      where.push("(m.updated_at, m.id) < (SELECT updated_at, id FROM memories WHERE id = ?)");
+      params.push(query.beforeId);
+    }
+    const rows = this.#db
+      .prepare(
+        `SELECT ${MEMORY_COLUMNS} FROM memories m
+         ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`}
+         ORDER BY m.updated_at DESC, m.id DESC LIMIT ?`,
+      )
+      .all(...params, query.limit) as MemoryRow[];
+    return rows.map((row) => this.#entryOf(row));
+  }
+
+  async count(): Promise<number> {
+    return (this.#count.get() as { n: number }).n;
+  }
+
+  async delete(ids: number[]): Promise<number> {
+    return this.#delete(ids);
+  }
+
+  async forgetPerson(subject: MemorySubject, userId: string): Promise<number[]> {
+    return this.#forgetPerson(subject, userId);
+  }
+
+  async forgetMessage(sessionId: string, messageId: string): Promise<number[]> {
+    return this.#forgetMessage(sessionId, messageId);
+  }
+
+  async learnedUpTo(sessionId: string): Promise<number> {
+    return (this.#progress.get(sessionId) as number | undefined) ?? 0;
+  }
+
+  async setLearnedUpTo(sessionId: string, rowId: number): Promise<void> {
+    this.#setProgress.run(sessionId, rowId);
+  }
+
+  async markForgotten(subject: MemorySubject, at: number): Promise<void> {
+    this.#markForgotten.run(subject, at);
+  }
+
+  async forgottenAt(subjects: MemorySubject[]): Promise<Map<MemorySubject, number>> {
+    const rows = this.#forgotten.all(JSON.stringify(subjects)) as { subject: MemorySubject; at: number }[];
+    return new Map(rows.map((row) => [row.subject, row.at]));
+  }
+
+  async setVector(id: number, model: string, vector: Float32Array): Promise<void> {
+    this.#setVector.run(encodeVector(vector), model, id);
+  }
+
+  async vectors(ids: number[], model: string): Promise<Map<number, Float32Array>> {
+    const found = new Map<number, Float32Array>();
+    for (const id of new Set(ids)) {
+      const blob = this.#vector.get(id, model) as Buffer | null | undefined;
+      if (blob) found.set(id, decodeVector(blob));
+    }
+    return found;
+  }
+
+  #addSources(id: number, sources: MemorySource[]): void {
+    for (const source of sources) {
+      this.#insertSource.run(id, source.sessionId, source.messageId, source.userId, source.time);
+    }
+  }
+
+  #read(id: number): MemoryEntry | undefined {
+    const row = this.#get.get(id) as MemoryRow | undefined;
+    return row === undefined ? undefined : this.#entryOf(row);
+  }
+
+  #entryOf(row: MemoryRow): MemoryEntry {
+    const sources = (this.#sources.all(row.id) as SourceRow[]).map((source) => ({
+      sessionId: source.session_id,
+      messageId: source.message_id,
+      userId: source.user_id,
+      time: source.time,
+    }));
+    return {
+      id: row.id,
+      subject: row.subject as MemorySubject,
+      subjectName: row.subject_name,
+      content: row.content,
+      origin: row.origin as MemoryOrigin,
+      ...(row.plugin_id === null ? {} : { pluginId: row.plugin_id }),
+      sessionId: row.session_id,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      confirmations: row.confirmations,
+      confirmedAt: row.confirmed_at,
+      sources,
+    };
+  }
+}
+
+/** What the full-text index holds for a memory: its subject's name and content, as terms. */
+function termsOf(subjectName: string, content: string): string {
+  return memoryTerms(`${subjectName} ${content}`).join(" ");
+}
+
+/**
+ * The full-text query: any term of `query`, about one of `subjects` (when given), about none
+ * matching an excluded prefix (hex keeps prefixes: hex("group:") starts every group's token);
+ * undefined when nothing can match.
+ */
+function matchExpression(
+  query: string,
+  subjects: MemorySubject[] | undefined,
+  excludedPrefixes: string[] = [],
+): string | undefined {
+  const terms = memoryMatchExpression(query);
+  if (terms === undefined || excludedPrefixes.includes("")) return undefined;
+  let match = `terms : (${terms})`;
+  if (subjects !== undefined) {
+    const about = subjects.map((subject) => `"${subjectToken(subject)}"`).join(" OR ");
+    match = `subject : (${about}) AND ${match}`;
+  }
+  if (excludedPrefixes.length > 0) {
+    const excluded = excludedPrefixes.map((prefix) => `"${subjectToken(prefix)}"*`).join(" OR ");
+    match += ` NOT subject : (${excluded})`;
+  }
+  return match;
+}
+
+/** A subject as one token of the full-text index (hex: letters and digits only, whatever the id). */
+function subjectToken(subject: string): string {
+  return Buffer.from(subject, "utf8").toString("hex");
+}
+
+function scoreOf(candidate: Candidate, now: number): number {
+  const relevance = candidate.bm25 === undefined ? 1 : -candidate.bm25;
+  const age = Math.max(0, now - candidate.confirmed_at);
+  const recency = 0.5 ** (age / RECENCY_HALF_LIFE_MS);
+  return relevance * recency * (1 + Math.log2(Math.max(1, candidate.confirmations)));
+}
+
+/** Little-endian Float32, whatever the machine's byte order. */
+function encodeVector(vector: Float32Array): Buffer {
+  const bytes = Buffer.alloc(vector.length * 4);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i] as number, i * 4);
+  return bytes;
+}
+
+function decodeVector(bytes: Buffer): Float32Array {
+  const vector = new Float32Array(bytes.length / 4);
+  for (let i = 0; i < vector.length; i++) vector[i] = bytes.readFloatLE(i * 4);
+  return vector;
+}

@@ -1,0 +1,76 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { launchBrowser } from "../support/browser.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { STDIO_SERVER_COMMAND, serverState } from "./mcp-fixtures.ts";
+
+const TOKEN = "mcp-browser-token";
+
+/** Issue 19: the console's MCP page in a real browser. */
+describe("the console's MCP page", () => {
+  let browser: Browser;
+  let llm: ScriptedLlmServer;
+  let bot: BotHarness;
+  let page: Page | undefined;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({
+      llm,
+      config: {
+        server: { token: TOKEN },
+        mcp: { servers: [{ id: "demo", command: STDIO_SERVER_COMMAND }] },
+      },
+    });
+    await serverState(bot, "demo", "connected");
+  });
+  afterAll(async () => {
+    await page?.context().close();
+    await browser?.close();
+    await bot?.dispose();
+    await llm?.close();
+  });
+
+  async function open(path: string): Promise<Page> {
+    await page?.context().close();
+    const context = await browser.newContext({ locale: "zh-CN" });
+    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
+    page = await context.newPage();
+    await page.goto(`${bot.baseUrl}${path}`);
+    return page;
+  }
+
+  it("shows each server's state and tools, and restarts it", async () => {
+    const page = await open("/mcp");
+    const card = page.locator("[data-mcp-server='demo']");
+    await card.locator("[data-tool='mcp__demo__weather']").waitFor();
+    expect(await card.getAttribute("data-state")).toBe("connected");
+    expect(await card.textContent()).toContain("tsumugi-test-mcp");
+    expect(await card.textContent()).toContain("已连接");
+
+    await card.getByRole("button", { name: "重启" }).click();
+    await serverState(bot, "demo", "connected", 2);
+    await expect.poll(() => card.getAttribute("data-state"), { timeout: 5_000 }).toBe("connected");
+    await expect.poll(() => card.textContent(), { timeout: 5_000 }).toContain("重启次数 1");
+  });
+
+  it("switches an MCP tool off on the plugin page", async () => {
+    const page = await open("/plugins");
+    const tool = page.locator(
+      "[data-plugin='mcp:demo'] [data-component='mcp:demo.echo'] input[type=checkbox]",
+    );
+    await tool.waitFor();
+    expect(await tool.isChecked()).toBe(true);
+    await tool.uncheck();
+    const echo = async () => {
+      const answer = await fetch(`${bot.baseUrl}/api/mcp`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const { servers } = (await answer.json()) as {
+        servers: Array<{ tools: Array<{ name: string; enabled: boolean }> }>;
+      };
+      return servers[0]?.tools.find((entry) => entry.name === "echo")?.enabled;
+    };
+    await expect.poll(echo, { timeout: 5_000 }).toBe(false);
+  });
+});
