@@ -26,10 +26,18 @@ import { median, round } from "./child.ts";
 const THIS_CHECKOUT = fileURLToPath(new URL("..", import.meta.url));
 const TURNS = 50;
 /**
- * Messages from other members before each mention: a busy group (3: five new messages per
- * turn with the mention and the reply) and a conversation with the bot (0: two per turn).
+ * The scenes: a busy group (3 members' messages before each mention: five new messages per
+ * turn with the mention and the reply), a conversation with the bot (every message a mention:
+ * two per turn), and a busy group the bot reads along and mostly leaves alone (every message
+ * names the bot, the planner answers no_reply: one new message per turn, the window moving by
+ * one message per turn as issue 15 measured it).
  */
-const SCENES = { busyGroup: 3, conversation: 0 } as const;
+const SCENES = {
+  busyGroup: { chatterPerTurn: 3, replies: true },
+  conversation: { chatterPerTurn: 0, replies: true },
+  readingAlong: { chatterPerTurn: 0, replies: false },
+} as const;
+type Scene = (typeof SCENES)[keyof typeof SCENES];
 const HISTORY_MESSAGES = 24;
 /** Messages in the group before the first mention, so the first window is full. */
 const PREFILL = 30;
@@ -72,12 +80,13 @@ interface SceneFigures {
 export async function benchPromptCache(): Promise<Record<string, unknown>> {
   const baselineDir = process.env.TSUMUGI_BENCH_BASELINE;
   const scenes: Record<string, unknown> = {};
-  for (const [name, chatterPerTurn] of Object.entries(SCENES)) {
-    const stepped = await runScene(THIS_CHECKOUT, { dropFraction: 0.5 }, chatterPerTurn);
-    const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0 }, chatterPerTurn);
-    const previousCommit = baselineDir ? await runScene(baselineDir, {}, chatterPerTurn) : undefined;
+  for (const [name, scene] of Object.entries(SCENES)) {
+    const stepped = await runScene(THIS_CHECKOUT, { dropFraction: 0.5 }, scene);
+    const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0 }, scene);
+    const previousCommit = baselineDir ? await runScene(baselineDir, {}, scene) : undefined;
     scenes[name] = {
-      messagesBetweenMentions: chatterPerTurn,
+      messagesBetweenMentions: scene.chatterPerTurn,
+      botReplies: scene.replies,
       stepped,
       slidingBaseline: sliding,
       ...(previousCommit && { previousCommitBaseline: previousCommit }),
@@ -97,7 +106,7 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
 async function runScene(
   checkout: string,
   history: Record<string, number>,
-  chatterPerTurn: number,
+  { chatterPerTurn, replies }: Scene,
 ): Promise<SceneFigures> {
   const harness = pathToFileURL(resolve(checkout, "test/support/bot-harness.ts")).href;
   const { startBot } = (await import(harness)) as { startBot: StartBot };
@@ -128,26 +137,40 @@ async function runScene(
   chatter(PREFILL);
   for (let turn = 0; turn < TURNS; turn++) {
     if (turn > 0) chatter(chatterPerTurn);
-    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: answerText(turn) });
-    qq.pushGroupMessage({
-      groupId: GROUP,
-      userId: "30009",
-      card: "小红",
-      message: [
-        { type: "at", data: { qq: SELF } },
-        { type: "text", data: { text: ` 紬，你觉得呢？这是第${turn}个问题` } },
-      ],
-    });
+    if (replies) {
+      llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: answerText(turn) });
+      qq.pushGroupMessage({
+        groupId: GROUP,
+        userId: "30009",
+        card: "小红",
+        message: [
+          { type: "at", data: { qq: SELF } },
+          { type: "text", data: { text: ` 紬，你觉得呢？这是第${turn}个问题` } },
+        ],
+      });
+    } else {
+      // Named in passing (a keyword trigger); the planner leaves it alone.
+      llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "不是在问我" } }] });
+      const member = turn % MEMBERS.length;
+      qq.pushGroupMessage({
+        groupId: GROUP,
+        userId: String(30_001 + member),
+        card: MEMBERS[member],
+        message: [
+          { type: "text", data: { text: `${CHATTER[turn % CHATTER.length]}，紬你说是吧（${turn}）` } },
+        ],
+      });
+    }
     // The turn's end: its reply is stored, so the group talks on after it, as people do.
     await bot.turnFinished(turn + 1, 10_000);
   }
   await qq.close();
   await bot.dispose();
   await llm.close();
-  return figures(llm.requests);
+  return figures(llm.requests, replies);
 }
 
-function figures(requests: RecordedLlmRequest[]): SceneFigures {
+function figures(requests: RecordedLlmRequest[], replies: boolean): SceneFigures {
   const planners = requests.filter((request) => request.toolNames.includes("reply"));
   const replyers = requests.filter((request) => !request.toolNames.includes("reply"));
   const { ofNext, ofPrevious } = sharedShares(
@@ -159,12 +182,12 @@ function figures(requests: RecordedLlmRequest[]): SceneFigures {
       (request) => JSON.stringify(request.body.tools ?? []) + JSON.stringify(request.body.messages),
     ),
   );
+  // A silent turn is its planner call alone.
   const turnTokens = planners.map(
     (planner, i) =>
       requestTokens(planner) +
       plannerAnswerTokens() +
-      requestTokens(replyers[i]!) +
-      estimateTokens(answerText(i)),
+      (replies ? requestTokens(replyers[i]!) + estimateTokens(answerText(i)) : 0),
   );
   return {
     sharedOfNextMean: round(mean(ofNext), 3),
@@ -197,7 +220,7 @@ export function requestTokens(request: RecordedLlmRequest): number {
   return messages + (request.body.tools ? estimateTokens(JSON.stringify(request.body.tools)) : 0);
 }
 
-/** The scripted planner answer: a `reply` call without arguments. */
+/** The scripted planner answer: a `reply` call without arguments (about as long as a no_reply). */
 function plannerAnswerTokens(): number {
   return estimateTokens(JSON.stringify({ name: "reply", arguments: "{}" }));
 }

@@ -3,11 +3,11 @@ import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
 import type { McpHost } from "../mcp/mcp-host.ts";
 import type { PictureFetcher } from "../media/types.ts";
+import type { MemoryService } from "../memory/memory-service.ts";
 import type { MemoryStore } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import type { Timeline } from "../monitor/timeline.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
@@ -30,12 +30,12 @@ export interface ConsoleApiDeps {
   playground: ConsoleAdapter;
   timeline: Pick<Timeline, "follow">;
   monitorEvents: MonitorEventStore;
-  /** Where the console's own changes (memories edited or forgotten) are announced. */
-  monitor: Monitor;
   messages: MessageStore;
   history: ChatHistory;
-  /** Long-term memory, for the memory page. */
+  /** Long-term memory, read for the memory page. */
   memories: MemoryStore;
+  /** Long-term memory's changes from the memory page (announced, re-embedded like the others). */
+  memory: MemoryService;
   usage: UsageStore;
   testModel: ModelTester;
   plugins: PluginConsole;

@@ -79,12 +79,7 @@ async function forget(
   const place = placeOf(message);
   const target = match.args[0];
   if (target === undefined || target === message.userId) {
-    const count = await memory.forgetPerson(
-      senderSubject(message),
-      message.userId,
-      place.sessionId,
-      "command",
-    );
+    const { length: count } = await memory.forgetSubject(senderSubject(message), place.sessionId, "command");
     return count > 0
       ? `好的，关于你的 ${count} 条记忆已经忘掉了，之前的聊天也不会再拿来学习。`
       : "我本来就不记得关于你的事；之前的聊天也不会再拿来学习。";
@@ -100,13 +95,10 @@ async function forget(
   if (!isAdmin) return "只有管理员可以忘记别人的记忆。";
   const subject = subjectNamed(place, target);
   if (subject === undefined) return `用法：${match.command} [用户id | #编号 | group]`;
-  if (subject === groupSubjectOf(place)) {
-    const entries = await memory.about(subject, Number.MAX_SAFE_INTEGER);
-    for (const entry of entries) await memory.forgetEntry(entry, place.sessionId, "command");
-    return `已忘记关于本群的 ${entries.length} 条记忆。`;
-  }
-  const count = await memory.forgetPerson(subject, target, place.sessionId, "command");
-  return `已忘记关于 ${target} 的 ${count} 条记忆。`;
+  const { length: count } = await memory.forgetSubject(subject, place.sessionId, "command");
+  return subject === groupSubjectOf(place)
+    ? `已忘记关于本群的 ${count} 条记忆。`
+    : `已忘记关于 ${target} 的 ${count} 条记忆。`;
 }
 
 async function show(

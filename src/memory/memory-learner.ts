@@ -56,8 +56,6 @@ export class MemoryLearner {
   /** Messages noticed per chat since its last pass was queued. */
   private readonly counts = new Map<string, number>();
   private readonly waiting = new Set<string>();
-  /** Passes run per chat on one day (`chat.timezone` date). */
-  private readonly passes = new Map<string, { day: string; count: number }>();
   private running: Promise<void> | undefined;
   private readonly stopping = new AbortController();
 
@@ -107,7 +105,7 @@ export class MemoryLearner {
   private async pass(sessionId: string): Promise<void> {
     const { deps } = this;
     const settings = deps.settings();
-    if (!this.takePass(sessionId, settings.maxLearnCallsPerDay)) {
+    if (!(await this.takePass(sessionId, settings.maxLearnCallsPerDay))) {
       deps.logger.debug({ sessionId }, "memory learning skipped: the chat's passes for today are used up");
       return;
     }
@@ -178,13 +176,11 @@ export class MemoryLearner {
     });
   }
 
-  /** Whether another pass fits the chat's daily bound; counts it when it does. */
-  private takePass(sessionId: string, perDay: number): boolean {
+  /** Whether another pass fits the chat's daily bound (stored: restarts do not reset it); counts it when it does. */
+  private async takePass(sessionId: string, perDay: number): Promise<boolean> {
     const day = this.deps.clock().date(Date.now());
-    const today = this.passes.get(sessionId);
-    const count = today?.day === day ? today.count : 0;
-    if (count >= perDay) return false;
-    this.passes.set(sessionId, { day, count: count + 1 });
+    if ((await this.deps.store.passesOn(sessionId, day)) >= perDay) return false;
+    await this.deps.store.countPass(sessionId, day);
     return true;
   }
 

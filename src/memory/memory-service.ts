@@ -23,6 +23,7 @@ import {
   type MemoryPlace,
   placeOf,
   senderSubject,
+  userIdOf,
   visibleAt,
   visibleSearch,
 } from "./visibility.ts";
@@ -58,6 +59,8 @@ const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
 const PRESENT_PEOPLE = 6;
 /** Most characters of the new messages a turn's recall searches with. */
 const MAX_QUERY_CHARS = 400;
+/** How many memories one forgetting of a group deletes per store round trip. */
+const FORGET_PAGE = 500;
 /** Results of the recall tool. */
 const TOOL_RECALL_LIMIT = 10;
 /** Longest memory kept (one short statement; a model pasting a paragraph is cut). */
@@ -277,23 +280,49 @@ export class MemoryService {
       );
   }
 
-  /** Deletes one memory; by whom, for the timeline. */
-  async forgetEntry(entry: MemoryEntry, sessionId: string, by: string): Promise<boolean> {
+  /** Deletes one memory; by whom, for the timeline (`sessionId`: where it was asked, if in a chat). */
+  async forgetEntry(entry: MemoryEntry, sessionId: string | undefined, by: string): Promise<boolean> {
     const deleted = (await this.deps.store.delete([entry.id])) > 0;
-    if (deleted) this.emitForgotten(sessionId, { ids: [entry.id], by });
+    if (deleted) this.emitForgotten(sessionId, { subject: entry.subject, ids: [entry.id], by });
     return deleted;
   }
 
   /**
-   * Forgets a person: what is about them, what was learned only from their messages, and
-   * nothing said before now is learned again. Resolves with how many memories went.
+   * Forgets everything about a subject; resolves with the ids deleted. A person as their own
+   * `/forget` does: what is about them, what was learned only from their messages, and nothing
+   * they said before now is learned again. A group: every memory about it.
    */
-  async forgetPerson(subject: MemorySubject, userId: string, sessionId: string, by: string): Promise<number> {
-    const ids = await this.deps.store.forgetPerson(subject, userId);
-    await this.deps.store.markForgotten(subject, Date.now());
+  async forgetSubject(subject: MemorySubject, sessionId: string | undefined, by: string): Promise<number[]> {
+    const { store } = this.deps;
+    const userId = userIdOf(subject);
+    let ids: number[] = [];
+    if (userId !== undefined) {
+      ids = await store.forgetPerson(subject, userId);
+      await store.markForgotten(subject, Date.now());
+    } else {
+      for (;;) {
+        const page = (await store.list({ subject, limit: FORGET_PAGE })).map((entry) => entry.id);
+        // Nothing deleted means another writer holds them: stop rather than list them forever.
+        if (page.length === 0 || (await store.delete(page)) === 0) break;
+        ids.push(...page);
+      }
+    }
     this.emitForgotten(sessionId, { subject, ids, by });
-    this.deps.logger.info({ subject, forgotten: ids.length, by }, "forgot a person's memories");
-    return ids.length;
+    this.deps.logger.info(
+      { subject, forgotten: ids.length, by },
+      "forgot what was remembered about a subject",
+    );
+    return ids;
+  }
+
+  /** New content for a memory, written by hand (the console); undefined when it is gone. */
+  async edit(id: number, content: string, by: MemoryOrigin): Promise<MemoryEntry | undefined> {
+    const previous = await this.deps.store.get(id);
+    const entry = previous && (await this.deps.store.update(id, { content: content.trim() }));
+    if (!previous || !entry) return undefined;
+    this.vectorize(entry);
+    this.emitLearned(by, undefined, undefined, { entry, previous: previous.content });
+    return entry;
   }
 
   /** A message was deleted on the platform (recalled): what was learned only from it goes too. */
@@ -346,14 +375,14 @@ export class MemoryService {
 
   private emitLearned(
     origin: MemoryOrigin,
-    sessionId: string,
+    sessionId: string | undefined,
     replyId: string | undefined,
     result: RememberResult,
   ): void {
     const { id, subject, subjectName, content } = result.entry;
     this.deps.monitor.emit({
       type: "memory.learned",
-      sessionId,
+      ...(sessionId === undefined ? {} : { sessionId }),
       ...(replyId === undefined ? {} : { replyId }),
       data: {
         origin,
@@ -364,8 +393,12 @@ export class MemoryService {
     });
   }
 
-  private emitForgotten(sessionId: string, data: Record<string, unknown>): void {
-    this.deps.monitor.emit({ type: "memory.forgotten", sessionId, data });
+  private emitForgotten(sessionId: string | undefined, data: Record<string, unknown>): void {
+    this.deps.monitor.emit({
+      type: "memory.forgotten",
+      ...(sessionId === undefined ? {} : { sessionId }),
+      data,
+    });
   }
 }
 

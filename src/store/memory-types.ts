@@ -136,6 +136,9 @@ export interface MemoryStore {
   /** Where the background learner stopped in a session (store row id of the last message read). */
   learnedUpTo(sessionId: string): Promise<number>;
   setLearnedUpTo(sessionId: string, rowId: number): Promise<void>;
+  /** Learning passes made in a session on `day` (a `YYYY-MM-DD` date), and counting one more. */
+  passesOn(sessionId: string, day: string): Promise<number>;
+  countPass(sessionId: string, day: string): Promise<void>;
   /**
    * `/forget` at `at`: messages of `subject`'s person sent before then are never learned from
    * again (the learner may not have read every chat yet).

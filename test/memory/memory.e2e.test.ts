@@ -276,10 +276,8 @@ describe("long-term memory", () => {
   });
 
   it("keeps to the recall budget and the daily learning bound, and survives a junk answer", async () => {
-    const s = await scene({
-      ...LEARNING,
-      memory: { learnEvery: 2, maxLearnCallsPerDay: 1, recallLimit: 1 },
-    });
+    const bounded = { ...LEARNING, memory: { learnEvery: 2, maxLearnCallsPerDay: 1, recallLimit: 1 } };
+    const s = await scene(bounded);
     s.llm.enqueue({ text: "我觉得没什么要记的" });
     say(s.qq, GROUP, ZHANG, "张三", "今天天气真好");
     say(s.qq, GROUP, ZHANG, "张三", "适合出去玩");
@@ -311,6 +309,17 @@ describe("long-term memory", () => {
     expect(section.split("\n").filter((line) => line.startsWith("- "))).toEqual([
       expect.stringContaining("养了一只叫咪咪的猫"),
     ]);
+
+    // The day's bound is stored: a restart does not start it again.
+    const { dataDir } = s.bot;
+    await stop(s);
+    const again = await scene(bounded, dataDir);
+    say(again.qq, GROUP, ZHANG, "张三", "重启之后");
+    say(again.qq, GROUP, ZHANG, "张三", "也不再学了");
+    await again.bot.waitForLog(
+      (line) => line.msg === "memory learning skipped: the chat's passes for today are used up",
+    );
+    expect(again.llm.requests).toHaveLength(0);
   });
 
   it("with an embedding model, recalls the fact closest in meaning even when it shares no words", async () => {

@@ -151,7 +151,11 @@ describe("plugin memory access (context.memory)", () => {
     expect(events).toContainEqual(
       expect.objectContaining({
         type: "memory.forgotten",
-        data: { ids: [personMemory.id], by: "plugin:notes" },
+        data: {
+          subject: `person:onebot:${personMemory.user_id}`,
+          ids: [personMemory.id],
+          by: "plugin:notes",
+        },
       }),
     );
   });

@@ -82,6 +82,8 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #deleteMessageSource: Statement<[string, string]>;
   readonly #sourceCount: Statement<[number]>;
   readonly #progress: Statement<[string]>;
+  readonly #passes: Statement<[string, string]>;
+  readonly #countPass: Statement<[string, string]>;
   readonly #setProgress: Statement<[string, number]>;
   readonly #markForgotten: Statement<[string, number]>;
   readonly #forgotten: Statement<[string]>;
@@ -147,6 +149,12 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#setProgress = db.prepare(
       `INSERT INTO memory_progress (session_id, row_id) VALUES (?, ?)
        ON CONFLICT (session_id) DO UPDATE SET row_id = excluded.row_id`,
+    );
+    this.#passes = db.prepare("SELECT passes FROM memory_progress WHERE session_id = ? AND day = ?").pluck();
+    this.#countPass = db.prepare(
+      `INSERT INTO memory_progress (session_id, row_id, day, passes) VALUES (?, 0, ?, 1)
+       ON CONFLICT (session_id) DO UPDATE SET
+         passes = CASE WHEN day = excluded.day THEN passes + 1 ELSE 1 END, day = excluded.day`,
     );
     this.#markForgotten = db.prepare(
       `INSERT INTO memory_forgotten (subject, at) VALUES (?, ?)
@@ -328,6 +336,14 @@ export class SqliteMemoryStore implements MemoryStore {
 
   async setLearnedUpTo(sessionId: string, rowId: number): Promise<void> {
     this.#setProgress.run(sessionId, rowId);
+  }
+
+  async passesOn(sessionId: string, day: string): Promise<number> {
+    return (this.#passes.get(sessionId, day) as number | undefined) ?? 0;
+  }
+
+  async countPass(sessionId: string, day: string): Promise<void> {
+    this.#countPass.run(sessionId, day);
   }
 
   async markForgotten(subject: MemorySubject, at: number): Promise<void> {

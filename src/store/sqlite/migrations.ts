@@ -294,11 +294,14 @@ export const MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (session_id, message_id)
         )
       `);
-      // Where the background learner stopped in each session (a messages row id).
+      // Where the background learner stopped in each session (a messages row id), and how many
+      // passes it made there on `day` (chat.timezone's date): the daily bound outlives restarts.
       sql(`
         CREATE TABLE memory_progress (
           session_id TEXT PRIMARY KEY,
-          row_id INTEGER NOT NULL
+          row_id INTEGER NOT NULL,
+          day TEXT NOT NULL DEFAULT '',
+          passes INTEGER NOT NULL DEFAULT 0
         )
       `);
       // When each subject last asked to be forgotten: older messages are never learned from again.
