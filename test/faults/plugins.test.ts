@@ -193,7 +193,8 @@ describe("a stdio plugin that never answers activate (the bot as its own process
 
   it("holds up neither OneBot nor /healthz, shows as activating, fails at its timeout, and shutdown is clean", async () => {
     sandbox = new PluginSandbox();
-    faultPlugin(sandbox, "sleepy", { neverActivate: true }, { timeout: 3_000, autoRetry: false });
+    // Its timeout leaves a loaded machine time to start the bot and ask for the status first.
+    faultPlugin(sandbox, "sleepy", { neverActivate: true }, { timeout: 6_000, autoRetry: false });
     const slow = faultPlugin(sandbox, "slow", { neverActivate: true }); // 30 s default timeout
     llm = await ScriptedLlmServer.start();
     bot = await startBotProcess({
@@ -227,12 +228,12 @@ describe("a stdio plugin that never answers activate (the bot as its own process
     // The process is separate: its monitor is out of reach, the console API is not.
     await waitFor(
       async () => (await pluginStatus(bot, "sleepy")).process?.state === "failed",
-      6_000,
+      10_000,
       "sleepy's activation to time out",
     );
     const sleepy = await pluginStatus(bot, "sleepy");
-    expect(sleepy.process!.lastErrorAt! - runningAt).toBeLessThan(4_000);
-    expect(sleepy.process!.lastError).toContain("activation failed: activate timed out after 3000 ms");
+    expect(sleepy.process!.lastErrorAt! - runningAt).toBeLessThan(7_000);
+    expect(sleepy.process!.lastError).toContain("activation failed: activate timed out after 6000 ms");
     expect((await pluginStatus(bot, "slow")).process).toMatchObject({ state: "starting" });
 
     // Shut down while "slow" is still activating: its process is ended, the bot exits cleanly and soon.
