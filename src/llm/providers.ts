@@ -18,22 +18,10 @@ export function createLanguageModel(
   model: string,
   fetch: typeof globalThis.fetch,
 ): LanguageModelV2 {
-  const common = {
-    apiKey: provider.apiKey,
-    headers: provider.headers,
-    baseURL: provider.baseUrl,
-    fetch,
-  };
+  const common = commonOptions(provider, fetch);
   switch (provider.type) {
-    case "openai-compatible": {
-      if (!provider.baseUrl) throw new Error(`provider ${provider.id} (openai-compatible) needs a baseUrl`);
-      return createOpenAICompatible({
-        ...common,
-        baseURL: provider.baseUrl,
-        name: provider.id,
-        includeUsage: true,
-      })(model);
-    }
+    case "openai-compatible":
+      return openAICompatible(provider, fetch)(model);
     case "openai":
       // Chat Completions rather than the Responses API, so OpenAI-compatible gateways work too.
       // For reasoning models (o*, gpt-5*) the SDK itself drops temperature, sends
@@ -55,16 +43,10 @@ export function createEmbeddingModel(
   model: string,
   fetch: typeof globalThis.fetch,
 ): EmbeddingModelV2<string> {
-  const common = { apiKey: provider.apiKey, headers: provider.headers, baseURL: provider.baseUrl, fetch };
+  const common = commonOptions(provider, fetch);
   switch (provider.type) {
-    case "openai-compatible": {
-      if (!provider.baseUrl) throw new Error(`provider ${provider.id} (openai-compatible) needs a baseUrl`);
-      return createOpenAICompatible({
-        ...common,
-        baseURL: provider.baseUrl,
-        name: provider.id,
-      }).textEmbeddingModel(model);
-    }
+    case "openai-compatible":
+      return openAICompatible(provider, fetch).textEmbeddingModel(model);
     case "openai":
       return createOpenAI({ ...common, name: provider.id }).textEmbeddingModel(model);
     case "gemini":
@@ -72,4 +54,19 @@ export function createEmbeddingModel(
     case "anthropic":
       throw new Error(`provider ${provider.id} (anthropic) serves no embeddings`);
   }
+}
+
+/** The API key is always passed explicitly, so the SDKs never fall back to their environment variables. */
+function commonOptions(provider: RemoteProviderConfig, fetch: typeof globalThis.fetch) {
+  return { apiKey: provider.apiKey, headers: provider.headers, baseURL: provider.baseUrl, fetch };
+}
+
+function openAICompatible(provider: RemoteProviderConfig, fetch: typeof globalThis.fetch) {
+  if (!provider.baseUrl) throw new Error(`provider ${provider.id} (openai-compatible) needs a baseUrl`);
+  return createOpenAICompatible({
+    ...commonOptions(provider, fetch),
+    baseURL: provider.baseUrl,
+    name: provider.id,
+    includeUsage: true,
+  });
 }

@@ -1,5 +1,4 @@
 import type { Database, Statement } from "better-sqlite3";
-import { memoryMatchExpression, memoryTerms } from "../memory-terms.ts";
 import type {
   MemoryEntry,
   MemoryHit,
@@ -11,6 +10,16 @@ import type {
   MemorySubject,
   NewMemory,
 } from "../memory-types.ts";
+import {
+  CANDIDATES,
+  type Candidate,
+  decodeVector,
+  encodeVector,
+  matchExpression,
+  scoreOf,
+  subjectToken,
+  termsOf,
+} from "./memory-search.ts";
 
 interface MemoryRow {
   id: number;
@@ -33,21 +42,7 @@ interface SourceRow {
   time: number;
 }
 
-/** What ranking needs of a candidate; full rows are read only for the hits returned. */
-interface Candidate {
-  id: number;
-  confirmations: number;
-  confirmed_at: number;
-  /** FTS5 bm25(): negative, lower is more relevant; absent without a query. */
-  bm25?: number;
-}
-
 type MemoryChange = Parameters<MemoryStore["update"]>[1];
-
-/** Candidates taken from the index (best BM25 first) before ranking by recency and confirmations. */
-const CANDIDATES = 200;
-/** A confirmation's weight halves every 30 days. */
-const RECENCY_HALF_LIFE_MS = 30 * 24 * 60 * 60 * 1000;
 
 const MEMORY_COLUMNS = `m.id, m.subject, m.subject_name, m.content, m.origin, m.plugin_id, m.session_id,
   m.created_at, m.updated_at, m.confirmations, m.confirmed_at`;
@@ -401,58 +396,4 @@ export class SqliteMemoryStore implements MemoryStore {
       sources,
     };
   }
-}
-
-/** What the full-text index holds for a memory: its subject's name and content, as terms. */
-function termsOf(subjectName: string, content: string): string {
-  return memoryTerms(`${subjectName} ${content}`).join(" ");
-}
-
-/**
- * The full-text query: any term of `query`, about one of `subjects` (when given), about none
- * matching an excluded prefix (hex keeps prefixes: hex("group:") starts every group's token);
- * undefined when nothing can match.
- */
-function matchExpression(
-  query: string,
-  subjects: MemorySubject[] | undefined,
-  excludedPrefixes: string[] = [],
-): string | undefined {
-  const terms = memoryMatchExpression(query);
-  if (terms === undefined || excludedPrefixes.includes("")) return undefined;
-  let match = `terms : (${terms})`;
-  if (subjects !== undefined) {
-    const about = subjects.map((subject) => `"${subjectToken(subject)}"`).join(" OR ");
-    match = `subject : (${about}) AND ${match}`;
-  }
-  if (excludedPrefixes.length > 0) {
-    const excluded = excludedPrefixes.map((prefix) => `"${subjectToken(prefix)}"*`).join(" OR ");
-    match += ` NOT subject : (${excluded})`;
-  }
-  return match;
-}
-
-/** A subject as one token of the full-text index (hex: letters and digits only, whatever the id). */
-function subjectToken(subject: string): string {
-  return Buffer.from(subject, "utf8").toString("hex");
-}
-
-function scoreOf(candidate: Candidate, now: number): number {
-  const relevance = candidate.bm25 === undefined ? 1 : -candidate.bm25;
-  const age = Math.max(0, now - candidate.confirmed_at);
-  const recency = 0.5 ** (age / RECENCY_HALF_LIFE_MS);
-  return relevance * recency * (1 + Math.log2(Math.max(1, candidate.confirmations)));
-}
-
-/** Little-endian Float32, whatever the machine's byte order. */
-function encodeVector(vector: Float32Array): Buffer {
-  const bytes = Buffer.alloc(vector.length * 4);
-  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i] as number, i * 4);
-  return bytes;
-}
-
-function decodeVector(bytes: Buffer): Float32Array {
-  const vector = new Float32Array(bytes.length / 4);
-  for (let i = 0; i < vector.length; i++) vector[i] = bytes.readFloatLE(i * 4);
-  return vector;
 }
