@@ -1,17 +1,49 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+
+/**
+ * The tests that drive the whole bot through the harnesses and whose outcome depends on its
+ * storage (history, turns and their recovery, usage, memory, stickers): the `postgres` project
+ * runs them again with the bot on PostgreSQL (test/support/bot-harness.ts, storageUrlOf).
+ */
+const WHOLE_BOT_STORAGE_TESTS = [
+  "test/app/app.e2e.test.ts",
+  "test/agent/replies.e2e.test.ts",
+  "test/agent/history-window.e2e.test.ts",
+  "test/context/quote.e2e.test.ts",
+  "test/memory/memory.e2e.test.ts",
+  "test/media/stickers.e2e.test.ts",
+  "test/faults/turns.test.ts",
+];
+
+/** What every project runs with. */
+const shared: TestProjectInlineConfiguration["test"] = {
+  testTimeout: 20_000,
+  hookTimeout: 20_000,
+  pool: "forks",
+  // Plugin code is imported by Node itself, through the bot's loader hooks (tsumugi/sdk,
+  // TypeScript transpiled on load), as in production; Vite must not transform it instead.
+  server: { deps: { external: [/[?&]tsumugi-plugin=/] } },
+  // End-to-end tests run real processes and sockets on a shared 2-core machine; in CI a test
+  // gets one more try so a scheduling hiccup does not fail the run. Failing twice still fails.
+  retry: process.env.CI ? 1 : 0,
+};
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
-    pool: "forks",
-    // Plugin code is imported by Node itself, through the bot's loader hooks (tsumugi/sdk,
-    // TypeScript transpiled on load), as in production; Vite must not transform it instead.
-    server: { deps: { external: [/[?&]tsumugi-plugin=/] } },
-    // End-to-end tests run real processes and sockets on a shared 2-core machine; in CI a test
-    // gets one more try so a scheduling hiccup does not fail the run. Failing twice still fails.
-    retry: process.env.CI ? 1 : 0,
+    // One throwaway PostgreSQL and Redis server for the run (freshPostgresUrl, freshRedis). Set
+    // here, not in the projects: the root's globalSetup runs once and every project sees it.
+    globalSetup: ["./test/support/global-servers.ts"],
     reporters: ["default", "./test/support/plain-summary-reporter.ts"],
+    projects: [
+      { test: { ...shared, name: "default", include: ["test/**/*.test.ts"] } },
+      {
+        test: {
+          ...shared,
+          name: "postgres",
+          include: WHOLE_BOT_STORAGE_TESTS,
+          env: { TSUMUGI_TEST_STORAGE: "postgres" },
+        },
+      },
+    ],
   },
 });

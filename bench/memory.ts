@@ -301,7 +301,7 @@ async function timeRecallForTurn(service: MemoryService): Promise<Record<string,
  */
 async function extractionTokens(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), "tsumugi-bench-learn-"));
-  const stores = openStore(`sqlite:${join(dir, "tsumugi.db")}`, LOGGER);
+  const stores = await openStore(`sqlite:${join(dir, "tsumugi.db")}`, LOGGER);
   try {
     const service = memoryService(stores.memories);
     const prompts = templates();

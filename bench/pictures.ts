@@ -34,7 +34,7 @@ const PICTURES = 300;
 export async function benchPictures(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-bench-pictures-"));
   const logger = createLogger({ level: "silent" });
-  const stores = openStore(`sqlite:${join(dataDir, "tsumugi.db")}`, logger);
+  const stores = await openStore(`sqlite:${join(dataDir, "tsumugi.db")}`, logger);
   const server = await startPictureServer();
   const llm = await ScriptedLlmServer.start({ whenEmpty: { text: "一只橘猫趴在键盘上" } });
   const client = new LlmClient({

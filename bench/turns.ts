@@ -18,13 +18,31 @@ const SEQUENTIAL = 400;
 const CONCURRENT = 2_000;
 const GROUPS = 50;
 
-export async function benchTurns(): Promise<Record<string, unknown>> {
+export interface TurnRunOptions {
+  /** Turns the 50 groups run at once after the sequential ones (0: sequential only). */
+  concurrent: number;
+  /** Top-level config keys set over the bench's (e.g. `storage`, `cluster`); default: SQLite in a temp folder. */
+  config?: Record<string, unknown>;
+}
+
+export interface TurnRun {
+  /** Milliseconds from mention to answer of each sequential turn. */
+  latencies: number[];
+  concurrentTurns: number;
+  concurrentMs: number;
+  /** The bot's CPU time (this process) over every turn, warm-up included. */
+  botCpuMsPerTurn: number;
+  peerCpuMs: number;
+}
+
+/** Runs the bot in this process against the turn peer: WARMUP turns, SEQUENTIAL timed ones, then `concurrent`. */
+export async function runTurns(options: TurnRunOptions): Promise<TurnRun> {
   const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-bench-"));
   const peer = spawnScript("./turn-peer.ts", {
     selfId: "10000",
     warmup: WARMUP,
     sequential: SEQUENTIAL,
-    concurrent: CONCURRENT,
+    concurrent: options.concurrent,
     groups: GROUPS,
   });
   const { llm } = (await nextLine(peer)) as { llm: string };
@@ -40,6 +58,7 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
       providers: [{ id: "zero", type: "openai-compatible", baseUrl: llm }],
       models: { planner: ["zero/m"], replyer: ["zero/m"] },
     },
+    ...options.config,
   });
   if (!validation.ok) throw new Error(validation.problems.join("; "));
   // Info level, as users run it, written to /dev/null.
@@ -61,17 +80,33 @@ export async function benchTurns(): Promise<Record<string, unknown>> {
   peer.kill();
   await app.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  return { ...result, botCpuMsPerTurn: (cpu.user + cpu.system) / 1000 / botTurns };
+}
+
+/** The sequential figures of a run, as reported. */
+export function sequentialFigures(run: TurnRun): Record<string, number> {
   return {
-    sequentialTurns: result.latencies.length,
-    turnMsP50: round(percentile(result.latencies, 50), 3),
-    turnMsP99: round(percentile(result.latencies, 99), 3),
+    sequentialTurns: run.latencies.length,
+    turnMsP50: round(percentile(run.latencies, 50), 3),
+    turnMsP99: round(percentile(run.latencies, 99), 3),
+    botCpuMsPerTurn: round(run.botCpuMsPerTurn, 3),
+  };
+}
+
+export async function benchTurns(): Promise<Record<string, unknown>> {
+  const run = await runTurns({ concurrent: CONCURRENT });
+  const { sequentialTurns, turnMsP50, turnMsP99, botCpuMsPerTurn } = sequentialFigures(run);
+  return {
+    sequentialTurns,
+    turnMsP50,
+    turnMsP99,
     targetP50Ms: 2,
     targetP99Ms: 10,
     concurrentGroups: GROUPS,
-    concurrentTurns: result.concurrentTurns,
-    turnsPerSecond: Math.round((result.concurrentTurns / result.concurrentMs) * 1000),
+    concurrentTurns: run.concurrentTurns,
+    turnsPerSecond: Math.round((run.concurrentTurns / run.concurrentMs) * 1000),
     targetTurnsPerSecond: 1_000,
-    botCpuMsPerTurn: round((cpu.user + cpu.system) / 1000 / botTurns, 3),
-    peerCpuMsPerTurn: round(result.peerCpuMs / result.concurrentTurns, 3),
+    botCpuMsPerTurn,
+    peerCpuMsPerTurn: round(run.peerCpuMs / run.concurrentTurns, 3),
   };
 }

@@ -156,7 +156,7 @@ async function seedDemoMemories(): Promise<void> {
 
 /** Two weeks of plausible model calls, so the spend chart has something to show. */
 async function seedUsage(file: string): Promise<void> {
-  const stores = openStore(`sqlite:${file}`, createLogger({ level: "silent" }));
+  const stores = await openStore(`sqlite:${file}`, createLogger({ level: "silent" }));
   const today = Math.floor(Date.now() / DAY) * DAY;
   for (let day = 13; day >= 1; day--) {
     const turns = 20 + ((day * 37) % 45);

@@ -1,4 +1,4 @@
-import type { ChatAdapter } from "./adapters/types.ts";
+import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
 import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
 import { TOOL_SEARCH_TOOL } from "./agent/tool-deferral.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
@@ -7,7 +7,7 @@ import { createModelTester } from "./api/model-test.ts";
 import { addAdapters } from "./app/adapters.ts";
 import { healthReport } from "./app/health.ts";
 import { accountPictureFetchers, consolePicturesOf, turnPicturesOf } from "./app/pictures.ts";
-import { recoverInterruptedTurns } from "./app/recover-turns.ts";
+import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
 import { agentSettings, triggerSettings, turnBounds } from "./app/settings.ts";
 import { turnPluginsOf } from "./app/turn-plugins.ts";
 import type { Batch } from "./chat/batch.ts";
@@ -15,12 +15,15 @@ import { ChatService } from "./chat/chat-service.ts";
 import { systemClock } from "./chat/clock.ts";
 import { DigestScheduler } from "./chat/digest-scheduler.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
+import { SlidingWindowCounter } from "./chat/rate-limiter.ts";
 import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { DailyTokenTally } from "./chat/token-budget.ts";
 import { detectTrigger } from "./chat/triggers.ts";
-import { TurnLimits } from "./chat/turn-limits.ts";
+import { TURN_WINDOW_MS, TurnLimits } from "./chat/turn-limits.ts";
+import { type Cluster, createCluster } from "./cluster/cluster.ts";
+import { sharedLimits } from "./cluster/shared-limits.ts";
 import { createComponentSet } from "./components/component-set.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
@@ -96,7 +99,7 @@ const SHUTDOWN_ABORT_MS = 1_000;
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { logger } = options;
   let config = options.config;
-  const stores = openStore(config.storage.url, logger, {
+  const stores = await openStore(config.storage.url, logger, {
     monitorRetention: () => config.monitor,
     messageRetention: () => config.storage.retention,
     spoolLimit: config.storage.spoolSize,
@@ -104,14 +107,42 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     isTrigger: (message) => detectTrigger(message, triggerSettings(config), false) !== undefined,
   });
   const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
+  /** This instance's OneBot connections (for /healthz and the cluster); `adapters` is what the bot uses. */
+  const platformAdapters = new Map<string, ChatAdapter>();
+  const adapters = new Map<string, ChatAdapter>();
+  let listening = { host: config.server.host, port: config.server.port };
+  // Several instances over Redis (cluster.redisUrl): sessions are owned one instance at a time.
+  const cluster: Cluster | undefined = config.cluster.redisUrl
+    ? await createCluster({
+        settings: config.cluster,
+        address: () => `${listening.host}:${listening.port}`,
+        platformAdapters,
+        forwardAdapterIds: new Set(
+          config.adapters.filter((adapter) => adapter.mode === "forward-ws").map((adapter) => adapter.id),
+        ),
+        ingest: (message) => chat.ingest(message),
+        forgetCached: (sessionId) => messages.forget(sessionId),
+        busy: (sessionId) => queue.has(sessionId),
+        turns: stores.turns,
+        recover: (work) =>
+          recoverClusterWork({ ...recoveryParts(), submit: (batch) => sessions.submit(batch) }, work),
+        storage: () => stores.status(),
+        logger,
+      })
+    : undefined;
   // One clock per time zone value, rebuilt only when chat.timezone changes.
   let clock = { zone: config.chat.timezone, value: zonedClock(config.chat.timezone) };
   const clockFor = (zone: string) => {
     if (clock.zone !== zone) clock = { zone, value: zonedClock(zone) };
     return clock.value;
   };
-  // Today's tokens per chat (limits.dailyTokens, limits.groupDailyTokens), counted as calls are recorded.
-  const tokensToday = new DailyTokenTally(stores.usage, () => clockFor(config.chat.timezone), systemClock);
+  // Today's tokens per chat (limits.dailyTokens, limits.groupDailyTokens), counted as calls are recorded;
+  // in a cluster, counted in Redis with the turns per minute, so the limits hold for all instances.
+  const todayClock = () => clockFor(config.chat.timezone);
+  const shared =
+    cluster &&
+    sharedLimits({ ...cluster.shared, store: stores.usage, clock: todayClock, time: systemClock, logger });
+  const tokensToday = shared?.tokens ?? new DailyTokenTally(stores.usage, todayClock, systemClock);
 
   // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
   const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
@@ -130,7 +161,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const onListenerError = (error: unknown) => logger.warn({ err: error }, "monitor listener failed");
   const monitor = options.monitor ?? new MonitorHub(onListenerError);
   const timeline = new Timeline(monitor, stores.monitorEvents, onListenerError);
-  const adapters = new Map<string, ChatAdapter>();
+  if (cluster) {
+    // A trigger stays pending (answered by another instance if this one dies) until a turn takes it.
+    monitor.subscribe((event) => {
+      if (event.sessionId === undefined) return;
+      if (event.type === "turn.started" || event.type === "batch.trimmed") {
+        cluster.triggersSettled(event.sessionId, (event.data.triggerIds as string[] | undefined) ?? []);
+      }
+    });
+  }
   const outbox = new Outbox(
     (id) => adapters.get(id),
     new SendJournal(stores.sends, logger),
@@ -208,6 +247,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     llm: { generate: (request) => llm.generate(request) },
     messages,
     turns: stores.turns,
+    ...(cluster ? { instanceId: cluster.id } : {}),
     quotes,
     settings: () => agentSettings(config, clockFor(config.chat.timezone), prompts.templates()),
     plugins: turnPluginsOf(components, plugins.contexts, monitor, logger, () => config.agent),
@@ -240,6 +280,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const limits = new TurnLimits({
     settings: () => config.limits,
     tokens: tokensToday,
+    turns: shared?.turns ?? new SlidingWindowCounter(TURN_WINDOW_MS),
     clock: systemClock,
     sendNotice: async (origin, text, replyId) => {
       await outbox.send(origin, [{ type: "text", data: { text } }], replyId);
@@ -247,10 +288,25 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  const recoveryParts = () => ({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
+  /** Whether this instance may run a turn of the batch's session (console and stdio chats are its own). */
+  const ownedHere = (member: Cluster, batch: Batch) => {
+    const origin = batch.requestedBy ?? batch.messages[0];
+    return origin === undefined || !platformAdapters.has(origin.adapterId)
+      ? Promise.resolve(true)
+      : member.ensureOwned(origin);
+  };
   const sessions = new SessionRunner({
     queue,
     // Limits are checked as a turn is about to start, so batches merged while a session was busy count once.
     runTurn: async (batch, absorbInto) => {
+      if (cluster && !(await ownedHere(cluster, batch))) {
+        logger.warn(
+          { sessionId: batch.sessionId },
+          "another instance owns this session now; its turn runs there",
+        );
+        return;
+      }
       const admitted = await limits.admit(batch);
       if (admitted) await turnRunner.run(admitted, absorbInto);
     },
@@ -313,7 +369,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     () => config.access,
     monitor,
     logger,
-    (message) => memoryLearner.noticed(message),
+    (message, triggered) => {
+      memoryLearner.noticed(message);
+      if (triggered && cluster && platformAdapters.has(message.adapterId)) cluster.triggerAccepted(message);
+    },
   );
 
   const server = new HttpServer(
@@ -325,19 +384,23 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       staticDir: WEB_DIST,
       logger,
     },
-    () => healthReport(adapters, stores),
+    () => healthReport(platformAdapters, stores),
   );
-  const playground = addAdapters(adapters, {
+  const playground = addAdapters(adapters, platformAdapters, {
     config,
     routes: server,
-    deliver: (message) => chat.ingest(message),
+    deliver: cluster ? (message) => cluster.route(message) : (message) => chat.ingest(message),
+    deliverLocal: (message) => chat.ingest(message),
+    ...(cluster && {
+      wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),
+      connection: (adapterId: string, status: AccountStatus) => cluster.accountChanged(adapterId, status),
+    }),
     deleted: ({ sessionId, messageId }) => void memory.forgetMessage(sessionId, messageId),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,
     logger,
   });
-  let listening = { host: config.server.host, port: config.server.port };
   /** A reloaded config file (from the watcher, or at once after the console saved it). */
   const applyConfig = (next: TsumugiConfig) => {
     const diff = diffConfig(config, next);
@@ -359,7 +422,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     configFile: options.configFile,
     env: process.env,
     address: () => listening,
-    health: () => healthReport(adapters, stores),
+    health: () => healthReport(platformAdapters, stores),
     playground,
     timeline,
     monitorEvents: stores.monitorEvents,
@@ -387,8 +450,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   void mcp.start();
   // Turns a crash interrupted are queued before the adapters deliver anything new, so each
   // stays first in its session; they wait for their account to connect before they start.
-  await recoverInterruptedTurns({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
-  for (const adapter of adapters.values()) await adapter.start();
+  // In a cluster, only this instance's own turns: those of instances that died are taken over
+  // by whichever instance notices first (src/cluster/takeover.ts).
+  await recoverInterruptedTurns(recoveryParts(), cluster && ((turn) => turn.instanceId === cluster.id));
+  await cluster?.start();
+  for (const adapter of adapters.values()) {
+    // In a cluster a forward-ws adapter is dialled by the one instance holding its lease.
+    if (cluster && config.adapters.some((entry) => entry.id === adapter.id && entry.mode === "forward-ws"))
+      continue;
+    await adapter.start();
+  }
   logger.info(
     { url: `http://${config.server.host}:${address.port}/` },
     `Tsumugi is running: console http://${config.server.host}:${address.port}/`,
@@ -419,6 +490,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       await memoryLearner.stop();
       await local.models.close();
       for (const adapter of adapters.values()) await adapter.stop();
+      await cluster?.stop();
       await server.close();
       timeline.stop();
       await stores.close();

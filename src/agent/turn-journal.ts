@@ -15,6 +15,8 @@ export class TurnJournal {
     private readonly createdAt: number,
     /** The interrupted turn this one runs again. */
     private readonly recoveredFrom: string | undefined,
+    /** The cluster instance running it. */
+    private readonly instanceId?: string,
   ) {}
 
   /** Commits the turn as running with `batch`, its messages so far; settles once committed (or refused). */
@@ -55,6 +57,7 @@ export class TurnJournal {
       triggerMessageIds: batch.triggerIds,
       messageIds: batch.messages.map((message) => message.messageId),
       ...(this.recoveredFrom === undefined ? {} : { recoveredFrom: this.recoveredFrom }),
+      ...(this.instanceId === undefined ? {} : { instanceId: this.instanceId }),
       createdAt: this.createdAt,
     };
   }

@@ -37,9 +37,13 @@ export interface TurnRecoveryDeps {
 export class TurnRecovery {
   constructor(private readonly deps: TurnRecoveryDeps) {}
 
-  /** Resolves once every interrupted turn is settled or queued to run again in its session. */
-  async recover(now = Date.now()): Promise<void> {
-    for (const turn of await this.deps.turns.running()) await this.settle(turn, now);
+  /**
+   * Resolves once every interrupted turn (those `which` picks: in a cluster, an instance
+   * settles only its own and those of instances that died) is settled or queued to run again
+   * in its session.
+   */
+  async recover(now = Date.now(), which: (turn: TurnRecord) => boolean = () => true): Promise<void> {
+    for (const turn of await this.deps.turns.running()) if (which(turn)) await this.settle(turn, now);
     await this.deps.sends.pruneBefore(now - SEND_JOURNAL_KEEP_MS);
   }
 

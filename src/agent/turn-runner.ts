@@ -22,6 +22,8 @@ export interface TurnRunnerDeps {
   llm: { generate(request: LlmRequest): Promise<LlmResult> };
   messages: MessageStore;
   turns: TurnStore;
+  /** In a cluster, this instance's id: recorded on each turn, so another can take it over if this one dies. */
+  instanceId?: string;
   /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
   quotes: TurnContextDeps["quotes"];
   settings: () => AgentSettings;
@@ -67,7 +69,14 @@ export class TurnRunner {
     const deps = this.deps;
     const replyId = randomUUID();
     const createdAt = Date.now();
-    const journal = new TurnJournal(deps.turns, deps.logger, replyId, createdAt, recoveredFrom);
+    const journal = new TurnJournal(
+      deps.turns,
+      deps.logger,
+      replyId,
+      createdAt,
+      recoveredFrom,
+      deps.instanceId,
+    );
     await journal.running(initial);
     const settings = deps.settings();
     const abort = new AbortController();

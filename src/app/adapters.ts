@@ -11,8 +11,17 @@ export interface AdapterParts {
   config: TsumugiConfig;
   /** The HTTP server, where reverse-ws and http adapters listen. */
   routes: HttpRoutes;
-  /** Where every adapter's messages enter the pipeline. */
+  /** Where platform adapters' messages enter the pipeline (in a cluster: routed to the session's owner). */
   deliver: (message: ChatMessage) => void;
+  /** Where this instance's own chats (console playground, stdio channels) enter the pipeline. */
+  deliverLocal: (message: ChatMessage) => void;
+  /**
+   * What the rest of the bot uses in place of a platform adapter (in a cluster: one that
+   * reaches accounts connected to other instances); the adapter itself by default.
+   */
+  wrap?: (adapter: ChatAdapter) => ChatAdapter;
+  /** Told when a platform account connects or disconnects, after the monitor. */
+  connection?: (adapterId: string, status: AccountStatus) => void;
   /** Told when a platform deletes a message (a recall). */
   deleted: (message: { sessionId: string; messageId: string }) => void;
   botName: () => string;
@@ -25,10 +34,16 @@ export interface AdapterParts {
 
 /**
  * Fills `adapters` (kept by the caller: the outbox and the plugins look adapters up in it)
- * with one OneBot adapter per `adapters[]` entry, the console playground and the stdio
- * channels; returns the playground, which the console API drives.
+ * with one OneBot adapter per `adapters[]` entry (wrapped by `parts.wrap`), the console
+ * playground and the stdio channels, and `platformAdapters` with the OneBot adapters
+ * themselves (this instance's connections, for /healthz); returns the playground, which the
+ * console API drives.
  */
-export function addAdapters(adapters: Map<string, ChatAdapter>, parts: AdapterParts): ConsoleAdapter {
+export function addAdapters(
+  adapters: Map<string, ChatAdapter>,
+  platformAdapters: Map<string, ChatAdapter>,
+  parts: AdapterParts,
+): ConsoleAdapter {
   const { logger } = parts;
   for (const adapterConfig of parts.config.adapters) {
     const adapter = new OneBotAdapter({
@@ -40,13 +55,15 @@ export function addAdapters(adapters: Map<string, ChatAdapter>, parts: AdapterPa
         connection: (status: AccountStatus) => {
           logger.debug({ adapter: adapterConfig.id, ...status }, "adapter account status");
           parts.monitor.emit({ type: "adapter.connection", data: { adapter: adapterConfig.id, ...status } });
+          parts.connection?.(adapterConfig.id, status);
         },
       },
       logger: logger.child({ adapter: adapterConfig.id }),
     });
-    adapters.set(adapterConfig.id, adapter);
+    platformAdapters.set(adapterConfig.id, adapter);
+    adapters.set(adapterConfig.id, parts.wrap ? parts.wrap(adapter) : adapter);
   }
-  const playground = new ConsoleAdapter({ deliver: parts.deliver, botName: parts.botName });
+  const playground = new ConsoleAdapter({ deliver: parts.deliverLocal, botName: parts.botName });
   if (adapters.has(playground.id))
     throw new Error(`adapters: the id "${playground.id}" is reserved for the console`);
   adapters.set(playground.id, playground);

@@ -40,8 +40,11 @@ export class ChatService {
     private readonly access: () => AccessSettings,
     private readonly monitor: Monitor,
     private readonly logger: Logger,
-    /** Told of every message that reached the chat stage and is not a command (memory learning). */
-    private readonly noticed: (message: ChatMessage) => void = () => {},
+    /**
+     * Told of every message that reached the chat stage and is not a command (memory learning;
+     * in a cluster, triggers are recorded as pending until their turn starts).
+     */
+    private readonly noticed: (message: ChatMessage, triggered: boolean) => void = () => {},
   ) {}
 
   ingest(message: ChatMessage): void {
@@ -109,7 +112,7 @@ export class ChatService {
       return;
     }
     if (this.commands.dispatch(message)) return;
-    this.noticed(message);
+    this.noticed(message, trigger !== undefined);
     if (!this.batcher.offer(message, trigger !== undefined)) this.digests.offer(message);
   }
 

@@ -20,6 +20,11 @@ export class KeyedQueue {
     return run;
   }
 
+  /** Whether `key` has queued or running work. */
+  has(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   /** Keys with queued or running work. */
   get activeKeys(): number {
     return this.tails.size;

@@ -13,6 +13,21 @@ export interface TokensToday {
   session: number;
 }
 
+/** What a tally needs of an LLM call's usage record. */
+export type UsageOfCall = Pick<UsageRecord, "time" | "sessionId" | "promptTokens" | "completionTokens">;
+
+/** Where today's spending is read from: the usage store. */
+export interface TokenStore {
+  tokensBySession(query: UsageQuery): Promise<SessionTokens[]>;
+}
+
+/** Today's token spending, as the budgets check it before every turn. */
+export interface TokenTally {
+  /** Counts one LLM call (called for every usage record, as it is stored). */
+  add(usage: UsageOfCall): void;
+  today(sessionId: string): Promise<TokensToday>;
+}
+
 interface Tally {
   clock: ZonedClock;
   day: string;
@@ -28,17 +43,16 @@ interface Tally {
  * nothing is counted twice (a store that answers later than SQLite may miss the few calls that
  * end during that read).
  */
-export class DailyTokenTally {
+export class DailyTokenTally implements TokenTally {
   private tally: Tally | undefined;
 
   constructor(
-    private readonly store: { tokensBySession(query: UsageQuery): Promise<SessionTokens[]> },
+    private readonly store: TokenStore,
     private readonly clock: () => ZonedClock,
     private readonly time: Pick<Clock, "now">,
   ) {}
 
-  /** Counts one LLM call (called for every usage record, as it is stored). */
-  add(usage: Pick<UsageRecord, "time" | "sessionId" | "promptTokens" | "completionTokens">): void {
+  add(usage: UsageOfCall): void {
     const tally = this.tally;
     if (!tally || tally.clock !== this.clock() || tally.clock.date(usage.time) !== tally.day) return;
     const tokens = usage.promptTokens + usage.completionTokens;
@@ -59,15 +73,23 @@ export class DailyTokenTally {
     const now = this.time.now();
     const day = clock.date(now);
     if (this.tally?.clock === clock && this.tally.day === day) return this.tally;
-    const bySession = new Map<string, number>();
-    let total = 0;
-    for (const row of await this.store.tokensBySession({ sinceMs: startOfDay(clock, now) })) {
-      total += row.tokens;
-      if (row.sessionId !== null) bySession.set(row.sessionId, row.tokens);
-    }
-    this.tally = { clock, day, total, bySession };
+    this.tally = { clock, day, ...(await spentSince(this.store, startOfDay(clock, now))) };
     return this.tally;
   }
+}
+
+/** Tokens the store holds since `sinceMs`, in all chats and per chat. */
+export async function spentSince(
+  store: TokenStore,
+  sinceMs: number,
+): Promise<{ total: number; bySession: Map<string, number> }> {
+  const bySession = new Map<string, number>();
+  let total = 0;
+  for (const row of await store.tokensBySession({ sinceMs })) {
+    total += row.tokens;
+    if (row.sessionId !== null) bySession.set(row.sessionId, row.tokens);
+  }
+  return { total, bySession };
 }
 
 /**

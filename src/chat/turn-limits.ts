@@ -5,13 +5,14 @@ import type { SessionOrigin } from "../reply/outbox.ts";
 import type { Batch } from "./batch.ts";
 import type { Clock } from "./clock.ts";
 import type { LimitSettings } from "./config.ts";
-import { SlidingWindowCounter } from "./rate-limiter.ts";
+import type { TurnWindows, WindowVerdict } from "./rate-limiter.ts";
 import { recordRefusal } from "./refusal.ts";
-import type { DailyTokenTally, TokensToday } from "./token-budget.ts";
+import type { TokensToday, TokenTally } from "./token-budget.ts";
 
 export type LimitName = Exclude<keyof LimitSettings, "notify">;
 
-const MINUTE_MS = 60_000;
+/** The window of the turns-per-minute limits. */
+export const TURN_WINDOW_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /** What the bot says, once per chat and limit period, when `limits.notify` is on. */
@@ -37,7 +38,9 @@ interface Breach {
 
 export interface TurnLimitsDeps {
   settings: () => LimitSettings;
-  tokens: DailyTokenTally;
+  tokens: TokenTally;
+  /** Turns per user and group chat in the last TURN_WINDOW_MS (this instance's, or the cluster's). */
+  turns: TurnWindows;
   clock: Pick<Clock, "now">;
   /** Sends a notice into the chat, as the bot, under the refusal's reply id. */
   sendNotice: (origin: SessionOrigin, text: string, replyId: string) => Promise<void>;
@@ -53,8 +56,6 @@ export interface TurnLimitsDeps {
  * and are refused without a notice (nobody asked for them).
  */
 export class TurnLimits {
-  private readonly userTurns = new SlidingWindowCounter(MINUTE_MS);
-  private readonly groupTurns = new SlidingWindowCounter(MINUTE_MS);
   /** Notice key (chat, limit, subject) → the period already noticed. */
   private readonly noticed = new Map<string, { period: string; endsAt: number }>();
 
@@ -63,28 +64,45 @@ export class TurnLimits {
   /** The batch, or the part of it, that may start a turn now; undefined when none may. */
   async admit(batch: Batch): Promise<Batch | undefined> {
     const settings = this.deps.settings();
-    // The one read that may wait comes first: the rate checks and counts after it run
-    // together, so turns of two chats cannot both pass a check only one of them should.
     const budgets = settings.dailyTokens > 0 || settings.groupDailyTokens > 0;
     const today = budgets ? await this.deps.tokens.today(batch.sessionId) : undefined;
     const now = this.deps.clock.now();
-    const whole =
-      (today && this.budgetBreach(batch, settings, today, now)) ?? this.groupBreach(batch, settings, now);
-    if (whole) {
-      await this.refuse(batch, whole, settings, now);
+    const overBudget = today && this.budgetBreach(batch, settings, today, now);
+    if (overBudget) {
+      await this.refuse(batch, overBudget, settings, now);
+      return undefined;
+    }
+    // Rates are checked and counted in one step (TurnWindows), so turns starting together
+    // cannot both pass a check only one of them should.
+    const group = batch.kind !== "digest" && isGroup(batch) ? batch.sessionId : undefined;
+    const users = starters(batch);
+    const verdict = await this.deps.turns.admit(
+      {
+        ...(group !== undefined && { whole: { key: `group:${group}`, limit: settings.groupTurnsPerMinute } }),
+        each: users.map((user) => ({ key: `user:${userKey(user)}`, limit: settings.userTurnsPerMinute })),
+      },
+      now,
+    );
+    if (group !== undefined && verdict.whole?.admitted === false) {
+      await this.refuse(
+        batch,
+        rateBreach("groupTurnsPerMinute", group, verdict.whole, settings),
+        settings,
+        now,
+      );
       return undefined;
     }
     let admitted = batch;
-    for (const starter of starters(batch)) {
-      const breach = this.userBreach(starter, settings, now);
-      if (!breach) continue;
+    for (const [index, starter] of users.entries()) {
+      const window = verdict.each[index];
+      if (!window || window.admitted) continue;
+      const breach = rateBreach("userTurnsPerMinute", userKey(starter), window, settings);
       const [theirs, rest] =
         batch.kind === "realtime" ? splitBySender(admitted, starter.userId) : [admitted, undefined];
       await this.refuse(theirs, breach, settings, now);
       if (!rest) return undefined;
       admitted = rest;
     }
-    this.count(admitted, now);
     return admitted;
   }
 
@@ -122,21 +140,6 @@ export class TurnLimits {
     return undefined;
   }
 
-  private groupBreach(batch: Batch, settings: LimitSettings, now: number): Breach | undefined {
-    if (batch.kind === "digest" || !isGroup(batch)) return undefined;
-    return rateBreach(this.groupTurns, "groupTurnsPerMinute", batch.sessionId, settings, now);
-  }
-
-  private userBreach(starter: ChatMessage, settings: LimitSettings, now: number): Breach | undefined {
-    return rateBreach(this.userTurns, "userTurnsPerMinute", userKey(starter), settings, now);
-  }
-
-  private count(batch: Batch, now: number): void {
-    if (batch.kind === "digest") return;
-    if (isGroup(batch)) this.groupTurns.record(batch.sessionId, now);
-    for (const starter of starters(batch)) this.userTurns.record(userKey(starter), now);
-  }
-
   private async refuse(batch: Batch, breach: Breach, settings: LimitSettings, now: number): Promise<void> {
     const notify = settings.notify && batch.kind !== "digest" && this.firstNotice(batch, breach, now);
     const origin = originOf(batch);
@@ -170,19 +173,22 @@ export class TurnLimits {
   }
 }
 
+/** A rate limit a window refused; one notice until the window frees. */
 function rateBreach(
-  counter: SlidingWindowCounter,
   limit: "userTurnsPerMinute" | "groupTurnsPerMinute",
   subject: string,
+  refused: WindowVerdict,
   settings: LimitSettings,
-  now: number,
-): Breach | undefined {
-  const max = settings[limit];
-  if (max === 0) return undefined;
-  const value = counter.count(subject, now);
-  if (value < max) return undefined;
-  const freesAt = counter.freesAt(subject, max, now);
-  return { limit, subject, value, max, period: String(freesAt), periodEndsAt: freesAt };
+): Breach {
+  const { count, freesAt } = refused;
+  return {
+    limit,
+    subject,
+    value: count,
+    max: settings[limit],
+    period: String(freesAt),
+    periodEndsAt: freesAt,
+  };
 }
 
 /** One message per user who started the batch: the senders of its triggers, or who asked for a summary. */

@@ -22,6 +22,14 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
       : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
     ...findUnauthenticatedAdapters(config),
     ...findMcpProblems(config.mcp),
+    ...(config.cluster.redisUrl === "" || /^postgres(ql)?:/i.test(config.storage.url)
+      ? []
+      : [
+          problemAt(
+            ["cluster", "redisUrl"],
+            "needs a postgres:// storage.url: the instances share one database",
+          ),
+        ]),
   ];
 }
 

@@ -11,7 +11,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "server.token": "控制台和 `/api/` 的 Bearer 令牌；留空表示不用令牌（此时只能监听回环地址）。",
   "server.allowedHosts":
     '未设置令牌时，除回环地址外还允许请求使用的主机名，写作 `"host"`（任意端口）或 `"host:port"`，例如部署在反向代理之后时。',
-  "storage.url": '数据库：`"sqlite:路径"`（相对于工作目录）或 `"sqlite::memory:"`（仅在内存中）。',
+  "storage.url":
+    '数据库：`"sqlite:路径"`（相对于工作目录）、`"sqlite::memory:"`（仅在内存中），或 PostgreSQL 服务器 `"postgres://用户:密码@主机:5432/数据库"`（也接受 `"postgresql://"`；多个实例共用一个数据库时需要）。',
   "storage.retention.days": "删除早于这么多天的聊天消息；0 表示不按时间删除",
   "storage.retention.messagesPerSession": "每个会话最多保留的最新消息数；0 表示不限",
   "storage.spoolSize":
@@ -166,6 +167,12 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "memory.forgetCommands":
     "忘记发送者相关的一切记忆的命令词（管理员可以指定用户 id 或记忆编号 #id）；留空关闭该命令",
   "memory.showCommands": '显示关于发送者的记忆的命令词（管理员可以指定用户 id 或 "group"）；留空关闭该命令',
+  "cluster.redisUrl": '各实例协调所用的 Redis，例如 "redis://:密码@10.0.0.5:6379/0"；为空：不组成集群。',
+  "cluster.instanceId":
+    "本实例在集群中的名字（1-64 个小写字母、数字、_ 或 -）；为空：主机名加进程号。名字固定时，重启后的实例会立即自己处理它被打断的回合。",
+  "cluster.leaseMs":
+    "实例对一个会话或账号的占用在不续期时能保持多久：一个实例死掉后，它的工作大约在这么久之后被其他实例接管（毫秒）",
+  "cluster.keyPrefix": "所有 Redis 键的前缀，使多个集群可以共用一个 Redis。",
   "monitor.maxEvents": "最多保留的监控事件数；超出时删除最早的",
   "monitor.maxAgeHours": "监控事件保留的小时数，更早的会被删除",
   "log.level": "写入日志的最低级别。",

@@ -12,6 +12,7 @@ import {
   textChunkLimitSchema,
   triggersSchema,
 } from "../chat/config.ts";
+import { clusterSchema } from "../cluster/config.ts";
 import { quoteSchema, timezoneSchema } from "../context/config.ts";
 import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
@@ -63,6 +64,7 @@ export const configJsonSchema = Type.Object(
     limits: limitsSchema,
     plugins: pluginsSchema,
     mcp: mcpSchema,
+    cluster: clusterSchema,
     monitor: monitorSchema,
     log: logSchema,
   },

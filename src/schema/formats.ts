@@ -59,13 +59,21 @@ export const stringFormats = {
     validate: (value) => PLUGIN_ID.test(value),
     problem: 'must be 1-64 lowercase letters, digits, "_" or "-", starting with a letter or digit',
   },
+  "redis-url": {
+    validate: (value) => value === "" || /^rediss?:\/\/[^\s]+$/.test(value),
+    problem: 'must be empty or "redis://[:password@]host[:port][/db]" (rediss:// for TLS)',
+  },
+  "instance-id": {
+    validate: (value) => value === "" || PLUGIN_ID.test(value),
+    problem: 'must be empty or 1-64 lowercase letters, digits, "_" or "-", starting with a letter or digit',
+  },
   "time-zone": {
     validate: (value) => value === "" || isTimeZone(value),
     problem: 'must be an IANA time zone such as "Asia/Shanghai"',
   },
-  "sqlite-url": {
-    validate: (value) => /^sqlite:.+$/.test(value),
-    problem: 'must be "sqlite:PATH"',
+  "storage-url": {
+    validate: (value) => /^(sqlite:.+|postgres(ql)?:\/\/[^\s]+)$/i.test(value),
+    problem: 'must be "sqlite:PATH" or "postgres://user:password@host:5432/database"',
   },
 } satisfies Record<string, ConfigFormat>;
 

@@ -2,9 +2,10 @@ import type { Static } from "@sinclair/typebox";
 import { count, formattedString, group } from "../schema/fields.ts";
 
 export const storageSchema = group("Where messages and state are stored.", {
-  url: formattedString("sqlite-url", {
+  url: formattedString("storage-url", {
     default: "sqlite:./data/tsumugi.db",
-    description: 'Database: "sqlite:PATH" (relative to the working directory) or "sqlite::memory:".',
+    description:
+      'Database: "sqlite:PATH" (relative to the working directory), "sqlite::memory:", or a PostgreSQL server "postgres://user:password@host:5432/database" (also "postgresql://"; needed to run several instances on one database).',
   }),
   retention: group(
     "How many chat messages are kept; the rest are deleted in small steps in the background.",

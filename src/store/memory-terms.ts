@@ -42,12 +42,22 @@ function pushBigrams(characters: string[], terms: string[]): void {
   for (let i = 0; i + 1 < characters.length; i++) terms.push(`${characters[i]}${characters[i + 1]}`);
 }
 
+/** What a memory is indexed by: its subject's name and its content, as terms. */
+export function memoryEntryTerms(subjectName: string, content: string): string[] {
+  return memoryTerms(`${subjectName} ${content}`);
+}
+
+/** The terms a search for `query` matches: its distinct terms, the first MAX_QUERY_TERMS. */
+export function memoryQueryTerms(query: string): string[] {
+  return [...new Set(memoryTerms(query))].slice(0, MAX_QUERY_TERMS);
+}
+
 /**
- * An FTS5 MATCH expression for `query`: any of its distinct terms (the first MAX_QUERY_TERMS),
- * each quoted; undefined when the query has no term (then nothing can match).
+ * An FTS5 MATCH expression for `query`: any of its query terms, each quoted; undefined when the
+ * query has no term (then nothing can match).
  * Terms hold only letters and digits, so quoting needs no escaping.
  */
 export function memoryMatchExpression(query: string): string | undefined {
-  const terms = [...new Set(memoryTerms(query))].slice(0, MAX_QUERY_TERMS);
+  const terms = memoryQueryTerms(query);
   return terms.length === 0 ? undefined : terms.map((term) => `"${term}"`).join(" OR ");
 }

@@ -99,7 +99,7 @@ export interface MemoryListQuery {
 }
 
 /**
- * Curated memory. Answers asynchronously like every store (a Postgres one will sit behind it).
+ * Curated memory. Answers asynchronously like every store (the PostgreSQL one answers from a server).
  * Never pruned by `storage.retention`: only deleted on request.
  */
 export interface MemoryStore {

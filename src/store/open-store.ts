@@ -3,10 +3,11 @@ import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { RetentionLimits } from "../monitor/event-store.ts";
 import type { MessageRetentionSettings } from "./config.ts";
+import { MessageRetention } from "./message-retention.ts";
 import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
 import { SqliteMonitorEventStore } from "./sqlite/event-store.ts";
 import { SqliteMemoryStore } from "./sqlite/memory-store.ts";
-import { MessageRetention } from "./sqlite/message-retention.ts";
+import { sqliteRetentionSteps } from "./sqlite/message-retention.ts";
 import { SqliteMessageStore } from "./sqlite/message-store.ts";
 import { SqlitePictureStore } from "./sqlite/picture-store.ts";
 import { SqliteSendStore } from "./sqlite/send-store.ts";
@@ -17,6 +18,8 @@ import { WriteTick } from "./sqlite/write-tick.ts";
 import type { Stores } from "./types.ts";
 
 const SQLITE_SCHEME = "sqlite:";
+const POSTGRES_SCHEMES = ["postgres:", "postgresql:"];
+const SCHEMES = `${SQLITE_SCHEME}, ${POSTGRES_SCHEMES.join(", ")}`;
 
 export interface StoreOptions {
   /** Bounds the monitor events kept; read at every write, so a config reload applies at once. */
@@ -30,36 +33,62 @@ export interface StoreOptions {
 }
 
 /** The config's defaults (monitor.*, storage.*), for tests and tools. */
-const DEFAULT_OPTIONS: StoreOptions = {
+export const DEFAULT_OPTIONS: StoreOptions = {
   monitorRetention: () => ({ maxEvents: 10_000, maxAgeHours: 72 }),
   messageRetention: () => ({ days: 0, messagesPerSession: 100_000 }),
   spoolLimit: 50_000,
   isTrigger: () => false,
 };
 
+/** `storage.url`'s scheme, lower-cased (`sqlite:`, `postgres:`, …); throws when it has none. */
+function schemeOf(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
+  // The URL may hold a password: name it only when it has no scheme (then it is a path).
+  if (scheme === undefined) throw new Error(`storage.url: no scheme in "${url}" (supported: ${SCHEMES})`);
+  return scheme.toLowerCase();
+}
+
+/** Whether `storage.url` names a PostgreSQL database. */
+export function isPostgresUrl(url: string): boolean {
+  return POSTGRES_SCHEMES.some((scheme) => url.toLowerCase().startsWith(scheme));
+}
+
 /**
  * The database file `storage.url` names (`sqlite:<path>`, relative to the working directory),
  * or IN_MEMORY for `sqlite::memory:`.
  */
 export function sqliteFileOf(url: string, cwd = process.cwd()): string {
-  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
-  if (scheme?.toLowerCase() !== SQLITE_SCHEME) {
-    const named = scheme === undefined ? `no scheme in "${url}"` : `unsupported scheme "${scheme}"`;
-    throw new Error(`storage.url: ${named} (supported: ${SQLITE_SCHEME})`);
-  }
+  const scheme = schemeOf(url);
+  if (scheme !== SQLITE_SCHEME)
+    throw new Error(`storage.url: unsupported scheme "${scheme}" (supported: ${SCHEMES})`);
   const location = url.slice(SQLITE_SCHEME.length);
   if (location === "") throw new Error(`storage.url: "${url}" names no database file`);
   return location === IN_MEMORY ? IN_MEMORY : resolve(cwd, location);
 }
 
 /**
- * Opens the stores named by `storage.url`: `sqlite:<path>` (relative paths resolve against the
- * working directory) or `sqlite::memory:`, and starts pruning messages beyond the retention.
+ * Opens the stores named by `storage.url` and starts pruning messages beyond the retention:
+ * `sqlite:<path>` (relative paths resolve against the working directory), `sqlite::memory:`,
+ * or a PostgreSQL server (`postgres://user:password@host:5432/database`, also `postgresql://`).
+ */
+export async function openStore(
+  url: string,
+  logger: Logger,
+  options: StoreOptions = DEFAULT_OPTIONS,
+): Promise<Stores> {
+  if (isPostgresUrl(url)) {
+    // Loaded only here: a SQLite bot never loads the PostgreSQL driver (start-up time, memory).
+    const { openPostgresStores } = await import("./postgres/open-postgres.ts");
+    return openPostgresStores(url, logger, options);
+  }
+  return openSqliteStores(sqliteFileOf(url), logger, options);
+}
+
+/**
  * The SQLite stores answer within the call (the driver is synchronous): their Promises are
  * already settled, so awaiting them costs no extra event-loop turn.
  */
-export function openStore(url: string, logger: Logger, options: StoreOptions = DEFAULT_OPTIONS): Stores {
-  const file = sqliteFileOf(url);
+function openSqliteStores(file: string, logger: Logger, options: StoreOptions): Stores {
   const db = openSqliteDatabase(file, logger);
   const tick = new WriteTick(db, logger, { spoolLimit: options.spoolLimit });
   const messages = new SqliteMessageStore(db, logger, tick, {
@@ -70,27 +99,13 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
   const sends = new SqliteSendStore(db, logger, tick);
   const monitorEvents = new SqliteMonitorEventStore(db, options.monitorRetention, logger, tick);
   const retention = new MessageRetention(
-    db,
+    sqliteRetentionSteps(db),
     options.messageRetention,
     () => tick.status().state === "ok",
     logger,
   );
   retention.start();
   logger.info({ file }, "storage opened");
-  const closeAll = async () => {
-    retention.stop();
-    for (const store of [messages, usage, turns, sends, monitorEvents]) {
-      try {
-        await store.close();
-      } catch (error) {
-        // Shutting down: lose this queue but still flush the others and close the file.
-        logger.error({ err: error }, "failed to flush a store while closing");
-      }
-    }
-    tick.close();
-    db.close();
-  };
-  let closing: Promise<void> | undefined;
   return {
     messages,
     history: messages,
@@ -102,9 +117,36 @@ export function openStore(url: string, logger: Logger, options: StoreOptions = D
     stickers: new SqliteStickerStore(db),
     memories: new SqliteMemoryStore(db),
     status: () => tick.status(),
-    close: () => {
-      closing ??= closeAll();
-      return closing;
-    },
+    close: closeStores(logger, async (flush) => {
+      await retention.stop();
+      await flush([messages, usage, turns, sends, monitorEvents]);
+      tick.close();
+      db.close();
+    }),
+  };
+}
+
+/** Closes each queue in turn; a queue that fails to flush is logged and the others still close. */
+type FlushEach = (queues: ReadonlyArray<{ close(): Promise<void> }>) => Promise<void>;
+
+/** `Stores.close`: runs `closeAll` once, however often it is called. */
+export function closeStores(
+  logger: Logger,
+  closeAll: (flush: FlushEach) => Promise<void>,
+): () => Promise<void> {
+  const flush: FlushEach = async (queues) => {
+    for (const queue of queues) {
+      try {
+        await queue.close();
+      } catch (error) {
+        // Shutting down: lose this queue but still flush the others and close the database.
+        logger.error({ err: error }, "failed to flush a store while closing");
+      }
+    }
+  };
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= closeAll(flush);
+    return closing;
   };
 }

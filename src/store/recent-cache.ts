@@ -50,6 +50,11 @@ export class RecentMessageCache implements MessageStore {
     return cached ?? this.inner.findByMessageId(sessionId, messageId);
   }
 
+  /** Drops the session's window: its messages may have been written by another process (a cluster). */
+  forget(sessionId: string): void {
+    this.windows.delete(sessionId);
+  }
+
   flush(): Promise<void> {
     return this.inner.flush();
   }
@@ -100,6 +105,6 @@ export class RecentMessageCache implements MessageStore {
 }
 
 /** Platform ids are reused (NapCat's after a restart): the sender and time tell two messages apart. */
-function messageKey(message: ChatMessage): string {
+export function messageKey(message: ChatMessage): string {
   return `${message.messageId}|${message.userId}|${message.time}`;
 }

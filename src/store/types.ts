@@ -89,7 +89,11 @@ export interface TurnRecord {
   /** Unix time in milliseconds; absent while running. */
   finishedAt?: number;
   /** Free-form JSON details (planner rounds, tool calls, …). */
-  detail?: Record<string, unknown>;
+  detail?: Record<
+    string,
+    unknown
+  > /** The instance that runs the turn, in a cluster; absent on a single instance. */;
+  instanceId?: string;
 }
 
 /** Turns. Recording a `replyId` again replaces the earlier record. */

@@ -22,9 +22,9 @@ describe("settling interrupted turns at start-up", () => {
   let reruns: Array<{ batch: Batch; recoveredFrom: string }>;
   let connected: boolean;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = makeTempDir();
-    stores = openStore(`sqlite:${join(dir.path, "tsumugi.db")}`, captureLog().logger);
+    stores = await openStore(`sqlite:${join(dir.path, "tsumugi.db")}`, captureLog().logger);
     events = [];
     reruns = [];
     connected = true;

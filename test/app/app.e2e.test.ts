@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { startApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import { startBot } from "../support/bot-harness.ts";
+import { startBot, storedRows } from "../support/bot-harness.ts";
 import { ALICE, GROUP, groupSession, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
@@ -104,7 +103,7 @@ describe("the running bot", () => {
     expect(ingested().every((event) => event.data.trigger === null)).toBe(true);
   });
 
-  it("records the token usage and the outcome of every turn in SQLite", async () => {
+  it("records the token usage and the outcome of every turn in the database", async () => {
     const { llm, bot, qq } = await setup();
     await qq.connectReverse(bot.wsUrl);
     llm.enqueue(
@@ -115,20 +114,16 @@ describe("the running bot", () => {
     const finished = await bot.turnFinished();
     expect(finished.data.status).toBe("replied");
     await bot.stop();
-    const db = new Database(join(bot.dataDir, "tsumugi.db"), { readonly: true });
-    try {
-      const usage = db
-        .prepare("SELECT task, prompt_tokens, completion_tokens, success FROM llm_usage ORDER BY id")
-        .all();
-      expect(usage).toEqual([
-        { task: "planner", prompt_tokens: 321, completion_tokens: 7, success: 1 },
-        { task: "replyer", prompt_tokens: 400, completion_tokens: 2, success: 1 },
-      ]);
-      const turn = db.prepare("SELECT status, reason FROM turns WHERE reply_id = ?").get(finished.replyId);
-      expect(turn).toEqual({ status: "replied", reason: expect.stringContaining("replied to") });
-    } finally {
-      db.close();
-    }
+    const rows = (sql: string) => storedRows(bot.dataDir, sql);
+    expect(
+      await rows("SELECT task, prompt_tokens, completion_tokens, success FROM llm_usage ORDER BY id"),
+    ).toEqual([
+      { task: "planner", prompt_tokens: 321, completion_tokens: 7, success: 1 },
+      { task: "replyer", prompt_tokens: 400, completion_tokens: 2, success: 1 },
+    ]);
+    expect(await rows(`SELECT status, reason FROM turns WHERE reply_id = '${finished.replyId}'`)).toEqual([
+      { status: "replied", reason: expect.stringContaining("replied to") },
+    ]);
   });
 
   it("fails a turn that runs past agent.turnTimeoutMs and sends nothing", async () => {
@@ -193,17 +188,11 @@ describe("the running bot", () => {
     );
     await bot.waitForEvent("message.ingested");
     await bot.stop();
-    const db = new Database(join(bot.dataDir, "tsumugi.db"), { readonly: true });
-    try {
-      const row = db.prepare("SELECT message_id, segments FROM messages").get() as {
-        message_id: string;
-        segments: string;
-      };
-      expect(row.message_id).toBe("-2147483000");
-      expect(JSON.parse(row.segments)).toEqual([{ type: "forward", data: { id: "7321873298371293187" } }]);
-    } finally {
-      db.close();
-    }
+    const [row] = await storedRows(bot.dataDir, "SELECT message_id, segments FROM messages");
+    expect(row?.message_id).toBe("-2147483000");
+    expect(JSON.parse(String(row?.segments))).toEqual([
+      { type: "forward", data: { id: "7321873298371293187" } },
+    ]);
   });
 
   it("applies an edited persona to the next turn without a restart", async () => {

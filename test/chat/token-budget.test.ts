@@ -27,8 +27,8 @@ function call(time: number, tokens: number, sessionId?: string): UsageRecord {
 }
 
 /** A tally over a real (in-memory) usage store, with the store's queries counted. */
-function setUp(start = MORNING) {
-  const stores = openStore("sqlite::memory:", captureLog().logger);
+async function setUp(start = MORNING) {
+  const stores = await openStore("sqlite::memory:", captureLog().logger);
   const time = new ManualClock(start);
   let queries = 0;
   const source = {
@@ -47,7 +47,7 @@ function setUp(start = MORNING) {
 
 describe("today's token tally", () => {
   it("reads today's spending from the store once, then counts calls as they are recorded", async () => {
-    const { stores, tally, record, queries } = setUp();
+    const { stores, tally, record, queries } = await setUp();
     stores.usage.record(call(MORNING - 3 * 3_600_000, 100, GROUP_A)); // 07:00 today
     stores.usage.record(call(MORNING - 11 * 3_600_000, 1_000, GROUP_A)); // 23:00 yesterday
     stores.usage.record(call(MORNING - 60_000, 7)); // a console model test: no chat
@@ -62,7 +62,7 @@ describe("today's token tally", () => {
   });
 
   it("counts a call recorded before the first question exactly once", async () => {
-    const { stores, tally, record } = setUp();
+    const { stores, tally, record } = await setUp();
     record(call(MORNING, 40, GROUP_A));
     expect(await tally.today(GROUP_A)).toMatchObject({ total: 40, session: 40 });
     await stores.close();
@@ -71,7 +71,7 @@ describe("today's token tally", () => {
   it("starts a new day at midnight in the chat's time zone", async () => {
     // 23:59 in Shanghai is 15:59 UTC.
     const lateEvening = Date.UTC(2025, 4, 1, 15, 59);
-    const { stores, time, tally, record, queries } = setUp(lateEvening);
+    const { stores, time, tally, record, queries } = await setUp(lateEvening);
     record(call(lateEvening, 500, GROUP_A));
     expect(await tally.today(GROUP_A)).toMatchObject({ day: "2025-05-01", session: 500 });
 

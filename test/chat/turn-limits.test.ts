@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Batch } from "../../src/chat/batch.ts";
 import type { LimitSettings } from "../../src/chat/config.ts";
+import { SlidingWindowCounter } from "../../src/chat/rate-limiter.ts";
 import { DailyTokenTally } from "../../src/chat/token-budget.ts";
-import { LIMIT_NOTICES, TurnLimits } from "../../src/chat/turn-limits.ts";
+import { LIMIT_NOTICES, TURN_WINDOW_MS, TurnLimits } from "../../src/chat/turn-limits.ts";
 import { zonedClock } from "../../src/context/clock-text.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
@@ -23,8 +24,8 @@ const OFF: LimitSettings = {
 let stores: Stores;
 afterEach(() => stores.close());
 
-function setUp(settings: Partial<LimitSettings>) {
-  stores = openStore("sqlite::memory:", captureLog().logger);
+async function setUp(settings: Partial<LimitSettings>) {
+  stores = await openStore("sqlite::memory:", captureLog().logger);
   const clock = new ManualClock();
   const monitor = new MonitorHub();
   const events: MonitorEvent[] = [];
@@ -51,6 +52,7 @@ function setUp(settings: Partial<LimitSettings>) {
   const limits = new TurnLimits({
     settings: () => ({ ...OFF, ...settings }),
     tokens,
+    turns: new SlidingWindowCounter(TURN_WINDOW_MS),
     clock,
     sendNotice: async (origin, text) => {
       notices.push({ sessionId: origin.sessionId, text });
@@ -73,7 +75,7 @@ function realtime(...messages: ChatMessage[]): Batch {
 
 describe("turn limits", () => {
   it("takes a user over their rate out of a merged batch and answers the others", async () => {
-    const { limits, notices } = setUp({ userTurnsPerMinute: 1 });
+    const { limits, notices } = await setUp({ userTurnsPerMinute: 1 });
     expect(await limits.admit(realtime(said("alice")))).toBeDefined();
 
     const alice = said("alice");
@@ -85,7 +87,7 @@ describe("turn limits", () => {
   });
 
   it("notices once per limited period, and again once the window has freed and filled up", async () => {
-    const { limits, clock, notices, reasons } = setUp({ userTurnsPerMinute: 1 });
+    const { limits, clock, notices, reasons } = await setUp({ userTurnsPerMinute: 1 });
     await limits.admit(realtime(said("alice")));
     expect(await limits.admit(realtime(said("alice")))).toBeUndefined();
     clock.advance(30_000);
@@ -104,7 +106,7 @@ describe("turn limits", () => {
   });
 
   it("counts only turns that start: refused asks do not extend the wait", async () => {
-    const { limits, clock } = setUp({ groupTurnsPerMinute: 2 });
+    const { limits, clock } = await setUp({ groupTurnsPerMinute: 2 });
     await limits.admit(realtime(said("alice")));
     await limits.admit(realtime(said("bob")));
     for (let i = 0; i < 5; i++) {
@@ -116,7 +118,7 @@ describe("turn limits", () => {
   });
 
   it("refuses a digest over budget without a notice and never counts digests as turns", async () => {
-    const { limits, notices, events, spend } = setUp({ groupDailyTokens: 100, groupTurnsPerMinute: 1 });
+    const { limits, notices, events, spend } = await setUp({ groupDailyTokens: 100, groupTurnsPerMinute: 1 });
     const digest: Batch = { kind: "digest", sessionId: SESSION, messages: [said("alice")], triggerIds: [] };
     expect(await limits.admit(digest)).toBeDefined();
     expect(await limits.admit(digest)).toBeDefined();

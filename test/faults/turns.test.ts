@@ -7,9 +7,8 @@
  *   C — the reply had left (the stand-in received send_private_msg) but the turn had not
  *       finished: it is not sent again, and the doubt is recorded.
  */
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storedRows } from "../support/bot-harness.ts";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
@@ -96,12 +95,7 @@ describe("a bot killed mid-turn and restarted", () => {
       "the recovered turn replied",
     );
     await second.kill("SIGTERM");
-    const db = new Database(join(first.dataDir, "tsumugi.db"), { readonly: true });
-    try {
-      turns = db.prepare("SELECT * FROM turns ORDER BY created_at").all() as TurnRow[];
-    } finally {
-      db.close();
-    }
+    turns = await storedRows<TurnRow>(first.dataDir, "SELECT * FROM turns ORDER BY created_at");
   }, 60_000);
 
   afterAll(async () => {

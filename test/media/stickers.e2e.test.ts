@@ -1,13 +1,14 @@
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { gifFirstFrameAsPng } from "../../src/media/gif-first-frame.ts";
 import { encodeRgbaPng } from "../../src/media/png-encode.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import type { KeptSticker } from "../../src/store/types.ts";
 import { ALICE, GROUP, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
 import type { OneBotStandIn, SentMessage, WireSegment } from "../support/onebot-standin.ts";
 import { type PictureScene, pictureScenes } from "../support/picture-scene.ts";
 import { buildGif } from "../support/pictures.ts";
 import type { RecordedLlmRequest, ScriptedAnswer } from "../support/scripted-llm-server.ts";
+import { captureLog } from "../support/store.ts";
 
 /** The bot with a vision model, fetching from the picture server on 127.0.0.1. */
 const VISION = {
@@ -79,17 +80,16 @@ function sentPicture(sent: SentMessage): { bytes: Buffer; subType: unknown } | u
   return { bytes: Buffer.from(file.slice("base64://".length), "base64"), subType: image?.data.sub_type };
 }
 
-/** The kept stickers as the database holds them (the bot's own SQLite file). */
-function keptStickers(
+/** The kept stickers as the bot's database holds them, read as a restart would (its own connection). */
+async function keptStickers(
   s: PictureScene,
-): Array<{ description: string; emotions: string; usage_count: number }> {
-  const db = new Database(join(s.bot.dataDir, "tsumugi.db"), { readonly: true });
+): Promise<Array<Pick<KeptSticker, "description" | "emotions" | "usageCount">>> {
+  const stores = await openStore(s.bot.config.storage.url, captureLog().logger);
   try {
-    return db
-      .prepare("SELECT description, emotions, usage_count FROM stickers ORDER BY created_at")
-      .all() as never;
+    const kept = await stores.stickers.list();
+    return kept.map(({ description, emotions, usageCount }) => ({ description, emotions, usageCount }));
   } finally {
-    db.close();
+    await stores.close();
   }
 }
 
@@ -117,7 +117,9 @@ describe("stickers back: kept stickers the planner can send", () => {
     expect(planner[0]?.promptText).toContain("你看他[表情：无语]");
     expect(planner[1]?.promptText).toContain("已发送表情包：无语");
     expect(await bot.waitForEvent("sticker.sent")).toMatchObject({ data: { description: "无语" } });
-    expect(keptStickers(scene)).toEqual([{ description: "无语", emotions: "无语\n嫌弃", usage_count: 1 }]);
+    expect(await keptStickers(scene)).toEqual([
+      { description: "无语", emotions: ["无语", "嫌弃"], usageCount: 1 },
+    ]);
 
     // Next turn, the history shows what the bot sent, though its bytes were not kept there.
     llm.enqueue(NO_REPLY);
@@ -157,7 +159,7 @@ describe("stickers back: kept stickers the planner can send", () => {
     await bot.turnFinished(1, 5_000);
     expect(llm.lastRequestWithTool("reply")?.toolNames).not.toContain("send_sticker");
     expect(bot.events.filter((event) => event.type === "sticker.learned")).toEqual([]);
-    expect(keptStickers(scene)).toEqual([]);
+    expect(await keptStickers(scene)).toEqual([]);
   });
 
   it("with stickers.groups, keeps and offers them only in the groups listed", async () => {
@@ -182,7 +184,7 @@ describe("stickers back: kept stickers the planner can send", () => {
     ask(qq, "再来");
     await bot.turnFinished(3, 5_000);
     expect(llm.lastRequestWithTool("reply")?.toolNames).not.toContain("send_sticker");
-    expect(keptStickers(scene).map((row) => row.description)).toEqual(["无语"]);
+    expect((await keptStickers(scene)).map((row) => row.description)).toEqual(["无语"]);
   });
 
   it("keeps a sticker once, whether posted again or echoed back from the bot's own send", async () => {
@@ -216,7 +218,9 @@ describe("stickers back: kept stickers the planner can send", () => {
     // Both were fetched for the prompt, neither was described or kept again.
     expect([...pictures.requests].sort()).toEqual(["/copy.jpg", "/own.jpg", "/speechless.png"]);
     expect(bot.events.filter((event) => event.type === "sticker.learned")).toHaveLength(1);
-    expect(keptStickers(scene)).toEqual([{ description: "无语", emotions: "无语\n嫌弃", usage_count: 1 }]);
+    expect(await keptStickers(scene)).toEqual([
+      { description: "无语", emotions: ["无语", "嫌弃"], usageCount: 1 },
+    ]);
     expect(llm.unscriptedRequests).toEqual([]);
   });
 });

@@ -1,7 +1,5 @@
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { type BotHarness, startBot, storedRows } from "../support/bot-harness.ts";
 import { GROUP, mention, OTHER_GROUP, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
@@ -74,13 +72,8 @@ function ask(qq: OneBotStandIn, group: string, userId: string, card: string, tex
 /** The memories the bot's database holds, oldest first. */
 function storedMemories(
   dataDir: string,
-): Array<{ id: number; subject: string; content: string; confirmations: number }> {
-  const db = new Database(join(dataDir, "tsumugi.db"), { readonly: true });
-  try {
-    return db.prepare("SELECT id, subject, content, confirmations FROM memories ORDER BY id").all() as never;
-  } finally {
-    db.close();
-  }
+): Promise<Array<{ id: number; subject: string; content: string; confirmations: number }>> {
+  return storedRows(dataDir, "SELECT id, subject, content, confirmations FROM memories ORDER BY id");
 }
 
 /** The memory section of a request, or "" without one. */
@@ -148,7 +141,7 @@ describe("long-term memory", () => {
     });
     const forgot = await second.qq.waitForSent((s) => s.text.includes("忘掉"), 5_000);
     expect(forgot.text).toContain("1 条");
-    expect(storedMemories(dataDir)).toEqual([]);
+    expect(await storedMemories(dataDir)).toEqual([]);
     // Gone from the console too.
     expect(await (await consoleList()).json()).toMatchObject({ memories: [] });
 
@@ -181,7 +174,7 @@ describe("long-term memory", () => {
     );
     ask(s.qq, OTHER_GROUP, ZHANG, "张三", "再说一次，我喜欢麻辣火锅");
     await s.qq.waitForSent((sent) => sent.text === "知道啦", 5_000);
-    expect(storedMemories(s.bot.dataDir)).toEqual([
+    expect(await storedMemories(s.bot.dataDir)).toEqual([
       expect.objectContaining({ content: "喜欢吃火锅，尤其是麻辣的锅底", confirmations: 2 }),
     ]);
 
@@ -202,7 +195,7 @@ describe("long-term memory", () => {
     say(s.qq, GROUP, ZHANG, "张三", "住在春熙路附近");
     say(s.qq, GROUP, ZHANG, "张三", "有推荐的馆子吗");
     await s.bot.waitForEvent("memory.learned");
-    const [trip] = storedMemories(s.bot.dataDir);
+    const [trip] = await storedMemories(s.bot.dataDir);
 
     // The denied member's messages are stored as history but never read by the learner.
     s.llm.enqueue((request) => {
@@ -227,7 +220,7 @@ describe("long-term memory", () => {
       added: [],
       deleted: [],
     });
-    expect(storedMemories(s.bot.dataDir)).toEqual([
+    expect(await storedMemories(s.bot.dataDir)).toEqual([
       expect.objectContaining({ id: trip!.id, content: "出差改到重庆了，下周三出发", confirmations: 2 }),
     ]);
   });
@@ -239,7 +232,7 @@ describe("long-term memory", () => {
     say(s.qq, GROUP, LI, "李四", "记下了");
     say(s.qq, GROUP, LI, "李四", "到时候一起吃饭");
     await s.bot.waitForEvent("memory.learned");
-    expect(storedMemories(s.bot.dataDir)).toHaveLength(1);
+    expect(await storedMemories(s.bot.dataDir)).toHaveLength(1);
     s.qq.pushEvent({
       post_type: "notice",
       notice_type: "group_recall",
@@ -250,7 +243,7 @@ describe("long-term memory", () => {
     });
     const forgotten = await s.bot.waitForEvent("memory.forgotten");
     expect(forgotten.data).toMatchObject({ by: "recall" });
-    expect(storedMemories(s.bot.dataDir)).toEqual([]);
+    expect(await storedMemories(s.bot.dataDir)).toEqual([]);
     // A message recalled before the learner read it stays stored as history, but is never learned from.
     s.llm.enqueue((request) => {
       expect(request.promptText).toContain("今天好冷");

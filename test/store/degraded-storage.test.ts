@@ -18,8 +18,8 @@ describe("storage while the database cannot be written", () => {
   /** Another connection, as a backup or a `sqlite3` shell would hold one. */
   let other: BetterSqlite3.Database;
 
-  const open = (options: Partial<StoreOptions> = {}) => {
-    stores = openStore(`sqlite:${file}`, log.logger, {
+  const open = async (options: Partial<StoreOptions> = {}) => {
+    stores = await openStore(`sqlite:${file}`, log.logger, {
       monitorRetention: () => ({ maxEvents: 10_000, maxAgeHours: 72 }),
       messageRetention: () => ({ days: 0, messagesPerSession: 0 }),
       spoolLimit: 1_000,
@@ -47,7 +47,7 @@ describe("storage while the database cannot be written", () => {
   });
 
   it("spools writes while another connection holds the lock, stays fast, and writes them all once it is released", async () => {
-    open();
+    await open();
     stores.messages.append(groupMessage({ messageId: "before" }));
     await waitFor(() => storedIds().length === 1);
     other.exec("BEGIN EXCLUSIVE");
@@ -84,7 +84,7 @@ describe("storage while the database cannot be written", () => {
 
   it("when the spool is full drops the oldest untriggered messages first, counts them and says so", async () => {
     const triggered = (message: ChatMessage) => message.messageId.startsWith("mention");
-    open({ spoolLimit: 100, isTrigger: triggered });
+    await open({ spoolLimit: 100, isTrigger: triggered });
     other.exec("BEGIN EXCLUSIVE");
     stores.messages.append(groupMessage({ messageId: "mention-first" }));
     for (let index = 0; index < 150; index++)
@@ -111,7 +111,7 @@ describe("storage while the database cannot be written", () => {
   });
 
   it("writes what is spooled at close once the lock is released within the close grace", async () => {
-    open();
+    await open();
     other.exec("BEGIN EXCLUSIVE");
     stores.messages.append(groupMessage({ messageId: "spooled" }));
     await new Promise((resolve) => setImmediate(resolve));

@@ -17,7 +17,7 @@ describe("openStore", () => {
     const file = join(dir.path, "data", "tsumugi.db");
     const url = `sqlite:${relative(process.cwd(), file)}`;
 
-    const stores = openStore(url, captureLog().logger);
+    const stores = await openStore(url, captureLog().logger);
     stores.messages.append(groupMessage({ messageId: "7318462934586791234" }));
     stores.usage.record({
       time: Date.UTC(2025, 0, 1),
@@ -34,7 +34,7 @@ describe("openStore", () => {
     expect(existsSync(file)).toBe(true);
 
     const log = captureLog();
-    const reopened = openStore(url, log.logger);
+    const reopened = await openStore(url, log.logger);
     const [message] = await reopened.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 10 });
     expect(message?.messageId).toBe("7318462934586791234");
     expect(await reopened.usage.summarize({ sinceMs: 0 })).toHaveLength(1);
@@ -43,20 +43,22 @@ describe("openStore", () => {
   });
 
   it("opens an in-memory database with sqlite::memory:", async () => {
-    const stores = openStore("sqlite::memory:", captureLog().logger);
+    const stores = await openStore("sqlite::memory:", captureLog().logger);
     stores.messages.append(groupMessage());
     expect(await stores.messages.recent({ sessionId: "onebot:10000:group:20000", limit: 1 })).toHaveLength(1);
     await stores.close();
   });
 
-  it("rejects unsupported or missing schemes with the config key in the message", () => {
+  it("rejects unsupported or missing schemes with the config key in the message", async () => {
     const { logger } = captureLog();
-    expect(() => openStore("postgres://localhost/tsumugi", logger)).toThrow(
-      'storage.url: unsupported scheme "postgres:" (supported: sqlite:)',
+    await expect(openStore("mysql://localhost/tsumugi", logger)).rejects.toThrow(
+      'storage.url: unsupported scheme "mysql:" (supported: sqlite:, postgres:, postgresql:)',
     );
-    expect(() => openStore("./data/tsumugi.db", logger)).toThrow(
-      'storage.url: no scheme in "./data/tsumugi.db" (supported: sqlite:)',
+    await expect(openStore("./data/tsumugi.db", logger)).rejects.toThrow(
+      'storage.url: no scheme in "./data/tsumugi.db" (supported: sqlite:, postgres:, postgresql:)',
     );
-    expect(() => openStore("sqlite:", logger)).toThrow('storage.url: "sqlite:" names no database file');
+    await expect(openStore("sqlite:", logger)).rejects.toThrow(
+      'storage.url: "sqlite:" names no database file',
+    );
   });
 });

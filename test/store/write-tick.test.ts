@@ -16,7 +16,7 @@ describe("one write transaction per event-loop turn", () => {
     const dir = mkdtempSync(join(tmpdir(), "tsumugi-tick-"));
     dirs.push(dir);
     const file = join(dir, "t.db");
-    const stores = openStore(`sqlite:${file}`, createLogger({ level: "silent" }));
+    const stores = await openStore(`sqlite:${file}`, createLogger({ level: "silent" }));
     const reader = new Database(file, { readonly: true });
     const count = (table: string) =>
       (reader.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;

@@ -1,12 +1,14 @@
 /**
  * Runs the whole bot (the real composition root) on an ephemeral port with its SQLite file in
- * a temp folder, a scripted model, and log lines captured for assertions.
+ * a temp folder (or a PostgreSQL database, see storageUrlOf), a scripted model, and log lines
+ * captured for assertions.
  *
  *   const llm = await ScriptedLlmServer.start();
  *   const bot = await startBot({ llm });
  *   const qq = new OneBotStandIn({ selfId: "10000" });
  *   await qq.connectReverse(bot.wsUrl);
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +17,9 @@ import { type RunningApp, startApp } from "../../src/app.ts";
 import type { TsumugiConfig } from "../../src/config/schema.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import { type MonitorEvent, type MonitorEventType, MonitorHub } from "../../src/monitor/monitor.ts";
+import { committedRows, type Row } from "./database-rows.ts";
 import { Capture, LogCapture, type LogLine } from "./log-capture.ts";
+import { postgresDatabaseUrl } from "./postgres-server.ts";
 import type { ScriptedLlmServer } from "./scripted-llm-server.ts";
 
 export interface BotHarness {
@@ -73,18 +77,36 @@ export interface StartBotOptions {
 }
 
 /**
- * The config the harnesses run the bot with, before validation: an ephemeral port, SQLite in
- * `dataDir`, short batching windows, limits off (tests ask far faster than people do;
+ * Where the bot of `dataDir` keeps its data: SQLite in `dataDir`, or with
+ * TSUMUGI_TEST_STORAGE=postgres (the `postgres` vitest project) a database on the run's
+ * PostgreSQL server named after `dataDir`, so a restart on the same folder finds the same data.
+ */
+async function storageUrlOf(dataDir: string): Promise<string> {
+  if (process.env.TSUMUGI_TEST_STORAGE !== "postgres") return `sqlite:${join(dataDir, "tsumugi.db")}`;
+  return postgresDatabaseUrl(`bot_${createHash("sha256").update(dataDir).digest("hex").slice(0, 20)}`);
+}
+
+/**
+ * The rows `sql` reads from the database of the bot (harness or process) run on `dataDir`,
+ * as another process would: what it committed, whichever backend it runs on (database-rows.ts).
+ */
+export async function storedRows<R = Row>(dataDir: string, sql: string): Promise<R[]> {
+  return committedRows<R>(await storageUrlOf(dataDir), sql);
+}
+
+/**
+ * The config the harnesses run the bot with, before validation: an ephemeral port, storage of
+ * its own (storageUrlOf), short batching windows, limits off (tests ask far faster than people do;
  * test/security/limits.test.ts turns them on), debug logs, and the scripted model when given.
  */
-export function harnessConfig(
+export async function harnessConfig(
   dataDir: string,
   llm: ScriptedLlmServer | undefined,
   overrides: Record<string, unknown> = {},
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const base: Record<string, unknown> = {
     server: { port: 0 },
-    storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
+    storage: { url: await storageUrlOf(dataDir) },
     chat: { realtime: { windowMs: 30, maxWindowMs: 300 } },
     limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     log: { level: "debug" },
@@ -108,7 +130,7 @@ export function harnessConfig(
 
 export async function startBot(options: StartBotOptions = {}): Promise<BotHarness> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-bot-"));
-  const merged = harnessConfig(dataDir, options.llm, options.config);
+  const merged = await harnessConfig(dataDir, options.llm, options.config);
   // Validation fills in defaults in place; the config file keeps only what the test set.
   const validation = validateConfig(structuredClone(merged));
   if (!validation.ok) throw new Error(`test config invalid: ${validation.problems.join("; ")}`);

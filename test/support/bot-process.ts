@@ -62,10 +62,12 @@ export interface BotProcess {
 }
 
 /** Writes the config into the data folder and starts `main.ts --config` there. */
-function spawnBot(options: BotProcessOptions): { child: ChildProcess; dataDir: string; configFile: string } {
+async function spawnBot(
+  options: BotProcessOptions,
+): Promise<{ child: ChildProcess; dataDir: string; configFile: string }> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tsumugi-proc-"));
   const configFile = join(dataDir, "tsumugi.yaml");
-  writeFileSync(configFile, stringify(harnessConfig(dataDir, options.llm, options.config)));
+  writeFileSync(configFile, stringify(await harnessConfig(dataDir, options.llm, options.config)));
   const entry = options.compiled ? [COMPILED_MAIN] : ["--import", TSX_LOADER, MAIN];
   const child = spawn(process.execPath, [...entry, "--config", configFile], {
     cwd: dataDir,
@@ -82,7 +84,7 @@ function spawnBot(options: BotProcessOptions): { child: ChildProcess; dataDir: s
 export async function runRefusedBotProcess(
   options: BotProcessOptions = {},
 ): Promise<{ code: number | null; stderrLines: string[] }> {
-  const { child, dataDir } = spawnBot(options);
+  const { child, dataDir } = await spawnBot(options);
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
@@ -95,7 +97,7 @@ export async function runRefusedBotProcess(
 }
 
 export async function startBotProcess(options: BotProcessOptions = {}): Promise<BotProcess> {
-  const { child, dataDir, configFile } = spawnBot(options);
+  const { child, dataDir, configFile } = await spawnBot(options);
   const logs = new LogCapture();
   let otherOutput = "";
   let pending = "";

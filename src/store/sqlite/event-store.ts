@@ -8,40 +8,22 @@ import type {
   TurnQuery,
   TurnSummary,
 } from "../../monitor/event-store.ts";
-import type { MonitorEvent, MonitorEventType } from "../../monitor/monitor.ts";
-import { clip } from "../../util/values.ts";
+import type { MonitorEvent } from "../../monitor/monitor.ts";
+import { escapeLike } from "../like.ts";
+import {
+  EVENT_COLUMNS as COLUMNS,
+  type EventRow,
+  MONITOR_WRITE_DELAY_MS,
+  NO_ID_LIMIT,
+  oldestKept,
+  REPLY_TEXT_MAX,
+  TrimSchedule,
+  type TurnRow,
+  toEvent,
+  toTurnSummary,
+} from "../monitor-event-rows.ts";
 import { BatchWriter } from "./batch-writer.ts";
 import type { WriteTick } from "./write-tick.ts";
-
-interface EventRow {
-  id: number;
-  time: number;
-  type: string;
-  reply_id: string | null;
-  session_id: string | null;
-  data: string;
-}
-
-interface TurnRow {
-  id: number;
-  reply_id: string;
-  session_id: string;
-  started_at: number;
-  finished_at: number | null;
-  finished_data: string | null;
-  rounds: number;
-  trigger_text: unknown;
-  reply_text: string | null;
-}
-
-const HOUR_MS = 3_600_000;
-/** How long monitor events gather before they are committed together. */
-const WRITE_DELAY_MS = 100;
-const COLUMNS = "id, time, type, reply_id, session_id, data";
-/** Larger than any row id, for "no upper bound" in paging queries. */
-const NO_ID_LIMIT = Number.MAX_SAFE_INTEGER;
-/** Most characters of a turn's sent text the turn list carries (each message.sent holds its own clipped text). */
-const REPLY_TEXT_MAX = 300;
 
 /**
  * Monitor events in the `monitor_events` table. Each batch is written in one savepoint that
@@ -70,8 +52,7 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
     this.#nextId = lastId + 1;
     const deleteUpToId = db.prepare("DELETE FROM monitor_events WHERE id <= ?");
     const deleteOlderThan = db.prepare("DELETE FROM monitor_events WHERE time < ?");
-    let trimmedOnce = false;
-    let addedSinceTrim = 0;
+    const trim = new TrimSchedule();
     const writeBatch = db.transaction((events: readonly StoredMonitorEvent[]) => {
       let lastId = 0;
       for (const event of events) {
@@ -85,16 +66,10 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
         );
         lastId = event.id;
       }
-      // Trimming is amortised: the table is cut back to its limits on the first batch and then
-      // whenever a twentieth of maxEvents has been added, so a busy bot deletes in a few large
-      // steps instead of a few rows per batch (it may hold up to 5% more than the cap).
       const { maxEvents, maxAgeHours } = limits();
-      addedSinceTrim += events.length;
-      if (trimmedOnce && addedSinceTrim < Math.max(1, Math.floor(maxEvents / 20))) return;
-      trimmedOnce = true;
-      addedSinceTrim = 0;
+      if (!trim.due(events.length, maxEvents)) return;
       deleteUpToId.run(lastId - maxEvents);
-      deleteOlderThan.run(Date.now() - maxAgeHours * HOUR_MS);
+      deleteOlderThan.run(oldestKept(maxAgeHours));
     });
     // Events carry whole prompts; gathering them for a moment keeps their writes off the path
     // of every turn (reads flush first, so the console always sees everything).
@@ -103,7 +78,7 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
       writeBatch,
       logger,
       tick,
-      delayMs: WRITE_DELAY_MS,
+      delayMs: MONITOR_WRITE_DELAY_MS,
     });
     this.#selectPage = db.prepare(
       `SELECT ${COLUMNS} FROM monitor_events WHERE id < ? ORDER BY id DESC LIMIT ?`,
@@ -178,40 +153,4 @@ export class SqliteMonitorEventStore implements MonitorEventStore {
   async close(): Promise<void> {
     this.#writer.close();
   }
-}
-
-function toEvent(row: EventRow): StoredMonitorEvent {
-  const event: StoredMonitorEvent = {
-    id: row.id,
-    time: row.time,
-    // Rows written by an older version may carry a type no longer emitted; the console shows those as they are.
-    type: row.type as MonitorEventType,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
-  if (row.reply_id !== null) event.replyId = row.reply_id;
-  if (row.session_id !== null) event.sessionId = row.session_id;
-  return event;
-}
-
-function toTurnSummary(row: TurnRow): TurnSummary {
-  const summary: TurnSummary = {
-    id: row.id,
-    replyId: row.reply_id,
-    sessionId: row.session_id,
-    startedAt: row.started_at,
-    rounds: row.rounds,
-  };
-  if (typeof row.trigger_text === "string" && row.trigger_text) summary.triggerText = row.trigger_text;
-  if (row.reply_text) summary.replyText = clip(row.reply_text, REPLY_TEXT_MAX);
-  if (row.finished_at !== null && row.finished_data !== null) {
-    const finished = JSON.parse(row.finished_data) as { status?: unknown; reason?: unknown };
-    summary.finishedAt = row.finished_at;
-    if (typeof finished.status === "string") summary.status = finished.status;
-    if (typeof finished.reason === "string") summary.reason = finished.reason;
-  }
-  return summary;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }

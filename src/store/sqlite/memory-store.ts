@@ -1,4 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
+import { CANDIDATES, type Candidate, rankCandidates } from "../memory-ranking.ts";
 import type {
   MemoryEntry,
   MemoryHit,
@@ -10,16 +11,8 @@ import type {
   MemorySubject,
   NewMemory,
 } from "../memory-types.ts";
-import {
-  CANDIDATES,
-  type Candidate,
-  decodeVector,
-  encodeVector,
-  matchExpression,
-  scoreOf,
-  subjectToken,
-  termsOf,
-} from "./memory-search.ts";
+import { decodeVector, encodeVector } from "../memory-vectors.ts";
+import { matchExpression, subjectToken, termsOf } from "./memory-search.ts";
 
 interface MemoryRow {
   id: number;
@@ -164,7 +157,7 @@ export class SqliteMemoryStore implements MemoryStore {
     // The subject column weighs nothing: it only narrows the match. Subjects are filtered in
     // the index, so only the best CANDIDATES are joined with their memories.
     this.#matching = db.prepare(
-      `SELECT m.id, m.confirmations, m.confirmed_at, c.bm25 FROM (
+      `SELECT m.id, m.confirmations, m.confirmed_at, -c.bm25 AS relevance FROM (
          SELECT rowid AS id, bm25(memory_terms, 1.0, 0.0) AS bm25 FROM memory_terms
          WHERE memory_terms MATCH ? ORDER BY bm25 LIMIT ${CANDIDATES}
        ) c JOIN memories m ON m.id = c.id`,
@@ -275,12 +268,10 @@ export class SqliteMemoryStore implements MemoryStore {
       if (match === undefined) return [];
       candidates = this.#matching.all(match) as Candidate[];
     }
-    const now = search.now ?? Date.now();
-    return candidates
-      .map((candidate) => ({ id: candidate.id, score: scoreOf(candidate, now) }))
-      .sort((a, b) => b.score - a.score || b.id - a.id)
-      .slice(0, search.limit)
-      .map(({ id, score }) => ({ entry: this.#read(id) as MemoryEntry, score }));
+    return rankCandidates(candidates, search.now ?? Date.now(), search.limit).map(({ id, score }) => ({
+      entry: this.#read(id) as MemoryEntry,
+      score,
+    }));
   }
 
   /** Prepared per call: the console pages rarely, and each filter shape wants its own index. */

@@ -15,7 +15,7 @@ import type {
 import { BatchWriter } from "./batch-writer.ts";
 import type { WriteTick } from "./write-tick.ts";
 
-interface MessageRow {
+export interface MessageRow {
   id: number;
   platform: string;
   adapter_id: string;
@@ -31,8 +31,11 @@ interface MessageRow {
   from_self: number;
 }
 
-const COLUMNS =
+export const MESSAGE_COLUMNS =
   "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self";
+
+/** The columns `messageValues` gives values for. */
+export const MESSAGE_INSERT_COLUMNS = MESSAGE_COLUMNS.replace("id, ", "");
 
 /** Larger than any row id, for "no upper bound" in paging queries. */
 const NO_ROW_LIMIT = Number.MAX_SAFE_INTEGER;
@@ -60,8 +63,7 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
 
   constructor(db: Database, logger: Logger, tick: WriteTick, options: MessageStoreOptions = {}) {
     const insert = db.prepare(
-      `INSERT INTO messages (platform, adapter_id, self_id, session_id, chat_type, group_id, user_id,
-         sender_name, message_id, segments, time, from_self)
+      `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS})
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const countSession = db.prepare(
@@ -72,20 +74,7 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     const insertAll = db.transaction((messages: readonly ChatMessage[]) => {
       const added = new Map<string, { lastId: number; count: number }>();
       for (const message of messages) {
-        const { lastInsertRowid } = insert.run(
-          message.platform,
-          message.adapterId,
-          message.selfId,
-          message.sessionId,
-          message.chatType,
-          message.groupId ?? null,
-          message.userId,
-          message.senderName,
-          message.messageId,
-          JSON.stringify(message.segments),
-          message.time,
-          message.fromSelf ? 1 : 0,
-        );
+        const { lastInsertRowid } = insert.run(...messageValues(message));
         const session = added.get(message.sessionId);
         added.set(message.sessionId, { lastId: Number(lastInsertRowid), count: (session?.count ?? 0) + 1 });
       }
@@ -99,13 +88,13 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
       expendable: options.expendable,
     });
     this.#selectRecent = db.prepare(
-      `SELECT ${COLUMNS} FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
     );
     this.#selectByMessageId = db.prepare(
-      `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND message_id = ? ORDER BY id DESC LIMIT 1`,
     );
     this.#selectSessions = db.prepare(
-      `SELECT ${COLUMNS.replace(/(\w+)/g, "m.$1")}, s.message_count
+      `SELECT ${MESSAGE_COLUMNS.replace(/(\w+)/g, "m.$1")}, s.message_count
        FROM chat_sessions s JOIN messages m ON m.id = s.last_id
        WHERE @search IS NULL OR s.session_id LIKE '%' || @search || '%' ESCAPE '\\'
        ORDER BY s.last_id DESC LIMIT @limit`,
@@ -113,12 +102,12 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     // Two statements, not one with "@session IS NULL OR …": the planner can only use the
     // (session_id, id) index when the session is a plain equality.
     this.#selectAllMessages = db.prepare(
-      `SELECT ${COLUMNS} FROM messages
+      `SELECT ${MESSAGE_COLUMNS} FROM messages
        WHERE id < @before AND (@search IS NULL OR segments LIKE '%' || @search || '%' ESCAPE '\\')
        ORDER BY id DESC LIMIT @limit`,
     );
     this.#selectSessionMessages = db.prepare(
-      `SELECT ${COLUMNS} FROM messages
+      `SELECT ${MESSAGE_COLUMNS} FROM messages
        WHERE session_id = @session AND id < @before
          AND (@search IS NULL OR segments LIKE '%' || @search || '%' ESCAPE '\\')
        ORDER BY id DESC LIMIT @limit`,
@@ -190,7 +179,25 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
   }
 }
 
-function toStoredMessage(row: MessageRow): StoredMessage {
+/** A message's column values, in MESSAGE_COLUMNS order without the row id. */
+export function messageValues(message: ChatMessage): unknown[] {
+  return [
+    message.platform,
+    message.adapterId,
+    message.selfId,
+    message.sessionId,
+    message.chatType,
+    message.groupId ?? null,
+    message.userId,
+    message.senderName,
+    message.messageId,
+    JSON.stringify(message.segments),
+    message.time,
+    message.fromSelf ? 1 : 0,
+  ];
+}
+
+export function toStoredMessage(row: MessageRow): StoredMessage {
   const message: StoredMessage = {
     rowId: row.id,
     platform: row.platform,
@@ -209,6 +216,6 @@ function toStoredMessage(row: MessageRow): StoredMessage {
   return message;
 }
 
-function escapeLike(text: string): string {
+export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }

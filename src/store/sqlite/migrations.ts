@@ -313,4 +313,13 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    name: "turns.instance_id",
+    up(sql) {
+      // The cluster member running the turn (null on a single instance): after a crash, each
+      // instance recovers only its own turns.
+      sql("ALTER TABLE turns ADD COLUMN instance_id TEXT");
+    },
+  },
 ];

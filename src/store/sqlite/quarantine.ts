@@ -27,15 +27,23 @@ export class Quarantine {
     const text = rowText(row);
     const reason = errorText(error);
     const id = Number(this.#insert.run(Date.now(), store, reason, text).lastInsertRowid);
-    this.logger.error(
-      { store, quarantineId: id, error: reason, row: text.slice(0, LOG_PREVIEW_CHARS) },
-      `quarantined a ${store} row that could not be stored (see table quarantine)`,
-    );
+    reportQuarantined(this.logger, { store, id, reason, text });
   }
 }
 
+/** The log line for a row kept in the quarantine table (both backends). */
+export function reportQuarantined(
+  logger: Logger,
+  row: { store: string; id: number; reason: string; text: string },
+): void {
+  logger.error(
+    { store: row.store, quarantineId: row.id, error: row.reason, row: row.text.slice(0, LOG_PREVIEW_CHARS) },
+    `quarantined a ${row.store} row that could not be stored (see table quarantine)`,
+  );
+}
+
 /** JSON when the row can be serialised; otherwise a depth-limited rendering (the row may be what broke JSON). */
-function rowText(row: unknown): string {
+export function rowText(row: unknown): string {
   let text: string;
   try {
     text = JSON.stringify(row) ?? String(row);

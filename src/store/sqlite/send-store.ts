@@ -4,7 +4,7 @@ import type { NewSend, SendEntry, SendState, SendStore } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
 import type { WriteTick } from "./write-tick.ts";
 
-interface SendRow {
+export interface SendRow {
   id: number;
   reply_id: string;
   session_id: string;
@@ -19,7 +19,7 @@ interface SendRow {
 }
 
 /** How a send ended, written with the database's batch of the event-loop turn. */
-interface Settlement {
+export interface Settlement {
   id: number;
   state: Exclude<SendState, "pending">;
   platformMessageId: string | null;
@@ -27,7 +27,7 @@ interface Settlement {
   time: number;
 }
 
-const COLUMNS =
+export const SEND_COLUMNS =
   "id, reply_id, session_id, target, content_hash, summary, state, platform_message_id, error, created_at, updated_at";
 
 /**
@@ -53,7 +53,7 @@ export class SqliteSendStore implements SendStore {
       for (const s of settlements) settle.run(s.state, s.platformMessageId, s.error, s.time, s.id);
     });
     this.#writer = new BatchWriter({ name: "sends", writeBatch: settleAll, logger, tick });
-    this.#selectByReply = db.prepare(`SELECT ${COLUMNS} FROM sends WHERE reply_id = ? ORDER BY id`);
+    this.#selectByReply = db.prepare(`SELECT ${SEND_COLUMNS} FROM sends WHERE reply_id = ? ORDER BY id`);
     this.#deleteBefore = db.prepare("DELETE FROM sends WHERE created_at < ?");
   }
 
@@ -95,7 +95,7 @@ export class SqliteSendStore implements SendStore {
   }
 }
 
-function toSendEntry(row: SendRow): SendEntry {
+export function toSendEntry(row: SendRow): SendEntry {
   const entry: SendEntry = {
     id: row.id,
     replyId: row.reply_id,

@@ -4,7 +4,7 @@ import type { TurnRecord, TurnStatus, TurnStore } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
 import type { WriteTick } from "./write-tick.ts";
 
-interface TurnRow {
+export interface TurnRow {
   reply_id: string;
   session_id: string;
   status: string;
@@ -16,10 +16,19 @@ interface TurnRow {
   created_at: number;
   finished_at: number | null;
   detail: string | null;
+  instance_id: string | null;
 }
 
-const COLUMNS =
-  "reply_id, session_id, status, reason, kind, trigger_message_ids, message_ids, recovered_from, created_at, finished_at, detail";
+export const TURN_COLUMNS =
+  "reply_id, session_id, status, reason, kind, trigger_message_ids, message_ids, recovered_from, created_at, finished_at, detail, instance_id";
+
+/** Recording a turn again replaces the earlier record (the same SQL in SQLite and PostgreSQL). */
+export const TURN_REPLACES = `ON CONFLICT (reply_id) DO UPDATE SET
+  session_id = excluded.session_id, status = excluded.status, reason = excluded.reason,
+  kind = excluded.kind, trigger_message_ids = excluded.trigger_message_ids,
+  message_ids = excluded.message_ids, recovered_from = excluded.recovered_from,
+  created_at = excluded.created_at, finished_at = excluded.finished_at, detail = excluded.detail,
+  instance_id = excluded.instance_id`;
 
 /**
  * Turns in the `turns` table. A turn's end is written in the database's batch of the
@@ -34,33 +43,15 @@ export class SqliteTurnStore implements TurnStore {
 
   constructor(db: Database, logger: Logger, tick: WriteTick) {
     const upsert = db.prepare(
-      `INSERT INTO turns (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (reply_id) DO UPDATE SET
-         session_id = excluded.session_id, status = excluded.status, reason = excluded.reason,
-         kind = excluded.kind, trigger_message_ids = excluded.trigger_message_ids,
-         message_ids = excluded.message_ids, recovered_from = excluded.recovered_from,
-         created_at = excluded.created_at, finished_at = excluded.finished_at, detail = excluded.detail`,
+      `INSERT INTO turns (${TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${TURN_REPLACES}`,
     );
     const interrupt = db.prepare(
       "UPDATE turns SET status = 'interrupted', reason = ?, finished_at = ? WHERE reply_id = ? AND status = 'running'",
     );
     const write = (turn: TurnRecord) => {
-      upsert.run(
-        turn.replyId,
-        turn.sessionId,
-        turn.status,
-        turn.reason ?? null,
-        turn.kind ?? null,
-        JSON.stringify(turn.triggerMessageIds),
-        turn.messageIds === undefined ? null : JSON.stringify(turn.messageIds),
-        turn.recoveredFrom ?? null,
-        turn.createdAt,
-        turn.finishedAt ?? null,
-        turn.detail === undefined ? null : JSON.stringify(turn.detail),
-      );
+      upsert.run(...turnValues(turn));
       if (turn.recoveredFrom !== undefined) {
-        const reason = `interrupted by a restart; run again as turn ${turn.replyId}`;
-        interrupt.run(reason, turn.createdAt, turn.recoveredFrom);
+        interrupt.run(interruptedReason(turn), turn.createdAt, turn.recoveredFrom);
       }
     };
     const upsertAll = db.transaction((turns: readonly TurnRecord[]) => {
@@ -68,12 +59,12 @@ export class SqliteTurnStore implements TurnStore {
     });
     this.#begin = db.transaction(write);
     this.#writer = new BatchWriter({ name: "turns", writeBatch: upsertAll, logger, tick });
-    this.#selectOne = db.prepare(`SELECT ${COLUMNS} FROM turns WHERE reply_id = ?`);
+    this.#selectOne = db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE reply_id = ?`);
     this.#selectBySession = db.prepare(
-      `SELECT ${COLUMNS} FROM turns WHERE session_id = ? ORDER BY created_at DESC, reply_id DESC LIMIT ?`,
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY created_at DESC, reply_id DESC LIMIT ?`,
     );
     this.#selectRunning = db.prepare(
-      `SELECT ${COLUMNS} FROM turns WHERE status = 'running' ORDER BY created_at, reply_id`,
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running' ORDER BY created_at, reply_id`,
     );
   }
 
@@ -111,7 +102,30 @@ export class SqliteTurnStore implements TurnStore {
   }
 }
 
-function toTurnRecord(row: TurnRow): TurnRecord {
+/** A turn's column values, in TURN_COLUMNS order. */
+export function turnValues(turn: TurnRecord): unknown[] {
+  return [
+    turn.replyId,
+    turn.sessionId,
+    turn.status,
+    turn.reason ?? null,
+    turn.kind ?? null,
+    JSON.stringify(turn.triggerMessageIds),
+    turn.messageIds === undefined ? null : JSON.stringify(turn.messageIds),
+    turn.recoveredFrom ?? null,
+    turn.createdAt,
+    turn.finishedAt ?? null,
+    turn.detail === undefined ? null : JSON.stringify(turn.detail),
+    turn.instanceId ?? null,
+  ];
+}
+
+/** Why the turn that `turn` runs again is marked interrupted. */
+export function interruptedReason(turn: TurnRecord): string {
+  return `interrupted by a restart; run again as turn ${turn.replyId}`;
+}
+
+export function toTurnRecord(row: TurnRow): TurnRecord {
   const turn: TurnRecord = {
     replyId: row.reply_id,
     sessionId: row.session_id,
@@ -125,5 +139,6 @@ function toTurnRecord(row: TurnRow): TurnRecord {
   if (row.recovered_from !== null) turn.recoveredFrom = row.recovered_from;
   if (row.finished_at !== null) turn.finishedAt = row.finished_at;
   if (row.detail !== null) turn.detail = JSON.parse(row.detail) as Record<string, unknown>;
+  if (row.instance_id !== null) turn.instanceId = row.instance_id;
   return turn;
 }

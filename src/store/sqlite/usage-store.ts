@@ -4,9 +4,13 @@ import type { SessionTokens, UsageQuery, UsageRecord, UsageStore, UsageSummaryRo
 import { BatchWriter } from "./batch-writer.ts";
 import type { WriteTick } from "./write-tick.ts";
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
-interface SummaryRow {
+/** The columns `usageValues` gives values for. */
+export const USAGE_COLUMNS =
+  "time, task, provider, model, prompt_tokens, completion_tokens, latency_ms, success, error, reply_id, session_id";
+
+export interface SummaryRow {
   day_index: number;
   task: string;
   provider: string;
@@ -18,7 +22,7 @@ interface SummaryRow {
   latency_ms: number;
 }
 
-interface SessionTokensRow {
+export interface SessionTokensRow {
   session_id: string | null;
   tokens: number;
 }
@@ -31,25 +35,12 @@ export class SqliteUsageStore implements UsageStore {
 
   constructor(db: Database, logger: Logger, tick: WriteTick) {
     const insert = db.prepare(
-      `INSERT INTO llm_usage (time, task, provider, model, prompt_tokens, completion_tokens, latency_ms,
-         success, error, reply_id, session_id)
+      `INSERT INTO llm_usage (${USAGE_COLUMNS})
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertAll = db.transaction((records: readonly UsageRecord[]) => {
       for (const usage of records) {
-        insert.run(
-          usage.time,
-          usage.task,
-          usage.provider,
-          usage.model,
-          usage.promptTokens,
-          usage.completionTokens,
-          Math.round(usage.latencyMs),
-          usage.success ? 1 : 0,
-          usage.error ?? null,
-          usage.replyId ?? null,
-          usage.sessionId ?? null,
-        );
+        insert.run(...usageValues(usage));
       }
     });
     this.#writer = new BatchWriter({ name: "llm_usage", writeBatch: insertAll, logger, tick });
@@ -75,17 +66,7 @@ export class SqliteUsageStore implements UsageStore {
 
   async summarize(query: UsageQuery): Promise<UsageSummaryRow[]> {
     this.#writer.flush();
-    return (this.#selectSummary.all(query.sinceMs) as SummaryRow[]).map((row) => ({
-      day: new Date(row.day_index * DAY_MS).toISOString().slice(0, 10),
-      task: row.task,
-      provider: row.provider,
-      model: row.model,
-      calls: row.calls,
-      failures: row.failures,
-      promptTokens: row.prompt_tokens,
-      completionTokens: row.completion_tokens,
-      averageLatencyMs: Math.round(row.latency_ms / row.calls),
-    }));
+    return (this.#selectSummary.all(query.sinceMs) as SummaryRow[]).map(toUsageSummary);
   }
 
   async tokensBySession(query: UsageQuery): Promise<SessionTokens[]> {
@@ -104,4 +85,35 @@ export class SqliteUsageStore implements UsageStore {
   async close(): Promise<void> {
     this.#writer.close();
   }
+}
+
+/** A usage record's column values, in the order of the llm_usage insert. */
+export function usageValues(usage: UsageRecord): unknown[] {
+  return [
+    usage.time,
+    usage.task,
+    usage.provider,
+    usage.model,
+    usage.promptTokens,
+    usage.completionTokens,
+    Math.round(usage.latencyMs),
+    usage.success ? 1 : 0,
+    usage.error ?? null,
+    usage.replyId ?? null,
+    usage.sessionId ?? null,
+  ];
+}
+
+export function toUsageSummary(row: SummaryRow): UsageSummaryRow {
+  return {
+    day: new Date(row.day_index * DAY_MS).toISOString().slice(0, 10),
+    task: row.task,
+    provider: row.provider,
+    model: row.model,
+    calls: row.calls,
+    failures: row.failures,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    averageLatencyMs: Math.round(row.latency_ms / row.calls),
+  };
 }

@@ -1,8 +1,8 @@
 import type { Database } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
+import { SpoolHealth } from "../spool-health.ts";
 import type { StorageStatus } from "../types.ts";
 import { Quarantine } from "./quarantine.ts";
-import { errorText } from "./storage-errors.ts";
 
 /** A queue that the write tick drains. */
 export interface TickWriter {
@@ -22,11 +22,6 @@ export interface WriteTickOptions {
   spoolLimit: number;
 }
 
-/** First and longest pause between attempts while the database cannot be written. */
-const RETRY_MIN_MS = 50;
-const RETRY_MAX_MS = 1_000;
-/** Dropped rows are reported at most this often, so a flood is one loud line per second. */
-const DROP_LOG_INTERVAL_MS = 1_000;
 /** Closing may wait this long for a lock: the last chance for what is still spooled. */
 const CLOSE_BUSY_TIMEOUT_MS = 2_000;
 
@@ -48,21 +43,16 @@ export class WriteTick {
   readonly #commit: (writers: TickWriter[]) => void;
   #scheduled: NodeJS.Immediate | undefined;
   #retry: NodeJS.Timeout | undefined;
-  #retryDelayMs = RETRY_MIN_MS;
-  /** Why the last commit failed; undefined while writes succeed. */
-  #degradedReason: string | undefined;
-  #degradedSince = 0;
-  #dropped = 0;
-  #droppedUnreported = 0;
-  #lastDropReport = 0;
+  readonly #health: SpoolHealth;
   #closing = false;
 
   constructor(
     private readonly db: Database,
-    private readonly logger: Logger,
+    logger: Logger,
     options: WriteTickOptions,
   ) {
     this.spoolLimit = options.spoolLimit;
+    this.#health = new SpoolHealth(logger, options.spoolLimit, () => this.#queued());
     this.quarantine = new Quarantine(db, logger);
     this.#commit = db.transaction((writers: TickWriter[]) => {
       for (const writer of writers) writer.writeQueued();
@@ -88,14 +78,7 @@ export class WriteTick {
   }
 
   status(): StorageStatus {
-    // Rows merely waiting for this turn's commit are not spooled.
-    if (this.#degradedReason === undefined) return { state: "ok", spooled: 0, dropped: this.#dropped };
-    return {
-      state: "degraded",
-      reason: this.#degradedReason,
-      spooled: this.#queued(),
-      dropped: this.#dropped,
-    };
+    return this.#health.status();
   }
 
   #queued(): number {
@@ -106,9 +89,7 @@ export class WriteTick {
 
   /** A store's spool overflowed and it dropped `count` rows. */
   dropped(count: number): void {
-    this.#dropped += count;
-    this.#droppedUnreported += count;
-    if (Date.now() - this.#lastDropReport >= DROP_LOG_INTERVAL_MS) this.#reportDrops();
+    this.#health.dropped(count);
   }
 
   /** A last attempt, waiting longer for a lock; what still cannot be written is reported lost. */
@@ -120,14 +101,7 @@ export class WriteTick {
     if (!this.db.open) return;
     this.db.pragma(`busy_timeout = ${CLOSE_BUSY_TIMEOUT_MS}`);
     this.#commitDirty();
-    const lost = this.#queued();
-    if (lost > 0) {
-      this.logger.error(
-        { lost, reason: this.#degradedReason },
-        "storage closed with rows it could not write: they are lost",
-      );
-    }
-    if (this.#droppedUnreported > 0) this.#reportDrops();
+    this.#health.closed();
   }
 
   #commitDirty(): void {
@@ -141,45 +115,16 @@ export class WriteTick {
     }
     this.#dirty.clear();
     for (const writer of writers) writer.committed();
-    if (this.#degradedReason !== undefined) this.#recover();
+    this.#health.succeeded();
   }
 
   #degrade(error: unknown): void {
-    const reason = errorText(error);
-    if (this.#degradedReason === undefined) {
-      this.#degradedSince = Date.now();
-      this.#retryDelayMs = RETRY_MIN_MS;
-      this.logger.error(
-        { err: error, spooled: this.#queued() },
-        "storage degraded: cannot write the database; rows are kept in memory and retried",
-      );
-    } else {
-      this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, RETRY_MAX_MS);
-    }
-    this.#degradedReason = reason;
+    const retryDelayMs = this.#health.failed(error);
     if (this.#closing) return;
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
       this.#commitDirty();
-    }, this.#retryDelayMs);
+    }, retryDelayMs);
     this.#retry.unref();
-  }
-
-  #recover(): void {
-    this.logger.warn(
-      { degradedMs: Date.now() - this.#degradedSince, dropped: this.#dropped },
-      "storage recovered: the spooled rows are written",
-    );
-    this.#degradedReason = undefined;
-    if (this.#droppedUnreported > 0) this.#reportDrops();
-  }
-
-  #reportDrops(): void {
-    this.logger.error(
-      { dropped: this.#droppedUnreported, droppedTotal: this.#dropped, spoolLimit: this.spoolLimit },
-      `storage spool full: dropped ${this.#droppedUnreported} rows that could not be written (oldest untriggered messages first)`,
-    );
-    this.#droppedUnreported = 0;
-    this.#lastDropReport = Date.now();
   }
 }

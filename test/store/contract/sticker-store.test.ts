@@ -1,9 +1,7 @@
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { encodeRgbaPng } from "../../src/media/png-encode.ts";
-import { openStore } from "../../src/store/open-store.ts";
-import type { Stores } from "../../src/store/types.ts";
-import { captureLog, makeTempDir, type TempDir } from "../support/store.ts";
+import { beforeEach, expect, it } from "vitest";
+import { encodeRgbaPng } from "../../../src/media/png-encode.ts";
+import type { Stores } from "../../../src/store/types.ts";
+import { forEachBackend } from "./backends.ts";
 
 /** A real 1×1 PNG of one grey level, and its made-up hash (the store trusts the caller's). */
 function sticker(level: number, description: string, emotions: string[], createdAt = level) {
@@ -11,29 +9,24 @@ function sticker(level: number, description: string, emotions: string[], created
   return { sha256: `sha-${level}`, mime: "image/png", bytes, description, emotions, createdAt };
 }
 
-describe("the sticker store (SQLite)", () => {
-  let dir: TempDir;
+forEachBackend((backend) => {
   let stores: Stores;
-  const url = () => `sqlite:${join(dir.path, "tsumugi.db")}`;
 
-  beforeEach(() => {
-    dir = makeTempDir();
-    stores = openStore(url(), captureLog().logger);
-  });
-
-  afterEach(async () => {
-    await stores.close();
-    dir.remove();
+  beforeEach(async () => {
+    stores = await backend.open();
   });
 
   it("keeps a sticker with its bytes and emotion tags, across a restart, once per content", async () => {
     const happy = sticker(10, "开心", ["开心", "得意"]);
     expect(await stores.stickers.keep(happy, 200)).toBe(true);
     expect(await stores.stickers.keep({ ...happy, description: "另一个描述" }, 200)).toBe(false);
+    expect(await stores.stickers.keep(sticker(11, "无语", []), 200)).toBe(true);
+    const url = backend.urlOf(stores);
     await stores.close();
 
-    stores = openStore(url(), captureLog().logger);
-    expect(await stores.stickers.list()).toEqual([
+    stores = await backend.open(url);
+    const kept = await stores.stickers.list();
+    expect(kept.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
       {
         sha256: "sha-10",
         mime: "image/png",
@@ -43,8 +36,18 @@ describe("the sticker store (SQLite)", () => {
         lastUsedAt: 0,
         createdAt: 10,
       },
+      {
+        sha256: "sha-11",
+        mime: "image/png",
+        description: "无语",
+        emotions: [],
+        usageCount: 0,
+        lastUsedAt: 0,
+        createdAt: 11,
+      },
     ]);
-    expect(await stores.stickers.bytes("sha-10")).toEqual(happy.bytes);
+    expect(await stores.stickers.bytes("sha-10")).toEqual(Buffer.from(happy.bytes));
+    expect(await stores.stickers.bytes("sha-missing")).toBeUndefined();
   });
 
   it("beyond the capacity drops the least used, keeping the most used and the newcomer", async () => {
@@ -62,5 +65,14 @@ describe("the sticker store (SQLite)", () => {
     expect(kept.find((row) => row.sha256 === "sha-1")).toMatchObject({ usageCount: 2, lastUsedAt: 2_000 });
     expect(await stores.stickers.bytes("sha-2")).toBeUndefined();
     expect(await stores.stickers.count()).toBe(3);
+
+    // Among stickers used as often, the one used longest ago goes.
+    await stores.stickers.markUsed("sha-4", 5_000);
+    await stores.stickers.keep(sticker(5, "困", ["困"]), 3);
+    const sha256s = async () => (await stores.stickers.list()).map((row) => row.sha256).sort();
+    expect(await sha256s()).toEqual(["sha-1", "sha-4", "sha-5"]);
+    // A smaller capacity drops as many as it takes.
+    await stores.stickers.keep(sticker(6, "哭", ["哭"]), 2);
+    expect(await sha256s()).toEqual(["sha-1", "sha-6"]);
   });
 });

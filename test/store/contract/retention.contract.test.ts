@@ -1,51 +1,44 @@
-import { join } from "node:path";
-import type { Database } from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { MessageRetentionSettings } from "../../src/store/config.ts";
-import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
-import { MessageRetention } from "../../src/store/sqlite/message-retention.ts";
-import { SqliteMessageStore } from "../../src/store/sqlite/message-store.ts";
-import { captureLog, groupMessage, makeTempDir, type TempDir, tickOf } from "../support/store.ts";
+import { beforeEach, expect, it } from "vitest";
+import type { MessageRetentionSettings } from "../../../src/store/config.ts";
+import { MessageRetention } from "../../../src/store/message-retention.ts";
+import type { Stores } from "../../../src/store/types.ts";
+import { captureLog, groupMessage } from "../../support/store.ts";
+import { forEachBackend } from "./backends.ts";
 
 const DAY_MS = 86_400_000;
 const GROUP_A = "onebot:10000:group:1";
 const GROUP_B = "onebot:10000:group:2";
 
-describe("message retention (storage.retention)", () => {
-  let dir: TempDir;
-  let db: Database;
-  let store: SqliteMessageStore;
+forEachBackend((backend) => {
+  let stores: Stores;
   let settings: MessageRetentionSettings;
+  /** Retention as the bot runs it on a timer, here one pass at a time. */
   let retention: MessageRetention;
 
-  const append = async (sessionId: string, count: number, time: number, prefix: string) => {
-    for (let index = 0; index < count; index++) {
-      store.append(groupMessage({ sessionId, messageId: `${prefix}${index}`, time }));
-    }
-    await store.flush();
-  };
-  const chats = async () =>
-    (await store.sessions({ limit: 10 })).map((s) => [s.sessionId, s.messageCount, s.last.messageId]);
-
-  beforeEach(() => {
-    dir = makeTempDir();
-    const { logger } = captureLog();
-    db = openSqliteDatabase(join(dir.path, "t.db"), logger);
-    store = new SqliteMessageStore(db, logger, tickOf(db, logger));
+  beforeEach(async () => {
+    stores = await backend.open();
     settings = { days: 0, messagesPerSession: 0 };
+    const steps = await backend.retentionSteps(backend.urlOf(stores));
     retention = new MessageRetention(
-      db,
+      steps,
       () => settings,
       () => true,
-      logger,
+      captureLog().logger,
     );
   });
 
-  afterEach(async () => {
-    await store.close();
-    db.close();
-    dir.remove();
-  });
+  const append = async (sessionId: string, count: number, time: number, prefix: string) => {
+    for (let index = 0; index < count; index++) {
+      stores.messages.append(groupMessage({ sessionId, messageId: `${prefix}${index}`, time }));
+    }
+    await stores.messages.flush();
+  };
+  const chats = async () =>
+    (await stores.history.sessions({ limit: 10 })).map((s) => [
+      s.sessionId,
+      s.messageCount,
+      s.last.messageId,
+    ]);
 
   it("keeps everything with both limits off", async () => {
     await append(GROUP_A, 50, Date.now() - 1_000 * DAY_MS, "a");
@@ -63,8 +56,9 @@ describe("message retention (storage.retention)", () => {
       [GROUP_B, 30, "b29"],
       [GROUP_A, 100, "a1199"],
     ]);
-    const oldestKept = (await store.messages({ sessionId: GROUP_A, limit: 500 })).at(-1);
+    const oldestKept = (await stores.history.messages({ sessionId: GROUP_A, limit: 500 })).at(-1);
     expect(oldestKept?.messageId).toBe("a1100");
+    expect(await stores.messages.recent({ sessionId: GROUP_A, limit: 1_000 })).toHaveLength(100);
   });
 
   it("deletes messages older than days, and forgets chats left empty", async () => {
@@ -78,12 +72,12 @@ describe("message retention (storage.retention)", () => {
   });
 
   it("waits while the database cannot be written", async () => {
-    const { logger } = captureLog();
+    const steps = await backend.retentionSteps(backend.urlOf(stores));
     const blocked = new MessageRetention(
-      db,
+      steps,
       () => ({ days: 0, messagesPerSession: 1 }),
       () => false,
-      logger,
+      captureLog().logger,
     );
     await append(GROUP_A, 10, Date.now(), "a");
     expect(await blocked.runPass()).toBe(0);

@@ -1,0 +1,206 @@
+import { hostname } from "node:os";
+import type { ChatAdapter } from "../adapters/types.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { StorageStatus, TurnStore } from "../store/types.ts";
+import { AccountRegistry, ClusterAdapter } from "./accounts.ts";
+import type { ClusterSettings } from "./config.ts";
+import { Coordinator, type InstanceInfo } from "./coordinator.ts";
+import { DialLeases } from "./dial-leases.ts";
+import { type Envelope, Inbox, type RecoveryWork } from "./inbox.ts";
+import { ClusterKeys } from "./keys.ts";
+import { connectRedis } from "./redis-client.ts";
+import { SessionRouter } from "./session-router.ts";
+import { PendingTriggers, Takeover } from "./takeover.ts";
+
+export interface ClusterParts {
+  settings: ClusterSettings;
+  /** Where this instance's console listens, `host:port` (for the instance list). */
+  address: () => string;
+  /** The platform adapters of this instance (OneBot), by id; forward-ws ones are started by lease. */
+  platformAdapters: ReadonlyMap<string, ChatAdapter>;
+  /** Ids of the forward-ws adapters among them. */
+  forwardAdapterIds: ReadonlySet<string>;
+  /** The chat stage's entrance (ChatService.ingest). */
+  ingest(message: ChatMessage): void;
+  forgetCached(sessionId: string): void;
+  busy(sessionId: string): boolean;
+  turns: Pick<TurnStore, "running">;
+  /** Settles a dead instance's turns and answers its pending triggers, in a session this instance owns. */
+  recover(work: RecoveryWork): Promise<void>;
+  storage: () => StorageStatus;
+  logger: Logger;
+}
+
+/** This instance as a member of a cluster (see docs/scale-out.md). */
+export interface Cluster {
+  readonly id: string;
+  /** Redis and its keys, for values every instance shares (shared-limits.ts). */
+  readonly shared: Pick<Coordinator, "redis" | "keys">;
+  /** Where adapters deliver messages: taken in here or handed to the session's owner. */
+  route(message: ChatMessage): void;
+  /** Whether a turn of the session may run here (see SessionRouter.ensureOwned). */
+  ensureOwned(origin: Pick<ChatMessage, "sessionId" | "adapterId" | "selfId">): Promise<boolean>;
+  /** The adapter the rest of the bot uses: calls for accounts connected elsewhere go there. */
+  adapter(local: ChatAdapter): ChatAdapter;
+  /** A platform account connected to or disconnected from this instance. */
+  accountChanged(adapterId: string, status: { selfId: string; connected: boolean }): void;
+  /** A trigger the chat stage accepted (answered by another instance if this one dies first). */
+  triggerAccepted(message: ChatMessage): void;
+  /** A turn started or was refused with these triggers; they are no longer pending. */
+  triggersSettled(sessionId: string, triggerIds: readonly string[]): void;
+  /** Every live instance. */
+  instances(): Promise<InstanceInfo[]>;
+  /** Starts the heartbeat, the inbox and forward-ws dialling by lease. */
+  start(): Promise<void>;
+  /** Lets go of sessions and dial leases and leaves; what is left is taken over by the others. */
+  stop(): Promise<void>;
+}
+
+/** Connects to Redis (rejecting with a clear line when it cannot) and builds this instance's membership. */
+export async function createCluster(parts: ClusterParts): Promise<Cluster> {
+  const { settings, logger } = parts;
+  const id =
+    settings.instanceId ||
+    `${hostname()
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]/g, "-")
+      .slice(0, 40)}-${process.pid}`;
+  const log = logger.child({ instance: id });
+  const redis = await connectRedis(settings.redisUrl, `tsumugi:${id}`, log);
+  const reader = redis.duplicate();
+  await reader.connect();
+  const keys = new ClusterKeys(settings.keyPrefix);
+  const startedAt = Date.now();
+  const localAccounts = () =>
+    [...parts.platformAdapters.values()].flatMap((adapter) =>
+      adapter
+        .accounts()
+        .filter((account) => account.connected)
+        .map((account) => ({ adapterId: adapter.id, selfId: account.selfId })),
+    );
+  let router: SessionRouter | undefined;
+  const coordinator = new Coordinator(
+    redis,
+    keys,
+    id,
+    settings.leaseMs,
+    () => ({
+      id,
+      address: parts.address(),
+      hostname: hostname(),
+      pid: process.pid,
+      startedAt,
+      seenAt: Date.now(),
+      accounts: localAccounts().map((account) => ({
+        adapter: account.adapterId,
+        selfId: account.selfId,
+        connected: true,
+      })),
+      sessions: router?.ownedCount ?? 0,
+      storage: parts.storage(),
+    }),
+    log,
+  );
+  const inbox = new Inbox(redis, reader, keys, id, log);
+  const registry = new AccountRegistry(coordinator, localAccounts);
+  router = new SessionRouter({
+    coordinator,
+    inbox,
+    ingest: parts.ingest,
+    forgetCached: parts.forgetCached,
+    busy: parts.busy,
+    accountHere: (adapterId, selfId) =>
+      localAccounts().some((account) => account.adapterId === adapterId && account.selfId === selfId),
+    logger: log,
+  });
+  const sessions = router;
+  const pending = new PendingTriggers(coordinator, log);
+  const takeover = new Takeover({
+    coordinator,
+    inbox,
+    router,
+    pending,
+    turns: parts.turns,
+    recover: parts.recover,
+    logger: log,
+  });
+  const dialled = () =>
+    [...parts.platformAdapters.values()].filter((adapter) => parts.forwardAdapterIds.has(adapter.id));
+  const dials = new DialLeases(coordinator, dialled, log);
+  const wrapped = new Map<string, ClusterAdapter>();
+
+  const handle = async (envelope: Envelope): Promise<void> => {
+    switch (envelope.type) {
+      case "message":
+        await sessions.route(envelope.message, envelope.hops);
+        return;
+      case "recover":
+        await takeover.dispatch(envelope.work);
+        return;
+      case "call": {
+        const adapter = wrapped.get(envelope.adapterId);
+        const result = adapter
+          ? await adapter.serve(envelope).then(
+              (value) => ({ value }),
+              (error: unknown) => ({ error }),
+            )
+          : {
+              error: Object.assign(new Error(`adapter ${envelope.adapterId} is not running here`), {
+                notSent: true,
+              }),
+            };
+        await inbox.answer(envelope, result);
+        return;
+      }
+      case "answer":
+        return;
+    }
+  };
+
+  return {
+    id,
+    shared: { redis, keys },
+    route: (message) => void sessions.route(message),
+    ensureOwned: (origin) => sessions.ensureOwned(origin),
+    adapter: (local) => {
+      const adapter = new ClusterAdapter(local, registry, inbox, id);
+      wrapped.set(local.id, adapter);
+      return adapter;
+    },
+    accountChanged: (adapterId, status) => {
+      registry
+        .changed(adapterId, status)
+        .catch((error: unknown) =>
+          log.warn({ err: error }, "could not record an account's connection in Redis"),
+        );
+    },
+    triggerAccepted: (message) => pending.accepted(message),
+    triggersSettled: (sessionId, triggerIds) => pending.settled(sessionId, triggerIds),
+    instances: () => coordinator.instances(),
+    start: async () => {
+      coordinator.onBeat(() => sessions.beat());
+      coordinator.onBeat(() => registry.beat());
+      coordinator.onBeat(() => dials.beat());
+      coordinator.onBeat(() => takeover.beat());
+      await coordinator.join();
+      inbox.start(handle);
+      // Triggers this instance's previous run accepted and never started (it restarted too fast
+      // for the others to notice it was gone).
+      for (const [sessionId, triggerIds] of await pending.takeFrom(id)) {
+        await takeover.dispatch({ sessionId, replyIds: [], triggerIds, from: id });
+      }
+      await coordinator.beat();
+      log.info({ leaseMs: settings.leaseMs }, "joined the cluster");
+    },
+    stop: async () => {
+      await sessions.releaseAll();
+      await dials.releaseAll();
+      // What others post from now on waits in the inbox for whoever takes over what is left.
+      await inbox.stop();
+      await coordinator.leave();
+      reader.disconnect();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,241 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Clock } from "../chat/clock.ts";
+import {
+  countedKeys,
+  SlidingWindowCounter,
+  type TurnAdmission,
+  type TurnVerdict,
+  type TurnWindows,
+} from "../chat/rate-limiter.ts";
+import {
+  DailyTokenTally,
+  spentSince,
+  startOfDay,
+  type TokenStore,
+  type TokensToday,
+  type TokenTally,
+  type UsageOfCall,
+} from "../chat/token-budget.ts";
+import { TURN_WINDOW_MS } from "../chat/turn-limits.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ClusterKeys } from "./keys.ts";
+
+/** Longer than this, and a turn goes on with this instance's own counts. */
+const REDIS_TIMEOUT_MS = 2_000;
+/** A day's tally outlives the day, for calls recorded after midnight and instances' clocks apart. */
+const TALLY_TTL_MS = 2 * 86_400_000;
+
+/**
+ * The rule of `TurnWindows` on sorted sets of turn times, one per subject. KEYS: the subjects'
+ * windows, `whole` first when ARGV[3] is 1. ARGV: now, window ms, 1/0, a member naming this
+ * turn, then each key's limit. Answers {admitted 1/0, count, freesAt} per key.
+ */
+const ADMIT = `
+local now, window, hasWhole = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3] == '1'
+local verdicts, eachPassed = {}, 0
+for i, key in ipairs(KEYS) do
+  redis.call('zremrangebyscore', key, '-inf', now - window)
+  local count = redis.call('zcard', key)
+  local limit = tonumber(ARGV[4 + i])
+  if limit == 0 or count < limit then
+    verdicts[i] = {1, count, now}
+    if not (hasWhole and i == 1) then eachPassed = eachPassed + 1 end
+  else
+    local nth = redis.call('zrange', key, count - limit, count - limit, 'WITHSCORES')
+    verdicts[i] = {0, count, tonumber(nth[2]) + window}
+  end
+end
+local eachCount = #KEYS - (hasWhole and 1 or 0)
+if (not hasWhole or verdicts[1][1] == 1) and (eachCount == 0 or eachPassed > 0) then
+  for i, key in ipairs(KEYS) do
+    if verdicts[i][1] == 1 then
+      redis.call('zadd', key, ARGV[1], ARGV[4])
+      redis.call('pexpire', key, window)
+    end
+  end
+end
+return verdicts`;
+
+/**
+ * Adds ARGV[1] tokens to a day's tally (hash KEYS[1]): to `all` and, when given, to the chat's
+ * field ARGV[2]. Only once the tally was read from the store: until then the store holds the
+ * call already and the reading counts it.
+ */
+const ADD_TOKENS = `
+if redis.call('exists', KEYS[1]) == 0 then return 0 end
+redis.call('hincrby', KEYS[1], 'all', ARGV[1])
+if ARGV[2] then redis.call('hincrby', KEYS[1], ARGV[2], ARGV[1]) end
+return 1`;
+
+/** Sets a day's tally (KEYS[1]) from the store unless an instance did already. ARGV: ttl, field, value, … */
+const START_TALLY = `
+if redis.call('exists', KEYS[1]) == 1 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('hset', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('pexpire', KEYS[1], ARGV[1])
+return 1`;
+
+export interface SharedLimitParts {
+  redis: Redis;
+  keys: ClusterKeys;
+  /** The usage store every instance writes to: where a day's tally starts from. */
+  store: TokenStore;
+  /** The clock of `chat.timezone`, whose midnight starts a day. */
+  clock: () => ZonedClock;
+  time: Pick<Clock, "now">;
+  logger: Logger;
+}
+
+/**
+ * Rate limits and token budgets counted in Redis, so they hold for the whole cluster and not
+ * per instance. Both fall back to this instance's own counts while Redis fails.
+ */
+export function sharedLimits(parts: SharedLimitParts): { turns: TurnWindows; tokens: TokenTally } {
+  const fallback = new LocalWhileRedisFails(parts.logger);
+  return {
+    turns: new SharedTurnWindows(parts.redis, parts.keys, fallback),
+    tokens: new SharedTokenTally(parts, fallback),
+  };
+}
+
+/**
+ * Runs a count on Redis, or on this instance's own counters while Redis fails (down, or slower
+ * than REDIS_TIMEOUT_MS): limits then hold per instance, and no turn waits on Redis or is
+ * dropped for it. An outage is one warning, not one per turn.
+ */
+class LocalWhileRedisFails {
+  #failing = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  async run<T>(shared: () => Promise<T>, local: () => T | Promise<T>): Promise<T> {
+    let value: T;
+    try {
+      value = await withTimeout(shared(), REDIS_TIMEOUT_MS);
+    } catch (error) {
+      if (!this.#failing) {
+        this.logger.warn(
+          { err: error },
+          "shared limits: Redis failed; counting turns and tokens on this instance alone until it is back",
+        );
+      }
+      this.#failing = true;
+      return local();
+    }
+    if (this.#failing) this.logger.info("shared limits: counting in Redis again");
+    this.#failing = false;
+    return value;
+  }
+}
+
+/** Turns per subject in sorted sets of turn times, checked and counted by one script. */
+class SharedTurnWindows implements TurnWindows {
+  /** This instance's turns, counted as well: what it goes by while Redis fails. */
+  readonly #local = new SlidingWindowCounter(TURN_WINDOW_MS);
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: ClusterKeys,
+    private readonly fallback: LocalWhileRedisFails,
+  ) {}
+
+  admit(turn: TurnAdmission, now: number): Promise<TurnVerdict> {
+    const checks = [...(turn.whole ? [turn.whole] : []), ...turn.each];
+    if (checks.length === 0) return Promise.resolve({ each: [] });
+    return this.fallback.run(
+      async () => {
+        const answer = (await this.redis.eval(
+          ADMIT,
+          checks.length,
+          ...checks.map((check) => this.keys.shared(`turns:${check.key}`)),
+          now,
+          TURN_WINDOW_MS,
+          turn.whole ? 1 : 0,
+          randomUUID(),
+          ...checks.map((check) => check.limit),
+        )) as Array<[number, number, number]>;
+        const verdicts = answer.map(([admitted, count, freesAt]) => ({
+          admitted: admitted === 1,
+          count,
+          freesAt,
+        }));
+        const verdict: TurnVerdict = turn.whole
+          ? { whole: verdicts[0]!, each: verdicts.slice(1) }
+          : { each: verdicts };
+        for (const key of countedKeys(turn, verdict)) this.#local.record(key, now);
+        return verdict;
+      },
+      () => this.#local.admit(turn, now),
+    );
+  }
+}
+
+/**
+ * Today's tokens in one hash per day (`all` and `s:<session id>`), started from the usage store
+ * by the first instance that asks on that day, then added to by every instance as it records
+ * its calls. A day is named by the moment it began, so a change of time zone starts a new one.
+ */
+class SharedTokenTally implements TokenTally {
+  /** Fed every call too, read only while Redis fails (it starts from the store then). */
+  readonly #local: DailyTokenTally;
+
+  constructor(
+    private readonly parts: Omit<SharedLimitParts, "logger">,
+    private readonly fallback: LocalWhileRedisFails,
+  ) {
+    this.#local = new DailyTokenTally(parts.store, parts.clock, parts.time);
+  }
+
+  add(usage: UsageOfCall): void {
+    this.#local.add(usage);
+    const tokens = usage.promptTokens + usage.completionTokens;
+    const key = this.#dayKey(startOfDay(this.parts.clock(), usage.time));
+    const session = usage.sessionId === undefined ? [] : [sessionField(usage.sessionId)];
+    void this.fallback.run(
+      () => this.parts.redis.eval(ADD_TOKENS, 1, key, tokens, ...session),
+      () => undefined,
+    );
+  }
+
+  today(sessionId: string): Promise<TokensToday> {
+    return this.fallback.run(
+      () => this.#shared(sessionId),
+      () => this.#local.today(sessionId),
+    );
+  }
+
+  async #shared(sessionId: string): Promise<TokensToday> {
+    const { redis, store, clock, time } = this.parts;
+    const zoned = clock();
+    const now = time.now();
+    const since = startOfDay(zoned, now);
+    const key = this.#dayKey(since);
+    const read = () => redis.hmget(key, "all", sessionField(sessionId));
+    let [total, session] = await read();
+    if (total === null) {
+      const spent = await spentSince(store, since);
+      const fields = [...spent.bySession].flatMap(([id, tokens]) => [sessionField(id), tokens]);
+      await redis.eval(START_TALLY, 1, key, TALLY_TTL_MS, "all", spent.total, ...fields);
+      [total, session] = await read();
+    }
+    return { day: zoned.date(now), total: Number(total ?? 0), session: Number(session ?? 0) };
+  }
+
+  #dayKey(startOfDayMs: number): string {
+    return this.parts.keys.shared(`tokens:${startOfDayMs}`);
+  }
+}
+
+function sessionField(sessionId: string): string {
+  return `s:${sessionId}`;
+}
+
+/** `work`, or a rejection once `ms` passed without its answer. */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}

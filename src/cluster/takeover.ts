@@ -1,0 +1,159 @@
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { TurnStore } from "../store/types.ts";
+import type { Coordinator } from "./coordinator.ts";
+import type { Envelope, Inbox, RecoveryWork } from "./inbox.ts";
+import type { SessionRouter } from "./session-router.ts";
+
+/** How long the instance taking over a dead one's work keeps others from doing it too. */
+const TAKEOVER_LOCK_MS = 60_000;
+
+/**
+ * Triggers this instance accepted whose turn has not started yet, kept in Redis
+ * (`pending:<id>`), so that if the instance dies in a batching window another answers them.
+ * A turn's start, a refusal or a trim takes them out.
+ */
+export class PendingTriggers {
+  constructor(
+    private readonly coordinator: Coordinator,
+    private readonly logger: Logger,
+  ) {}
+
+  accepted(message: Pick<ChatMessage, "sessionId" | "messageId">): void {
+    const { redis, keys, id } = this.coordinator;
+    redis
+      .hset(keys.pending(id), field(message.sessionId, message.messageId), Date.now())
+      .catch((error: unknown) => this.#failed(error));
+  }
+
+  settled(sessionId: string, triggerIds: readonly string[]): void {
+    if (triggerIds.length === 0) return;
+    const { redis, keys, id } = this.coordinator;
+    redis
+      .hdel(keys.pending(id), ...triggerIds.map((messageId) => field(sessionId, messageId)))
+      .catch((error: unknown) => this.#failed(error));
+  }
+
+  /** A dead instance's pending triggers by session; they are deleted as they are read. */
+  async takeFrom(dead: string): Promise<Map<string, string[]>> {
+    const { redis, keys } = this.coordinator;
+    // Read and delete in one transaction: a restarted instance and its taker never both get them.
+    const [read] = (await redis.multi().hgetall(keys.pending(dead)).del(keys.pending(dead)).exec()) ?? [];
+    if (read?.[0]) throw read[0];
+    const entries = (read?.[1] ?? {}) as Record<string, string>;
+    const bySession = new Map<string, string[]>();
+    for (const key of Object.keys(entries)) {
+      const [sessionId, messageId] = key.split("\n") as [string, string];
+      bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), messageId]);
+    }
+    return bySession;
+  }
+
+  #failed(error: unknown): void {
+    this.logger.warn(
+      { err: error },
+      "could not record a pending trigger in Redis; it is lost if this instance dies now",
+    );
+  }
+}
+
+function field(sessionId: string, messageId: string): string {
+  return `${sessionId}\n${messageId}`;
+}
+
+export interface TakeoverDeps {
+  coordinator: Coordinator;
+  inbox: Inbox;
+  router: SessionRouter;
+  pending: PendingTriggers;
+  turns: Pick<TurnStore, "running">;
+  /** Runs recovery work for a session this instance now owns. */
+  recover(work: RecoveryWork): Promise<void>;
+  logger: Logger;
+}
+
+/**
+ * Looks, at every heartbeat, for instances whose heartbeat expired and takes over what they
+ * left — once, by whichever instance takes the `takeover:<id>` lock first: the envelopes in
+ * their inbox are routed again, and per session the turns they left running and the triggers
+ * they had accepted go to the session's new owner, which settles them as a restart would.
+ */
+export class Takeover {
+  constructor(private readonly deps: TakeoverDeps) {}
+
+  async beat(): Promise<void> {
+    const { coordinator } = this.deps;
+    for (const dead of await coordinator.dead()) {
+      const won = await coordinator.redis.set(
+        coordinator.keys.takeover(dead),
+        coordinator.id,
+        "PX",
+        TAKEOVER_LOCK_MS,
+        "NX",
+      );
+      if (won !== "OK") continue;
+      await this.#takeOver(dead);
+      await coordinator.forget(dead);
+    }
+  }
+
+  /** Sends recovery work to the session's owner, taking the session when nobody has it. */
+  async dispatch(work: RecoveryWork): Promise<void> {
+    const { coordinator, router, inbox } = this.deps;
+    const owner = await router.claimLive(work.sessionId);
+    if (owner !== coordinator.id) {
+      await inbox.post(owner, { type: "recover", work });
+      return;
+    }
+    await this.deps.recover(work);
+  }
+
+  async #takeOver(dead: string): Promise<void> {
+    const { inbox, pending, logger } = this.deps;
+    const started = Date.now();
+    const envelopes = await inbox.drain(dead);
+    for (const envelope of envelopes) await this.#redeliver(envelope);
+    const running = (await this.deps.turns.running()).filter((turn) => turn.instanceId === dead);
+    const triggers = await pending.takeFrom(dead);
+    const sessions = new Set([...running.map((turn) => turn.sessionId), ...triggers.keys()]);
+    for (const sessionId of sessions) {
+      await this.dispatch({
+        sessionId,
+        replyIds: running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId),
+        triggerIds: triggers.get(sessionId) ?? [],
+        from: dead,
+      });
+    }
+    logger.warn(
+      {
+        instance: dead,
+        envelopes: envelopes.length,
+        turns: running.length,
+        pendingTriggers: [...triggers.values()].reduce((sum, ids) => sum + ids.length, 0),
+        sessions: sessions.size,
+        ms: Date.now() - started,
+      },
+      "took over the work of an instance that stopped",
+    );
+  }
+
+  async #redeliver(envelope: Envelope): Promise<void> {
+    const { router, inbox } = this.deps;
+    switch (envelope.type) {
+      case "message":
+        await router.route(envelope.message, envelope.hops);
+        return;
+      case "recover":
+        await this.dispatch(envelope.work);
+        return;
+      case "call":
+        // It never ran: the caller may try again (or wait for the account) without fear of a duplicate.
+        await inbox.answer(envelope, {
+          error: Object.assign(new Error("the instance holding the account stopped"), { notSent: true }),
+        });
+        return;
+      case "answer":
+        return;
+    }
+  }
+}

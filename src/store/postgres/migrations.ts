@@ -1,0 +1,192 @@
+import type { Logger } from "../../log/logger.ts";
+import type { PgQuery } from "./database.ts";
+import { MONITOR_MEDIA_MEMORY_MIGRATION } from "./migration-2.ts";
+
+/** One schema change. Versions increase; an applied version never changes (add a new one instead). */
+export interface PgMigration {
+  version: number;
+  name: string;
+  /** Runs inside the migration's transaction. */
+  up(tx: PgQuery): Promise<void>;
+}
+
+/** What the migration runner needs of the database: transactions. */
+export interface PgTransactions {
+  transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The schema as the SQLite migrations leave it, in one step: times are Unix milliseconds in
+ * BIGINT, JSON is stored as text (searched with LIKE like SQLite's), row ids are identities,
+ * booleans are 0/1 as in SQLite, so both backends read rows the same way.
+ */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: "messages, chat_sessions, turns, sends, llm_usage, quarantine",
+    async up(tx) {
+      await tx.query(`
+        CREATE TABLE messages (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          platform TEXT NOT NULL,
+          adapter_id TEXT NOT NULL,
+          self_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          chat_type TEXT NOT NULL,
+          group_id TEXT,
+          user_id TEXT NOT NULL,
+          sender_name TEXT NOT NULL,
+          message_id TEXT NOT NULL,
+          segments TEXT NOT NULL,
+          time BIGINT NOT NULL,
+          from_self INTEGER NOT NULL
+        )
+      `);
+      await tx.query("CREATE INDEX messages_session_row_idx ON messages (session_id, id)");
+      await tx.query("CREATE INDEX messages_session_message_idx ON messages (session_id, message_id)");
+      // Each chat's newest message and message count, kept by the message store as it writes.
+      await tx.query(`
+        CREATE TABLE chat_sessions (
+          session_id TEXT PRIMARY KEY,
+          last_id BIGINT NOT NULL,
+          message_count BIGINT NOT NULL
+        )
+      `);
+      await tx.query("CREATE INDEX chat_sessions_last_idx ON chat_sessions (last_id)");
+      // instance_id: the cluster member running the turn (null on a single instance).
+      await tx.query(`
+        CREATE TABLE turns (
+          reply_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          status TEXT NOT NULL
+            CHECK (status IN ('running', 'replied', 'silent', 'failed', 'interrupted')),
+          reason TEXT,
+          kind TEXT,
+          trigger_message_ids TEXT NOT NULL,
+          message_ids TEXT,
+          recovered_from TEXT,
+          created_at BIGINT NOT NULL,
+          finished_at BIGINT,
+          detail TEXT,
+          instance_id TEXT
+        )
+      `);
+      await tx.query("CREATE INDEX turns_session_created_idx ON turns (session_id, created_at)");
+      await tx.query("CREATE INDEX turns_running_idx ON turns (created_at) WHERE status = 'running'");
+      await tx.query(`
+        CREATE TABLE sends (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          reply_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          target TEXT NOT NULL,
+          content_hash TEXT NOT NULL,
+          summary TEXT NOT NULL,
+          state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed', 'in_doubt')),
+          platform_message_id TEXT,
+          error TEXT,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL
+        )
+      `);
+      await tx.query("CREATE INDEX sends_reply_idx ON sends (reply_id, id)");
+      await tx.query("CREATE INDEX sends_created_idx ON sends (created_at)");
+      await tx.query(`
+        CREATE TABLE llm_usage (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          time BIGINT NOT NULL,
+          task TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          model TEXT NOT NULL,
+          prompt_tokens BIGINT NOT NULL,
+          completion_tokens BIGINT NOT NULL,
+          latency_ms BIGINT NOT NULL,
+          success INTEGER NOT NULL,
+          error TEXT,
+          reply_id TEXT,
+          session_id TEXT
+        )
+      `);
+      await tx.query("CREATE INDEX llm_usage_time_idx ON llm_usage (time)");
+      await tx.query("CREATE INDEX llm_usage_reply_idx ON llm_usage (reply_id)");
+      // Rows the database refused for what they are, kept for inspection (`row` is capped text).
+      await tx.query(`
+        CREATE TABLE quarantine (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          time BIGINT NOT NULL,
+          store TEXT NOT NULL,
+          error TEXT NOT NULL,
+          row TEXT NOT NULL
+        )
+      `);
+    },
+  },
+  MONITOR_MEDIA_MEMORY_MIGRATION,
+];
+
+/**
+ * Serialises migrating among the bot instances sharing one database (a cluster starting
+ * together): an arbitrary constant, the key of a transaction-scoped advisory lock.
+ */
+const MIGRATION_LOCK_KEY = 7_361_702_012;
+
+/**
+ * Brings the schema up to date: applies, in order, each migration whose version is not yet in
+ * `schema_migrations`, each in its own transaction with its bookkeeping row, under an advisory
+ * lock so that instances opening together migrate once. Returns the versions applied now.
+ */
+export async function applyPgMigrations(
+  db: PgTransactions,
+  migrations: readonly PgMigration[],
+  logger: Logger,
+): Promise<number[]> {
+  checkOrdered(migrations);
+  const newestKnown = migrations.at(-1)?.version ?? 0;
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const ran = await db.transaction(async (tx) => {
+      const done = await lockedAppliedVersions(tx);
+      const newestApplied = Math.max(0, ...done);
+      if (newestApplied > newestKnown) {
+        // Running older code on a newer schema could silently corrupt data.
+        throw new Error(
+          `database schema version ${newestApplied} is newer than this build supports (${newestKnown})`,
+        );
+      }
+      if (done.has(migration.version)) return false;
+      await migration.up(tx);
+      await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+        migration.version,
+        migration.name,
+        Date.now(),
+      ]);
+      return true;
+    });
+    if (!ran) continue;
+    logger.info({ version: migration.version, name: migration.name }, "applied database migration");
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+/** Takes the migration lock (held until the transaction ends) and reads the applied versions. */
+async function lockedAppliedVersions(tx: PgQuery): Promise<Set<number>> {
+  await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+  await tx.query(`
+    CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at BIGINT NOT NULL
+    )
+  `);
+  const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
+  return new Set(rows.map((row) => row.version));
+}
+
+function checkOrdered(migrations: readonly PgMigration[]): void {
+  migrations.forEach((migration, index) => {
+    const previous = migrations[index - 1];
+    if (previous && migration.version <= previous.version) {
+      throw new Error(`migration ${migration.version} (${migration.name}) is out of order`);
+    }
+  });
+}

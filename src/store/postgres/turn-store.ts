@@ -1,0 +1,97 @@
+import type { Logger } from "../../log/logger.ts";
+import {
+  interruptedReason,
+  TURN_COLUMNS,
+  TURN_REPLACES,
+  type TurnRow,
+  toTurnRecord,
+  turnValues,
+} from "../sqlite/turn-store.ts";
+import type { TurnRecord, TurnStore } from "../types.ts";
+import { PgBatchWriter } from "./batch-writer.ts";
+import type { PgQuery } from "./database.ts";
+import { statementChunks, uncast, valuesList } from "./values-list.ts";
+import type { PgWriteTick } from "./write-tick.ts";
+
+const COLUMN_COUNT = TURN_COLUMNS.split(",").length;
+
+/**
+ * Turns in the `turns` table. A turn's end is written in the database's batch of the
+ * event-loop turn; its start is committed at once (`begin`), with that batch, so a crash
+ * cannot lose it nor the messages that triggered it.
+ */
+export class PgTurnStore implements TurnStore {
+  readonly #writer: PgBatchWriter<TurnRecord>;
+
+  constructor(
+    private readonly db: PgQuery,
+    logger: Logger,
+    private readonly tick: PgWriteTick,
+  ) {
+    this.#writer = new PgBatchWriter({ name: "turns", writeBatch: upsertTurns, logger, tick });
+  }
+
+  async begin(turn: TurnRecord): Promise<void> {
+    // Everything queued first (the trigger messages among it) commits in the same transaction:
+    // a running turn in the database can always be run again from its stored messages.
+    await this.tick.commitWith((tx) => upsertTurns(tx, [turn]));
+  }
+
+  async record(turn: TurnRecord): Promise<void> {
+    this.#writer.push(turn);
+  }
+
+  /** Commits what is queued; later records throw. */
+  async close(): Promise<void> {
+    await this.#writer.close();
+  }
+
+  async get(replyId: string): Promise<TurnRecord | undefined> {
+    await this.#writer.flush();
+    const [row] = await this.db.query<TurnRow>(`SELECT ${TURN_COLUMNS} FROM turns WHERE reply_id = $1`, [
+      replyId,
+    ]);
+    return row && toTurnRecord(row);
+  }
+
+  async listBySession(sessionId: string, limit: number): Promise<TurnRecord[]> {
+    if (limit <= 0) return [];
+    await this.#writer.flush();
+    const rows = await this.db.query<TurnRow>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = $1
+       ORDER BY created_at DESC, reply_id COLLATE "C" DESC LIMIT $2`,
+      [sessionId, limit],
+    );
+    return rows.map(toTurnRecord);
+  }
+
+  async running(): Promise<TurnRecord[]> {
+    await this.#writer.flush();
+    const rows = await this.db.query<TurnRow>(
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running' ORDER BY created_at, reply_id COLLATE "C"`,
+    );
+    return rows.map(toTurnRecord);
+  }
+}
+
+/**
+ * Upserts turns, then marks the turns they run again interrupted. One statement cannot update
+ * a row twice, so of a turn recorded twice in the batch only the later record is written (it
+ * replaces the earlier one anyway).
+ */
+async function upsertTurns(tx: PgQuery, turns: readonly TurnRecord[]): Promise<void> {
+  const latest = [...new Map(turns.map((turn) => [turn.replyId, turn])).values()];
+  for (const chunk of statementChunks(latest, COLUMN_COUNT)) {
+    await tx.query(
+      `INSERT INTO turns (${TURN_COLUMNS}) VALUES ${valuesList(chunk.length, uncast(COLUMN_COUNT))} ${TURN_REPLACES}`,
+      chunk.flatMap(turnValues),
+    );
+  }
+  for (const turn of latest) {
+    if (turn.recoveredFrom === undefined) continue;
+    await tx.query(
+      "UPDATE turns SET status = 'interrupted', reason = $1, finished_at = $2 WHERE reply_id = $3 AND status = 'running'",
+      [interruptedReason(turn), turn.createdAt, turn.recoveredFrom],
+    );
+  }
+}

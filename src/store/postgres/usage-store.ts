@@ -1,0 +1,77 @@
+import type { Logger } from "../../log/logger.ts";
+import {
+  DAY_MS,
+  type SessionTokensRow,
+  type SummaryRow,
+  toUsageSummary,
+  USAGE_COLUMNS,
+  usageValues,
+} from "../sqlite/usage-store.ts";
+import type { SessionTokens, UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
+import { PgBatchWriter } from "./batch-writer.ts";
+import type { PgQuery } from "./database.ts";
+import { statementChunks, uncast, valuesList } from "./values-list.ts";
+import type { PgWriteTick } from "./write-tick.ts";
+
+const COLUMN_COUNT = USAGE_COLUMNS.split(",").length;
+
+/** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
+export class PgUsageStore implements UsageStore {
+  readonly #writer: PgBatchWriter<UsageRecord>;
+
+  constructor(
+    private readonly db: PgQuery,
+    logger: Logger,
+    tick: PgWriteTick,
+  ) {
+    this.#writer = new PgBatchWriter({ name: "llm_usage", writeBatch: insertUsage, logger, tick });
+  }
+
+  record(usage: UsageRecord): void {
+    this.#writer.push(usage);
+  }
+
+  async summarize(query: UsageQuery): Promise<UsageSummaryRow[]> {
+    await this.#writer.flush();
+    // BIGINT division gives the UTC day number, as in SQLite; "C" sorts by code point like SQLite.
+    const rows = await this.db.query<SummaryRow>(
+      `SELECT time / ${DAY_MS} AS day_index, task, provider, model, COUNT(*) AS calls,
+         SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures,
+         SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
+         SUM(latency_ms) AS latency_ms
+       FROM llm_usage WHERE time >= $1
+       GROUP BY time / ${DAY_MS}, task, provider, model
+       ORDER BY day_index, task COLLATE "C", provider COLLATE "C", model COLLATE "C"`,
+      [query.sinceMs],
+    );
+    return rows.map(toUsageSummary);
+  }
+
+  async tokensBySession(query: UsageQuery): Promise<SessionTokens[]> {
+    await this.#writer.flush();
+    const rows = await this.db.query<SessionTokensRow>(
+      `SELECT session_id, SUM(prompt_tokens + completion_tokens) AS tokens
+       FROM llm_usage WHERE time >= $1 GROUP BY session_id ORDER BY session_id COLLATE "C" NULLS FIRST`,
+      [query.sinceMs],
+    );
+    return rows.map((row) => ({ sessionId: row.session_id, tokens: row.tokens }));
+  }
+
+  async flush(): Promise<void> {
+    await this.#writer.flush();
+  }
+
+  /** Commits what is queued; later records throw. The database stays open (its owner closes it). */
+  async close(): Promise<void> {
+    await this.#writer.close();
+  }
+}
+
+async function insertUsage(tx: PgQuery, records: readonly UsageRecord[]): Promise<void> {
+  for (const chunk of statementChunks(records, COLUMN_COUNT)) {
+    await tx.query(
+      `INSERT INTO llm_usage (${USAGE_COLUMNS}) VALUES ${valuesList(chunk.length, uncast(COLUMN_COUNT))}`,
+      chunk.flatMap(usageValues),
+    );
+  }
+}

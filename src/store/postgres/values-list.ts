@@ -1,0 +1,33 @@
+/** PostgreSQL takes at most 65535 parameters in one statement. */
+const MAX_PARAMETERS = 65_535;
+/** Rows per statement at most, so one statement's text stays small. */
+const MAX_ROWS = 1_000;
+
+/**
+ * Splits rows into groups that each fit one multi-row statement of `columns` parameters per
+ * row: many rows in one round trip, within the server's parameter limit.
+ */
+export function statementChunks<T>(rows: readonly T[], columns: number): T[][] {
+  const size = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMETERS / columns)));
+  const chunks: T[][] = [];
+  for (let start = 0; start < rows.length; start += size) chunks.push(rows.slice(start, start + size));
+  return chunks;
+}
+
+/**
+ * `($1, $2), ($3, $4), …` for `rows` rows of `casts.length` parameters, each parameter followed
+ * by its cast (`"::bigint"`, or `""` for none): VALUES used as a table needs its types spelled.
+ */
+export function valuesList(rows: number, casts: readonly string[]): string {
+  const tuples: string[] = [];
+  for (let row = 0; row < rows; row++) {
+    const first = row * casts.length + 1;
+    tuples.push(`(${casts.map((cast, column) => `$${first + column}${cast}`).join(", ")})`);
+  }
+  return tuples.join(", ");
+}
+
+/** `n` parameters without casts, for an INSERT's VALUES. */
+export function uncast(n: number): string[] {
+  return Array.from({ length: n }, () => "");
+}

@@ -1,0 +1,199 @@
+/**
+ * Rate limits and token budgets shared by the instances of a cluster through a real Redis
+ * (issue 20): two `sharedLimits` over one Redis are two instances; the usage store is a real
+ * one both write to, as they share PostgreSQL.
+ */
+import type { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import type { WindowLimit } from "../../src/chat/rate-limiter.ts";
+import { TURN_WINDOW_MS } from "../../src/chat/turn-limits.ts";
+import { ClusterKeys } from "../../src/cluster/keys.ts";
+import { connectRedis } from "../../src/cluster/redis-client.ts";
+import { sharedLimits } from "../../src/cluster/shared-limits.ts";
+import { zonedClock } from "../../src/context/clock-text.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import type { Stores, UsageRecord } from "../../src/store/types.ts";
+import { LOG_LEVEL, LogCapture } from "../support/log-capture.ts";
+import { ManualClock } from "../support/manual-clock.ts";
+import { freshRedis, type RedisServer, startRedisServer } from "../support/redis-server.ts";
+import { waitFor } from "../support/wait.ts";
+
+const SHANGHAI = zonedClock("Asia/Shanghai");
+/** 2025-05-01 10:00 in Shanghai. */
+const MORNING = Date.UTC(2025, 4, 1, 2);
+const GROUP = "onebot:10000:group:1";
+const OTHER_GROUP = "onebot:10000:group:2";
+const ALICE: WindowLimit = { key: "user:onebot:alice", limit: 3 };
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function call(time: number, tokens: number, sessionId: string): UsageRecord {
+  return {
+    time,
+    task: "replyer",
+    provider: "main",
+    model: "m",
+    promptTokens: tokens,
+    completionTokens: 0,
+    latencyMs: 10,
+    success: true,
+    sessionId,
+  };
+}
+
+/** The usage store all instances write to, with its reads of today's spending counted. */
+async function sharedStore() {
+  const stores: Stores = await openStore("sqlite::memory:", new LogCapture().logger());
+  cleanups.push(() => stores.close());
+  let reads = 0;
+  const store = {
+    tokensBySession: (query: { sinceMs: number }) => {
+      reads++;
+      return stores.usage.tokensBySession(query);
+    },
+  };
+  return { usage: stores.usage, store, reads: () => reads };
+}
+
+/** One instance's limits over the Redis at `url`, as app.ts builds them. */
+async function instance(url: string, keyPrefix: string, store: Awaited<ReturnType<typeof sharedStore>>) {
+  const log = new LogCapture();
+  const logger = log.logger();
+  const redis: Redis = await connectRedis(url, "shared-limits-test", logger);
+  cleanups.push(() => redis.disconnect());
+  const time = new ManualClock(MORNING);
+  const limits = sharedLimits({
+    redis,
+    keys: new ClusterKeys(keyPrefix),
+    store: store.store,
+    clock: () => SHANGHAI,
+    time,
+    logger,
+  });
+  /** An LLM call of this instance, stored and counted as the app does. */
+  const spend = (tokens: number, sessionId = GROUP) => {
+    const usage = call(time.now(), tokens, sessionId);
+    store.usage.record(usage);
+    limits.tokens.add(usage);
+  };
+  return { ...limits, time, spend, log };
+}
+
+async function twoInstances() {
+  const { url, keyPrefix } = await freshRedis();
+  const store = await sharedStore();
+  const a = await instance(url, keyPrefix, store);
+  const b = await instance(url, keyPrefix, store);
+  return { a, b, store, url, keyPrefix };
+}
+
+describe("rate limits shared by instances", () => {
+  it("admits exactly the limit between two instances asking at once, until the window frees", async () => {
+    const { a, b } = await twoInstances();
+    const asks = Array.from({ length: 10 }, (_, i) =>
+      (i % 2 === 0 ? a : b).turns.admit({ each: [ALICE] }, MORNING + i),
+    );
+    const verdicts = (await Promise.all(asks)).map((verdict) => verdict.each[0]!);
+    expect(verdicts.filter((verdict) => verdict.admitted)).toHaveLength(3);
+    const refused = verdicts.find((verdict) => !verdict.admitted)!;
+    expect(refused.count).toBe(3);
+
+    // The first of the three leaves the window a minute after it was counted, on either instance.
+    const firstAdmitted = MORNING + verdicts.findIndex((verdict) => verdict.admitted);
+    expect(refused.freesAt).toBe(firstAdmitted + TURN_WINDOW_MS);
+    expect((await b.turns.admit({ each: [ALICE] }, refused.freesAt - 1)).each[0]?.admitted).toBe(false);
+    expect((await a.turns.admit({ each: [ALICE] }, refused.freesAt)).each[0]?.admitted).toBe(true);
+    expect((await b.turns.admit({ each: [ALICE] }, refused.freesAt)).each[0]?.admitted).toBe(false);
+  });
+
+  it("counts a turn for the group and its users only when it starts", async () => {
+    const { a, b } = await twoInstances();
+    const group: WindowLimit = { key: `group:${GROUP}`, limit: 2 };
+    const user = (name: string): WindowLimit => ({ key: `user:onebot:${name}`, limit: 1 });
+    expect((await a.turns.admit({ whole: group, each: [user("alice")] }, MORNING)).each[0]?.admitted).toBe(
+      true,
+    );
+    // Alice is over her minute: her second turn does not start, so the group's minute is not used.
+    const again = await b.turns.admit({ whole: group, each: [user("alice")] }, MORNING + 1);
+    expect(again.each[0]).toEqual({ admitted: false, count: 1, freesAt: MORNING + TURN_WINDOW_MS });
+    const bob = await b.turns.admit({ whole: group, each: [user("bob")] }, MORNING + 2);
+    expect(bob.whole).toEqual({ admitted: true, count: 1, freesAt: MORNING + 2 });
+    // The group is full now: Carol's turn there is refused and does not use her own minute.
+    const carol = await a.turns.admit({ whole: group, each: [user("carol")] }, MORNING + 3);
+    expect(carol.whole).toEqual({ admitted: false, count: 2, freesAt: MORNING + TURN_WINDOW_MS });
+    const elsewhere = await b.turns.admit(
+      { whole: { key: `group:${OTHER_GROUP}`, limit: 2 }, each: [user("carol")] },
+      MORNING + 4,
+    );
+    expect(elsewhere.each[0]?.admitted).toBe(true);
+  });
+});
+
+describe("token budgets shared by instances", () => {
+  it("adds up both instances' spending, read from the store once, and a restarted instance finds it", async () => {
+    const { a, b, store, url, keyPrefix } = await twoInstances();
+    store.usage.record(call(MORNING - 3_600_000, 100, GROUP)); // 09:00, before either instance ran
+
+    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 100, session: 100 });
+    a.spend(50);
+    b.spend(20, OTHER_GROUP);
+    await Promise.all([a.tokens.today(GROUP), b.tokens.today(GROUP)]); // each instance's add has landed
+    expect(await b.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 170, session: 150 });
+    expect(await a.tokens.today(OTHER_GROUP)).toMatchObject({ total: 170, session: 20 });
+
+    const restarted = await instance(url, keyPrefix, store);
+    expect(await restarted.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 170, session: 150 });
+    expect(store.reads()).toBe(1);
+  });
+
+  it("starts a new tally at midnight in the chat's time zone", async () => {
+    const { a, b, store } = await twoInstances();
+    a.spend(500);
+    expect(await a.tokens.today(GROUP)).toMatchObject({ total: 500 });
+    // 00:00 on 2 May in Shanghai.
+    a.time.advance(14 * 3_600_000);
+    b.time.advance(14 * 3_600_000);
+    b.spend(30);
+    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-02", total: 30, session: 30 });
+    expect(store.reads()).toBe(2);
+  });
+});
+
+describe("shared limits while Redis is down", () => {
+  let server: RedisServer;
+
+  it("count on the instance alone, with one warning, and in Redis again once it is back", async () => {
+    server = await startRedisServer();
+    cleanups.push(() => server.stop());
+    const store = await sharedStore();
+    const one = await instance(server.url, "t", store);
+    const limit: WindowLimit = { ...ALICE, limit: 2 };
+    const admitted = async (now: number) => (await one.turns.admit({ each: [limit] }, now)).each[0]?.admitted;
+    expect(await admitted(MORNING)).toBe(true);
+    one.spend(40);
+    expect(await one.tokens.today(GROUP)).toMatchObject({ total: 40 });
+
+    await server.stop();
+    // The turn counted in Redis before it went down still counts here: one more, then no.
+    const started = Date.now();
+    expect(await admitted(MORNING + 1)).toBe(true);
+    expect(await admitted(MORNING + 2)).toBe(false);
+    one.spend(2);
+    // Today's spending from the store, then what this instance spends.
+    expect(await one.tokens.today(GROUP)).toMatchObject({ total: 42 });
+    one.spend(3);
+    expect(await one.tokens.today(GROUP)).toMatchObject({ total: 45 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const warnings = one.log.lines.filter(
+      (line) => line.level === LOG_LEVEL.warn && line.msg.startsWith("shared limits"),
+    );
+    expect(warnings).toHaveLength(1);
+
+    server = await startRedisServer({ port: server.port });
+    await waitFor(async () => (await admitted(MORNING + 3)) === true, 10_000);
+    expect(one.log.lines.some((line) => line.msg === "shared limits: counting in Redis again")).toBe(true);
+  });
+});

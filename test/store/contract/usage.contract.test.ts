@@ -1,0 +1,100 @@
+import { expect, it } from "vitest";
+import type { UsageRecord } from "../../../src/store/types.ts";
+import { forEachBackend } from "./backends.ts";
+
+const SESSION = "onebot:10000:group:20000";
+
+function usage(overrides: Partial<UsageRecord> = {}): UsageRecord {
+  return {
+    time: Date.UTC(2025, 4, 1, 10),
+    task: "planner",
+    provider: "main",
+    model: "deepseek-chat",
+    promptTokens: 1000,
+    completionTokens: 50,
+    latencyMs: 800,
+    success: true,
+    ...overrides,
+  };
+}
+
+forEachBackend((backend) => {
+  it("summarizes usage per UTC day, task and model, counting failures, since a time", async () => {
+    const { usage: store } = await backend.open();
+    store.record(usage({ time: Date.UTC(2025, 3, 30, 23), promptTokens: 1 })); // before sinceMs
+    store.record(usage({ latencyMs: 600.4, replyId: "r1" }));
+    store.record(usage({ time: Date.UTC(2025, 4, 1, 23, 59), latencyMs: 1000 }));
+    store.record(
+      usage({ success: false, error: "HTTP 429", promptTokens: 0, completionTokens: 0, latencyMs: 200 }),
+    );
+    store.record(
+      usage({ task: "replyer", model: "deepseek-reasoner", promptTokens: 300, completionTokens: 30 }),
+    );
+    store.record(usage({ time: Date.UTC(2025, 4, 2, 0, 0, 1), promptTokens: 7, completionTokens: 3 }));
+
+    const day = (date: string, task: string, model: string) => ({ day: date, task, provider: "main", model });
+    expect(await store.summarize({ sinceMs: Date.UTC(2025, 4, 1) })).toEqual([
+      {
+        ...day("2025-05-01", "planner", "deepseek-chat"),
+        calls: 3,
+        failures: 1,
+        promptTokens: 2000,
+        completionTokens: 100,
+        averageLatencyMs: 600,
+      },
+      {
+        ...day("2025-05-01", "replyer", "deepseek-reasoner"),
+        calls: 1,
+        failures: 0,
+        promptTokens: 300,
+        completionTokens: 30,
+        averageLatencyMs: 800,
+      },
+      {
+        ...day("2025-05-02", "planner", "deepseek-chat"),
+        calls: 1,
+        failures: 0,
+        promptTokens: 7,
+        completionTokens: 3,
+        averageLatencyMs: 800,
+      },
+    ]);
+    expect(await store.summarize({ sinceMs: Date.UTC(2025, 5, 1) })).toEqual([]);
+  });
+
+  it("sums the tokens of each chat since a time, for daily budgets", async () => {
+    const { usage: store } = await backend.open();
+    const other = "onebot:10000:group:20001";
+    store.record(usage({ time: Date.UTC(2025, 4, 1, 9), sessionId: SESSION })); // before sinceMs
+    store.record(usage({ sessionId: SESSION }));
+    store.record(usage({ sessionId: SESSION, promptTokens: 5, completionTokens: 5 }));
+    store.record(usage({ sessionId: other, success: false, promptTokens: 0, completionTokens: 0 }));
+    store.record(usage({ promptTokens: 20, completionTokens: 2 })); // a console model test
+
+    const rows = await store.tokensBySession({ sinceMs: Date.UTC(2025, 4, 1, 10) });
+    expect(rows.sort((a, b) => String(a.sessionId).localeCompare(String(b.sessionId)))).toEqual([
+      { sessionId: null, tokens: 22 },
+      { sessionId: SESSION, tokens: 1060 },
+      { sessionId: other, tokens: 0 },
+    ]);
+  });
+
+  it("writes each call with its error and reply id on close and refuses records afterwards", async () => {
+    const stores = await backend.open();
+    stores.usage.record(usage({ success: false, error: "HTTP 429", replyId: "r9", sessionId: SESSION }));
+    stores.usage.record(usage());
+    await stores.close();
+
+    expect(() => stores.usage.record(usage())).toThrow("llm_usage store is closed");
+    const rows = await backend.committedRows(
+      backend.urlOf(stores),
+      "SELECT success, error, reply_id, session_id FROM llm_usage ORDER BY id",
+    );
+    expect(rows).toEqual([
+      { success: 0, error: "HTTP 429", reply_id: "r9", session_id: SESSION },
+      { success: 1, error: null, reply_id: null, session_id: null },
+    ]);
+    const again = await backend.open(backend.urlOf(stores));
+    expect(await again.usage.summarize({ sinceMs: 0 })).toMatchObject([{ calls: 2, failures: 1 }]);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_OPTIONS, openStore } from "../../src/store/open-store.ts";
+import { PgDatabase } from "../../src/store/postgres/database.ts";
+import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.ts";
+import { committedRows } from "../support/database-rows.ts";
+import { freshPostgresUrl } from "../support/postgres-server.ts";
+import { captureLog, groupMessage } from "../support/store.ts";
+
+const PASSWORD = "s3cret-Pa55word";
+
+/** `url` with a password (the test server trusts every login, so it still opens). */
+function withPassword(url: string, scheme = "postgres:"): string {
+  const parsed = new URL(url);
+  parsed.password = PASSWORD;
+  return `${scheme}${parsed.href.slice(parsed.protocol.length)}`;
+}
+
+describe("opening PostgreSQL storage", () => {
+  it("migrates once when several instances open the same new database together", async () => {
+    const url = await freshPostgresUrl();
+    const logs = [captureLog(), captureLog(), captureLog()];
+    const opened = await Promise.all(logs.map((log) => PgDatabase.open(url, log.logger)));
+    await Promise.all(opened.map((db) => db.close()));
+
+    const versions = await committedRows(url, "SELECT version FROM schema_migrations ORDER BY version");
+    expect(versions.map((row) => row.version)).toEqual(PG_MIGRATIONS.map((migration) => migration.version));
+    const applied = logs.flatMap((log) =>
+      log.lines.filter((line) => line.msg === "applied database migration"),
+    );
+    expect(applied).toHaveLength(PG_MIGRATIONS.length);
+  });
+
+  it("refuses a database whose schema is newer than this build", async () => {
+    const url = await freshPostgresUrl();
+    await (await PgDatabase.open(url, captureLog().logger)).close();
+    const db = await PgDatabase.open(url, captureLog().logger);
+    await db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)");
+    await db.close();
+
+    await expect(PgDatabase.open(url, captureLog().logger)).rejects.toThrow(
+      /database schema version 999 is newer than this build supports/,
+    );
+  });
+
+  it("accepts postgresql:// and never shows the password in logs or errors", async () => {
+    const url = withPassword(await freshPostgresUrl(), "postgresql:");
+    const log = captureLog();
+    const stores = await openStore(url, log.logger, DEFAULT_OPTIONS);
+    stores.messages.append(groupMessage());
+    await stores.close();
+    expect(await committedRows(url, "SELECT COUNT(*) AS n FROM messages")).toEqual([{ n: 1 }]);
+    const database = new URL(url).pathname.slice(1);
+    expect(log.lines.find((line) => line.msg === "storage opened")?.database).toMatch(
+      new RegExp(`^127\\.0\\.0\\.1:\\d+/${database}$`),
+    );
+
+    // Nothing listens on port 1: the error names the server, not the URL.
+    const unreachable = new URL(url);
+    unreachable.port = "1";
+    const failure = openStore(unreachable.href, log.logger, DEFAULT_OPTIONS);
+    await expect(failure).rejects.toThrow(
+      `storage.url: cannot open PostgreSQL 127.0.0.1:1/${database}: connect ECONNREFUSED`,
+    );
+    const error = await failure.catch((caught: unknown) => caught);
+    expect(JSON.stringify(log.lines)).not.toContain(PASSWORD);
+    expect(String(error)).not.toContain(PASSWORD);
+  });
+});
