@@ -1,19 +1,12 @@
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /**
- * The tests that drive the whole bot through the harnesses and whose outcome depends on its
- * storage (history, turns and their recovery, usage, memory, stickers): the `postgres` project
- * runs them again with the bot on PostgreSQL (test/support/bot-harness.ts, storageUrlOf).
+ * The end-to-end suite — every test that drives the whole bot through the harnesses — and the
+ * crash-and-restart test: the `postgres` project runs them again with the bot on PostgreSQL
+ * (test/support/bot-harness.ts, storageUrlOf). Tests of SQLite itself (a locked or full file,
+ * its permissions) stay in the default project only.
  */
-const WHOLE_BOT_STORAGE_TESTS = [
-  "test/app/app.e2e.test.ts",
-  "test/agent/replies.e2e.test.ts",
-  "test/agent/history-window.e2e.test.ts",
-  "test/context/quote.e2e.test.ts",
-  "test/memory/memory.e2e.test.ts",
-  "test/media/stickers.e2e.test.ts",
-  "test/faults/turns.test.ts",
-];
+const WHOLE_BOT_STORAGE_TESTS = ["test/**/*.e2e.test.ts", "test/faults/turns.test.ts"];
 
 /** What every project runs with. */
 const shared: TestProjectInlineConfiguration["test"] = {

@@ -5,6 +5,7 @@ import { TurnRunner } from "./agent/turn-runner.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
 import { addAdapters } from "./app/adapters.ts";
+import { adoptConfigText, sharingSavedConfig } from "./app/cluster-config.ts";
 import { healthReport } from "./app/health.ts";
 import { accountPictureFetchers, consolePicturesOf, turnPicturesOf } from "./app/pictures.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
@@ -127,6 +128,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         recover: (work) =>
           recoverClusterWork({ ...recoveryParts(), submit: (batch) => sessions.submit(batch) }, work),
         storage: () => stores.status(),
+        adopt: {
+          file: (text) =>
+            adoptConfigText(text, { file: options.configFile, env: process.env, apply: applyConfig, logger }),
+          plugin: (ref, enabled) => (enabled ? plugins.host.enable(ref) : plugins.host.disable(ref)),
+        },
         logger,
       })
     : undefined;
@@ -238,6 +244,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     names: () => [config.bot.name, ...config.bot.aliases],
     pictureFetcherFor: accountPictureFetchers({ config: () => config, adapters, logger }),
     external: mcp,
+    ...(cluster && { switched: (ref: string, enabled: boolean) => cluster.pluginSwitched(ref, enabled) }),
     pluginMemory: (message, pluginId, replyId) =>
       createPluginMemoryAccess({ memory, message, pluginId, ...(replyId === undefined ? {} : { replyId }) }),
     monitor,
@@ -418,13 +425,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   };
   registerConsoleApi(server.app, {
     config: () => config,
-    applyConfig,
+    // In a cluster, what the console saves reaches the other instances too.
+    applyConfig: cluster ? sharingSavedConfig(applyConfig, options.configFile, cluster) : applyConfig,
     configFile: options.configFile,
     env: process.env,
     address: () => listening,
     health: () => healthReport(platformAdapters, stores),
     playground,
-    timeline,
+    // In a cluster, the live timeline has the other instances' events too.
+    timeline: cluster ? cluster.shareTimeline(timeline) : timeline,
     monitorEvents: stores.monitorEvents,
     messages,
     history: stores.history,
@@ -436,6 +445,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     mcp,
     localModels: local.service,
     pictures: consolePicturesOf({ config: () => config, adapters, store: stores.pictures, logger }),
+    cluster: async () => cluster && { self: cluster.id, instances: await cluster.instances() },
     logger,
   });
 

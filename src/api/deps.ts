@@ -13,6 +13,7 @@ import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
 import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
 import type { ModelTester } from "./model-test.ts";
+import type { ClusterView } from "./types.ts";
 
 /** What the console's API reads and drives; built by the composition root. */
 export interface ConsoleApiDeps {
@@ -44,6 +45,8 @@ export interface ConsoleApiDeps {
   /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
   localModels: Pick<LocalModelService, "snapshot" | "pull">;
   pictures: ConsolePictures;
+  /** The cluster's instances; undefined when this bot works alone (no `cluster.redisUrl`). */
+  cluster: () => Promise<ClusterView | undefined>;
   logger: Logger;
 }
 

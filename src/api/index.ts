@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { registerChatRoutes } from "./chats-routes.ts";
+import { registerClusterRoutes } from "./cluster-routes.ts";
 import { registerConfigRoutes } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import { registerLocalModelRoutes } from "./local-model-routes.ts";
@@ -27,4 +28,5 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerPluginRoutes(app, deps);
   registerMcpRoutes(app, deps);
   registerMemoryRoutes(app, deps);
+  registerClusterRoutes(app, deps);
 }

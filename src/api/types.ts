@@ -3,6 +3,7 @@
  * imports (and nothing of Node's): the front end in web/ imports these and the types they
  * are built from, so the server and the console share one definition.
  */
+import type { InstanceInfo } from "../cluster/coordinator.ts";
 import type { MemoryEntry, MemorySource } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { StoredMonitorEvent } from "../monitor/event-store.ts";
@@ -17,6 +18,17 @@ export interface ConsoleStatus {
   adapters: AdapterHealth[];
   storage: StorageStatus;
 }
+
+/** The instances of a cluster, as one of them sees them. */
+export interface ClusterView {
+  /** This instance's id. */
+  self: string;
+  /** Every live instance, this one included. */
+  instances: InstanceInfo[];
+}
+
+/** `GET /api/cluster`: not in a cluster, or its instances. */
+export type ClusterAnswer = { enabled: false } | ({ enabled: true } & ClusterView);
 
 /** `GET /api/monitor/turns/:replyId`: every event of one turn and the messages that triggered it. */
 export interface TurnDetail {

@@ -2,14 +2,18 @@ import { hostname } from "node:os";
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { StoredMonitorEvent } from "../monitor/event-store.ts";
 import type { StorageStatus, TurnStore } from "../store/types.ts";
 import { AccountRegistry, ClusterAdapter } from "./accounts.ts";
+import { ClusterChannel } from "./channel.ts";
 import type { ClusterSettings } from "./config.ts";
+import { type ConfigAdopter, type ConfigNews, ConfigRelay } from "./config-relay.ts";
 import { Coordinator, type InstanceInfo } from "./coordinator.ts";
 import { DialLeases } from "./dial-leases.ts";
+import { EventRelay, type LiveTimeline } from "./event-relay.ts";
 import { type Envelope, Inbox, type RecoveryWork } from "./inbox.ts";
 import { ClusterKeys } from "./keys.ts";
-import { connectRedis } from "./redis-client.ts";
+import { anotherConnection, connectRedis } from "./redis-client.ts";
 import { SessionRouter } from "./session-router.ts";
 import { PendingTriggers, Takeover } from "./takeover.ts";
 
@@ -29,6 +33,8 @@ export interface ClusterParts {
   /** Settles a dead instance's turns and answers its pending triggers, in a session this instance owns. */
   recover(work: RecoveryWork): Promise<void>;
   storage: () => StorageStatus;
+  /** Takes in config edits and plugin switches made on another instance. */
+  adopt: ConfigAdopter;
   logger: Logger;
 }
 
@@ -51,6 +57,15 @@ export interface Cluster {
   triggersSettled(sessionId: string, triggerIds: readonly string[]): void;
   /** Every live instance. */
   instances(): Promise<InstanceInfo[]>;
+  /**
+   * Publishes what `local` (this instance's timeline) stores to the other instances; returns
+   * what the console follows live: `local`'s events and theirs, tagged with `instance`.
+   */
+  shareTimeline(local: LiveTimeline): LiveTimeline;
+  /** The config file text this instance's console just saved: every other instance adopts it. */
+  configSaved(text: string): void;
+  /** A plugin or component the `/plugins` command switched here: every other instance follows. */
+  pluginSwitched(ref: string, enabled: boolean): void;
   /** Starts the heartbeat, the inbox and forward-ws dialling by lease. */
   start(): Promise<void>;
   /** Lets go of sessions and dial leases and leaves; what is left is taken over by the others. */
@@ -68,9 +83,19 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
       .slice(0, 40)}-${process.pid}`;
   const log = logger.child({ instance: id });
   const redis = await connectRedis(settings.redisUrl, `tsumugi:${id}`, log);
-  const reader = redis.duplicate();
-  await reader.connect();
+  const reader = await anotherConnection(redis, "inbox", log);
+  // Pub/sub (live events, config edits) needs a connection of its own.
+  const subscriber = await anotherConnection(redis, "pub/sub", log);
   const keys = new ClusterKeys(settings.keyPrefix);
+  const events = new EventRelay(
+    new ClusterChannel<StoredMonitorEvent>(redis, subscriber, keys.events, id, log),
+    log,
+  );
+  const configs = new ConfigRelay(
+    new ClusterChannel<ConfigNews>(redis, subscriber, keys.config, id, log),
+    parts.adopt,
+    log,
+  );
   const startedAt = Date.now();
   const localAccounts = () =>
     [...parts.platformAdapters.values()].flatMap((adapter) =>
@@ -178,12 +203,16 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     triggerAccepted: (message) => pending.accepted(message),
     triggersSettled: (sessionId, triggerIds) => pending.settled(sessionId, triggerIds),
     instances: () => coordinator.instances(),
+    shareTimeline: (local) => events.share(local),
+    configSaved: (text) => configs.publish({ file: text }),
+    pluginSwitched: (ref, enabled) => configs.publish({ plugin: ref, enabled }),
     start: async () => {
       coordinator.onBeat(() => sessions.beat());
       coordinator.onBeat(() => registry.beat());
       coordinator.onBeat(() => dials.beat());
       coordinator.onBeat(() => takeover.beat());
       await coordinator.join();
+      await Promise.all([events.start(), configs.start()]);
       inbox.start(handle);
       // Triggers this instance's previous run accepted and never started (it restarted too fast
       // for the others to notice it was gone).
@@ -199,7 +228,9 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
       // What others post from now on waits in the inbox for whoever takes over what is left.
       await inbox.stop();
       await coordinator.leave();
+      events.stop();
       reader.disconnect();
+      subscriber.disconnect();
       redis.disconnect();
     },
   };

@@ -7,6 +7,7 @@ export const clusterSchema = group(
   {
     redisUrl: formattedString("redis-url", {
       default: "",
+      writeOnly: true,
       description:
         'Redis that the instances coordinate through, e.g. "redis://:password@10.0.0.5:6379/0"; empty: no cluster.',
     }),

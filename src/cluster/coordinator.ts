@@ -62,6 +62,8 @@ export class Coordinator {
   #beating: Promise<void> | undefined;
   /** Set while heartbeats fail, so an outage is one log line, not one per beat. */
   #failing = false;
+  /** When the heartbeat last came back from an outage (0: never failed). */
+  #backAt = 0;
 
   constructor(
     readonly redis: Redis,
@@ -75,7 +77,6 @@ export class Coordinator {
   /** Registers the instance and starts its heartbeat. */
   async join(): Promise<void> {
     await this.#publish();
-    await this.redis.sadd(this.keys.instances, this.id);
     this.#timer = setInterval(() => void this.beat(), Math.max(200, Math.floor(this.leaseMs / 3)));
     this.#timer.unref();
   }
@@ -106,7 +107,10 @@ export class Coordinator {
       this.#failing = true;
       return;
     }
-    if (this.#failing) this.logger.warn("cluster heartbeat back");
+    if (this.#failing) {
+      this.logger.warn("cluster heartbeat back");
+      this.#backAt = Date.now();
+    }
     this.#failing = false;
     for (const task of this.#tasks) {
       try {
@@ -119,7 +123,22 @@ export class Coordinator {
 
   async #publish(): Promise<void> {
     const info = { ...this.describe(), seenAt: Date.now() };
-    await this.redis.set(this.keys.instance(this.id), JSON.stringify(info), "PX", this.leaseMs);
+    // Joined again at every beat: an instance taken over while it was only paused (or a Redis
+    // that lost its data) must be listed, counted and watched again.
+    await this.redis
+      .multi()
+      .set(this.keys.instance(this.id), JSON.stringify(info), "PX", this.leaseMs)
+      .sadd(this.keys.instances, this.id)
+      .exec();
+  }
+
+  /**
+   * Whether this instance's view of the others can be trusted: false for two leases after its
+   * own heartbeat came back from an outage, when every other heartbeat may have lapsed too
+   * (they could not reach Redis either) although those instances are alive.
+   */
+  get settled(): boolean {
+    return Date.now() - this.#backAt >= 2 * this.leaseMs;
   }
 
   /** Takes `key` for this instance unless another holds it; resolves with the holder's id. */

@@ -75,24 +75,27 @@ export class Inbox {
   start(handle: (envelope: Envelope) => Promise<void>): void {
     this.#running = true;
     this.#loop = (async () => {
+      let failing = false;
       while (this.#running) {
         let popped: [string, string] | null;
         try {
           popped = await this.reader.blpop(this.keys.inbox(this.id), POLL_SECONDS);
+          failing = false;
         } catch (error) {
           if (!this.#running) break;
-          this.logger.warn({ err: error }, "cluster inbox read failed; retrying");
+          // The connection's own outage line says Redis is gone; this says what waits for it.
+          if (!failing)
+            this.logger.warn({ err: error }, "cluster inbox unreadable; retrying until Redis answers");
+          failing = true;
           await new Promise((resolve) => setTimeout(resolve, 500));
           continue;
         }
         const envelope = popped && parseEnvelope(popped[1], this.logger);
         if (!envelope) continue;
         if (envelope.type === "answer") this.#answered(envelope);
-        else if (envelope.type === "call") void handle(envelope);
-        else
-          await handle(envelope).catch((error: unknown) =>
-            this.logger.error({ err: error }, "cluster inbox work failed"),
-          );
+        else if (envelope.type === "call")
+          void handle(envelope).catch((error: unknown) => this.#failed(error));
+        else await handle(envelope).catch((error: unknown) => this.#failed(error));
       }
     })();
   }
@@ -182,6 +185,10 @@ export class Inbox {
     }
     await this.redis.del(this.keys.inbox(of));
     return drained;
+  }
+
+  #failed(error: unknown): void {
+    this.logger.error({ err: error }, "cluster inbox work failed");
   }
 
   #answered(answer: Extract<Envelope, { type: "answer" }>): void {

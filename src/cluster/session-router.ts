@@ -89,7 +89,17 @@ export class SessionRouter {
       owned.activeAt = Date.now();
       return true;
     }
-    const holder = await this.claimLive(origin.sessionId);
+    let holder: string;
+    try {
+      holder = await this.claimLive(origin.sessionId);
+    } catch (error) {
+      // Redis is down: as in `route`, answering without the lease beats not answering.
+      this.deps.logger.warn(
+        { err: error, sessionId: origin.sessionId },
+        "cannot reach Redis; running the turn here",
+      );
+      return true;
+    }
     if (holder === this.deps.coordinator.id) this.#take(origin);
     return holder === this.deps.coordinator.id;
   }
@@ -117,7 +127,10 @@ export class SessionRouter {
     for (const key of lost) {
       const sessionId = key.slice(coordinator.keys.session("").length);
       this.#owned.delete(sessionId);
-      logger.warn({ sessionId }, "lost the lease of a session (this instance was too slow to renew it)");
+      logger.warn(
+        { sessionId },
+        "lost the lease of a session (not renewed in time: a pause or a Redis outage)",
+      );
     }
     const now = Date.now();
     for (const [sessionId, owned] of this.#owned) {
@@ -169,7 +182,16 @@ export class SessionRouter {
       this.deps.ingest(message);
       return;
     }
-    await this.deps.inbox.post(holder, { type: "message", message, hops: hops + 1 });
+    try {
+      await this.deps.inbox.post(holder, { type: "message", message, hops: hops + 1 });
+    } catch (error) {
+      // Too large to hand over, or Redis failed just now: taken in here rather than lost.
+      logger.warn(
+        { err: error, sessionId: message.sessionId, holder },
+        "could not hand a message over; taking it in here",
+      );
+      this.deps.ingest(message);
+    }
   }
 
   #take(origin: Pick<ChatMessage, "sessionId" | "adapterId" | "selfId">): void {

@@ -83,6 +83,7 @@ export class Takeover {
 
   async beat(): Promise<void> {
     const { coordinator } = this.deps;
+    if (!coordinator.settled) return;
     for (const dead of await coordinator.dead()) {
       const won = await coordinator.redis.set(
         coordinator.keys.takeover(dead),

@@ -12,9 +12,14 @@ export interface ConfigDiff {
   restartRequired: string[];
 }
 
-/** The listening socket, the database and the platform connections are set up once at start. */
+/** The listening socket, the database, the cluster and the platform connections are set up once at start. */
 function needsRestart(key: string): boolean {
-  return key === "adapters" || key.startsWith("server.") || key.startsWith("storage.");
+  return (
+    key === "adapters" ||
+    key.startsWith("server.") ||
+    key.startsWith("storage.") ||
+    key.startsWith("cluster.")
+  );
 }
 
 export function diffConfig(previous: TsumugiConfig, next: TsumugiConfig): ConfigDiff {

@@ -12,6 +12,8 @@ export interface BuiltinCommandDeps {
   tools: ToolRegistry;
   host: PluginHost;
   approvals: ApprovalService;
+  /** A plugin or component `/plugins` switched on or off (in a cluster, the others follow). */
+  switched?: (ref: string, enabled: boolean) => void;
 }
 
 type Handler = (
@@ -36,7 +38,7 @@ export function registerBuiltinCommands(deps: BuiltinCommandDeps): Disposer {
         usage: "[list | enable <id[.组件]> | disable <id[.组件]> | reload <id>]",
         admin_only: true,
       },
-      async (match) => pluginsCommand(deps.host, match.args),
+      async (match) => pluginsCommand(deps, match.args),
     ),
     add(
       "approve",
@@ -72,7 +74,8 @@ function helpText(deps: BuiltinCommandDeps, call: CallContext & { isAdmin: boole
   ].join("\n");
 }
 
-async function pluginsCommand(host: PluginHost, args: string[]): Promise<string> {
+async function pluginsCommand(deps: BuiltinCommandDeps, args: string[]): Promise<string> {
+  const { host } = deps;
   const [action = "list", target] = args;
   if (action === "list") return host.list().map(describePlugin).join("\n") || "没有插件。";
   if (!target) return "用法：/plugins enable|disable <插件id[.组件]>，/plugins reload <插件id>";
@@ -81,6 +84,7 @@ async function pluginsCommand(host: PluginHost, args: string[]): Promise<string>
   else if (action === "disable") result = await host.disable(target);
   else if (action === "reload") result = await host.reload(target);
   else return `不认识的操作 ${action}：可用 list、enable、disable、reload`;
+  if (result.ok && action !== "reload") deps.switched?.(target, action === "enable");
   return result.ok ? describePlugin(result.status) : `失败：${result.error}`;
 }
 

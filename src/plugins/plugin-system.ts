@@ -41,6 +41,8 @@ export interface PluginSystemOptions {
   watch?: boolean;
   /** Plugins from elsewhere (MCP servers), listed and switched with the others. */
   external?: ExternalPlugins;
+  /** A plugin or component the `/plugins` command switched on or off (in a cluster, the others follow). */
+  switched?: (ref: string, enabled: boolean) => void;
 }
 
 /** Loading and lifecycle of plugins into the component set; `app.ts` wires the set to the stages. */
@@ -116,6 +118,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
         tools: components.tools,
         host: started,
         approvals: components.approvals,
+        ...(options.switched ? { switched: options.switched } : {}),
       });
       await started.start();
     },

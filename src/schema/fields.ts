@@ -18,7 +18,8 @@ export function stringEnum<const Values extends readonly string[]>(
 
 export function formattedString(
   format: ConfigFormatName,
-  options: { description: string; default?: string },
+  /** `writeOnly`: the value is a secret (a URL with a password): masked by the console, redacted in logs. */
+  options: { description: string; default?: string; writeOnly?: boolean },
 ) {
   return Type.String({ format, ...options });
 }

@@ -2,8 +2,10 @@ import type { Static } from "@sinclair/typebox";
 import { count, formattedString, group } from "../schema/fields.ts";
 
 export const storageSchema = group("Where messages and state are stored.", {
+  // A secret: a PostgreSQL URL carries the password.
   url: formattedString("storage-url", {
     default: "sqlite:./data/tsumugi.db",
+    writeOnly: true,
     description:
       'Database: "sqlite:PATH" (relative to the working directory), "sqlite::memory:", or a PostgreSQL server "postgres://user:password@host:5432/database" (also "postgresql://"; needed to run several instances on one database).',
   }),

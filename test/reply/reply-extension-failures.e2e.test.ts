@@ -6,7 +6,7 @@ import type { BotHarness } from "../support/bot-harness.ts";
 import { ALICE, GROUP, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
-import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import type { RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { extensionPlugin, forgetSeen, seenCalls, sendActions } from "./extension-fixtures.ts";
 
 const failing = (name: string, beforeSend: string, options = "{ parameters: {} }") => ({
@@ -159,7 +159,10 @@ describe("a failing reply extension fails the whole reply and sends nothing (see
   it("gives concurrent replies distinct reply_ids, each the same in both phases", async () => {
     const slowAnswer = { text: "一起回复", delayMs: 300 };
     const select = { toolCalls: [{ name: "reply", arguments: { plugin_options: { "fickle.ext": {} } } }] };
-    llm.enqueue(select, select, slowAnswer, slowAnswer);
+    // By request, not by arrival: one turn's replyer may ask before the other's planner.
+    const answer = (request: RecordedLlmRequest) =>
+      request.toolNames.includes("reply") ? select : slowAnswer;
+    llm.enqueue(answer, answer, answer, answer);
     qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("一") });
     qq.pushGroupMessage({ groupId: OTHER_GROUP, userId: ALICE, message: mention("二") });
     await bot.turnFinished(++turns);

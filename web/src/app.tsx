@@ -6,6 +6,7 @@ import { ChatsPage } from "./pages/chats.tsx";
 import { ConfigPage } from "./pages/config.tsx";
 import { ConnectPage } from "./pages/connect.tsx";
 import { LoginPage } from "./pages/login.tsx";
+import { InstancesPage } from "./pages/instances.tsx";
 import { McpPage } from "./pages/mcp.tsx";
 import { MemoryPage } from "./pages/memory.tsx";
 import { ModelsPage } from "./pages/models.tsx";
@@ -26,6 +27,7 @@ const NAV: Array<{ path: string; label: TextKey }> = [
   { path: "/models", label: "navModels" },
   { path: "/plugins", label: "navPlugins" },
   { path: "/mcp", label: "navMcp" },
+  { path: "/instances", label: "navInstances" },
   { path: "/config", label: "navConfig" },
   { path: "/setup", label: "navSetup" },
   { path: "/connect", label: "navConnect" },
@@ -141,6 +143,7 @@ function Page({
   if (path.startsWith("/models")) return <ModelsPage />;
   if (path.startsWith("/plugins")) return <PluginsPage />;
   if (path.startsWith("/mcp")) return <McpPage />;
+  if (path.startsWith("/instances")) return <InstancesPage />;
   if (path.startsWith("/config")) return <ConfigPage onSaved={refreshStatus} />;
   if (path.startsWith("/setup")) return <SetupPage status={status} onSaved={refreshStatus} />;
   if (path.startsWith("/connect")) return <ConnectPage />;

@@ -4,6 +4,7 @@
  */
 
 export type {
+  ClusterAnswer,
   ConnectInfo,
   ConsoleStatus,
   MemoryDetail,
@@ -16,6 +17,7 @@ export type {
   TurnDetail,
   UsageRow,
 } from "../../src/api/types.ts";
+export type { InstanceInfo } from "../../src/cluster/coordinator.ts";
 export type { McpServerStatus, McpToolStatus } from "../../src/mcp/status.ts";
 export type { MemoryEntry, MemoryOrigin } from "../../src/memory/types.ts";
 export type { ChatMessage } from "../../src/message/inbound.ts";

@@ -70,7 +70,9 @@ export class PgBatchWriter<T> implements PgTickWriter {
   async flush(): Promise<void> {
     if (this.#delay !== undefined) clearTimeout(this.#delay);
     this.#delay = undefined;
-    if (this.#queue.length > 0) this.#options.tick.schedule(this);
+    // Every row of this queue is committed: a read need not wait for other stores' commits.
+    if (this.#queue.length === 0) return;
+    this.#options.tick.schedule(this);
     await this.#options.tick.run();
   }
 
@@ -81,9 +83,13 @@ export class PgBatchWriter<T> implements PgTickWriter {
     await this.flush();
   }
 
-  async writeQueued(tx: PgQuery): Promise<void> {
+  async writeQueued(tx: PgQuery, isolated: boolean): Promise<void> {
     const batch = this.#queue.slice();
     this.#writing = batch.length;
+    if (!isolated) {
+      await this.#options.writeBatch(tx, batch);
+      return;
+    }
     try {
       await inSavepoint(tx, () => this.#options.writeBatch(tx, batch));
     } catch (error) {

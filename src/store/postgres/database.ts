@@ -67,6 +67,14 @@ export class PgDatabase implements PgQuery {
     pool.on("error", (error) => {
       logger.warn({ reason: withoutPassword(errorText(error), url), location }, "PostgreSQL connection lost");
     });
+    // JIT compiling a query takes tens to hundreds of milliseconds, and the planner asks for it
+    // on small tables it has no statistics for yet (the memory search did, on every turn): our
+    // queries are short, so it only ever costs. Queued ahead of the connection's first query.
+    pool.on("connect", (client) => {
+      client.query("SET jit = off").catch((error: unknown) => {
+        logger.debug({ reason: errorText(error), location }, "could not turn PostgreSQL's JIT off");
+      });
+    });
     const db = new PgDatabase(pool, location);
     try {
       await applyPgMigrations(db, migrations, logger);

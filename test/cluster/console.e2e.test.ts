@@ -1,0 +1,124 @@
+/**
+ * The console of any instance shows the whole cluster (issue 20): every instance, the other
+ * instances' live events, and a config saved on one instance (or a plugin switched by command)
+ * applied on the others.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { apiClient } from "../support/api-client.ts";
+import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { ALICE, mention, plain } from "../support/messages.ts";
+import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { freshPostgresUrl } from "../support/postgres-server.ts";
+import { freshRedis } from "../support/redis-server.ts";
+import { openSse } from "../support/sse-client.ts";
+import { waitFor } from "../support/wait.ts";
+import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
+
+const ACCOUNT = "10001";
+const GROUP = "20001";
+const ADMIN = "39999";
+
+let a: BotHarness;
+let b: BotHarness;
+let qq: OneBotStandIn;
+const plugins = new PluginSandbox();
+
+beforeAll(async () => {
+  const [databaseUrl, redis] = await Promise.all([freshPostgresUrl(), freshRedis()]);
+  plugins.add("hello", { "index.ts": classPlugin(`@Tool("hello", { description: "打招呼" }) hello() { return {}; }`) });
+  const instance = (id: string) =>
+    startBot({
+      configFile: true,
+      config: {
+        storage: { url: databaseUrl },
+        plugins: { dirs: [plugins.root] },
+        bot: { admins: [ADMIN] },
+        cluster: { redisUrl: redis.url, instanceId: id, keyPrefix: redis.keyPrefix.replace(/:$/, "") },
+      },
+    });
+  a = await instance("a");
+  b = await instance("b");
+  qq = new OneBotStandIn({ selfId: ACCOUNT });
+  await qq.connectReverse(a.wsUrl);
+});
+
+afterAll(async () => {
+  await qq?.close();
+  await b?.dispose();
+  await a?.dispose();
+  plugins.remove();
+});
+
+it("lists every instance on the console of each", async () => {
+  for (const bot of [a, b]) {
+    const answer = await apiClient(bot.baseUrl).get("/api/cluster");
+    expect(answer.status).toBe(200);
+    expect(answer.body.enabled).toBe(true);
+    expect(answer.body.self).toBe(bot === a ? "a" : "b");
+    const instances = answer.body.instances as Array<{ id: string; address: string; pid: number }>;
+    expect(instances.map((instance) => instance.id).sort()).toEqual(["a", "b"]);
+    const port = (of: BotHarness) => String(new URL(of.baseUrl).port);
+    expect(instances.find((instance) => instance.id === "a")?.address).toMatch(new RegExp(`:${port(a)}$`));
+    expect(instances.find((instance) => instance.id === "b")?.address).toMatch(new RegExp(`:${port(b)}$`));
+  }
+});
+
+it("shows an event of one instance on the live timeline of the other, stored once", async () => {
+  const stream = await openSse(`${b.baseUrl}/api/monitor/stream`, {});
+  try {
+    const messageId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("在吗", ACCOUNT) });
+    const shown = (await stream.waitFor(
+      (event, data) =>
+        event === "monitor" && (data as { data?: { messageId?: string } }).data?.messageId === messageId,
+      10_000,
+    )) as { type: string; id: number; instance?: string };
+    expect(shown).toMatchObject({ type: "message.ingested", instance: "a", id: expect.any(Number) });
+    const onA = await a.waitForEvent("message.ingested", (event) => event.data.messageId === messageId);
+    expect(onA.data.trigger).not.toBeNull();
+    // Not emitted again on B: its timeline would store a second copy of what A stored.
+    expect(b.events.some((event) => event.data.messageId === messageId)).toBe(false);
+  } finally {
+    stream.close();
+  }
+});
+
+it("applies a config saved on one instance's console on the other, keeping each one's id", async () => {
+  const api = apiClient(b.baseUrl);
+  const current = await api.get("/api/config");
+  expect(current.body.editable).toBe(true);
+  const edited = parse(current.body.yaml as string) as Record<string, Record<string, unknown>>;
+  edited.bot = { ...edited.bot, name: "紬二号" };
+  const saved = await api.put("/api/config", { yaml: stringify(edited) });
+  expect(saved.status).toBe(200);
+
+  await waitFor(
+    async () => (await apiClient(a.baseUrl).get("/api/status")).body.bot.name === "紬二号",
+    10_000,
+    "the config saved on B applied on A",
+  );
+  const fileOfA = parse(readFileSync(a.configFile as string, "utf8")) as { cluster: { instanceId: string } };
+  expect(fileOfA.cluster.instanceId).toBe("a");
+});
+
+it("switches a plugin off on every instance when an admin switches it off with /plugins on one", async () => {
+  const stateOn = async (bot: BotHarness) => {
+    const listed = (await apiClient(bot.baseUrl).get("/api/plugins")).body.plugins as Array<{
+      id: string;
+      state: string;
+    }>;
+    return listed.find((plugin) => plugin.id === "hello")?.state;
+  };
+  expect([await stateOn(a), await stateOn(b)]).toEqual(["enabled", "enabled"]);
+
+  qq.pushGroupMessage({ groupId: GROUP, userId: ADMIN, message: plain("/plugins disable hello") });
+  await qq.waitForSent((sent) => String(sent.text).includes("已停用"), 10_000);
+
+  // The command ran on one instance; the other followed.
+  await waitFor(
+    async () => (await stateOn(a)) === "disabled" && (await stateOn(b)) === "disabled",
+    10_000,
+    "hello disabled on both instances",
+  );
+});
