@@ -34,6 +34,8 @@ export default defineConfig({
           ...shared,
           name: "postgres",
           include: WHOLE_BOT_STORAGE_TESTS,
+          // The cluster's tests run on PostgreSQL already.
+          exclude: ["test/cluster/**"],
           env: { TSUMUGI_TEST_STORAGE: "postgres" },
         },
       },

@@ -462,7 +462,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // stays first in its session; they wait for their account to connect before they start.
   // In a cluster, only this instance's own turns: those of instances that died are taken over
   // by whichever instance notices first (src/cluster/takeover.ts).
-  await recoverInterruptedTurns(recoveryParts(), cluster && ((turn) => turn.instanceId === cluster.id));
+  if (!(await cluster?.takenOver())) {
+    await recoverInterruptedTurns(recoveryParts(), cluster && ((turn) => turn.instanceId === cluster.id));
+  }
   await cluster?.start();
   for (const adapter of adapters.values()) {
     // In a cluster a forward-ws adapter is dialled by the one instance holding its lease.

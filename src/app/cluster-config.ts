@@ -77,8 +77,7 @@ function withOwnKeys(text: string, current: string): string {
     const node = own.getIn(path, true);
     if (node === undefined) {
       if (adopted.hasIn(path)) adopted.deleteIn(path);
-    }
-    else adopted.setIn(path, node);
+    } else adopted.setIn(path, node);
   }
   return adopted.toString();
 }

@@ -58,6 +58,11 @@ export interface Cluster {
   /** Every live instance. */
   instances(): Promise<InstanceInfo[]>;
   /**
+   * Whether another instance is taking (or took, within the last minute) this one's work over:
+   * then that one settles its interrupted turns, not this instance restarted under the same name.
+   */
+  takenOver(): Promise<boolean>;
+  /**
    * Publishes what `local` (this instance's timeline) stores to the other instances; returns
    * what the console follows live: `local`'s events and theirs, tagged with `instance`.
    */
@@ -203,6 +208,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     triggerAccepted: (message) => pending.accepted(message),
     triggersSettled: (sessionId, triggerIds) => pending.settled(sessionId, triggerIds),
     instances: () => coordinator.instances(),
+    takenOver: async () => (await redis.exists(keys.takeover(id))) === 1,
     shareTimeline: (local) => events.share(local),
     configSaved: (text) => configs.publish({ file: text }),
     pluginSwitched: (ref, enabled) => configs.publish({ plugin: ref, enabled }),

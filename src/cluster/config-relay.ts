@@ -49,11 +49,13 @@ export class ConfigRelay {
   }
 
   publish(news: ConfigNews): void {
-    this.channel.publish(news).catch((error: unknown) =>
-      this.logger.error(
-        { err: error },
-        "could not hand a config change to the other instances: they keep theirs until edited",
-      ),
-    );
+    this.channel
+      .publish(news)
+      .catch((error: unknown) =>
+        this.logger.error(
+          { err: error },
+          "could not hand a config change to the other instances: they keep theirs until edited",
+        ),
+      );
   }
 }

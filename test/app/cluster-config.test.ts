@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the instance id is kept as written, a ${VAR} reference.
 /**
  * A config saved on another instance's console, adopted here (issue 20): written over this
  * instance's config file with its own instance id kept, or applied when it has no file.

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
+import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, mention, plain } from "../support/messages.ts";
@@ -13,8 +14,7 @@ import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
 import { freshRedis } from "../support/redis-server.ts";
 import { openSse } from "../support/sse-client.ts";
-import { waitFor } from "../support/wait.ts";
-import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import { sleep, waitFor } from "../support/wait.ts";
 
 const ACCOUNT = "10001";
 const GROUP = "20001";
@@ -27,7 +27,9 @@ const plugins = new PluginSandbox();
 
 beforeAll(async () => {
   const [databaseUrl, redis] = await Promise.all([freshPostgresUrl(), freshRedis()]);
-  plugins.add("hello", { "index.ts": classPlugin(`@Tool("hello", { description: "打招呼" }) hello() { return {}; }`) });
+  plugins.add("hello", {
+    "index.ts": classPlugin(`@Tool("hello", { description: "打招呼" }) hello() { return {}; }`),
+  });
   const instance = (id: string) =>
     startBot({
       configFile: true,
@@ -66,21 +68,33 @@ it("lists every instance on the console of each", async () => {
 });
 
 it("shows an event of one instance on the live timeline of the other, stored once", async () => {
-  const stream = await openSse(`${b.baseUrl}/api/monitor/stream`, {});
+  const [onA, onB] = await Promise.all([
+    openSse(`${a.baseUrl}/api/monitor/stream`, {}),
+    openSse(`${b.baseUrl}/api/monitor/stream`, {}),
+  ]);
   try {
-    const messageId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("在吗", ACCOUNT) });
-    const shown = (await stream.waitFor(
-      (event, data) =>
-        event === "monitor" && (data as { data?: { messageId?: string } }).data?.messageId === messageId,
-      10_000,
-    )) as { type: string; id: number; instance?: string };
+    const messageId = qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      message: mention("在吗", ACCOUNT),
+    });
+    const about = (event: string, data: unknown) =>
+      event === "monitor" && (data as { data?: { messageId?: string } }).data?.messageId === messageId;
+    const shown = (await onB.waitFor(about, 10_000)) as { type: string; id: number; instance?: string };
     expect(shown).toMatchObject({ type: "message.ingested", instance: "a", id: expect.any(Number) });
-    const onA = await a.waitForEvent("message.ingested", (event) => event.data.messageId === messageId);
-    expect(onA.data.trigger).not.toBeNull();
+    const emitted = await a.waitForEvent("message.ingested", (event) => event.data.messageId === messageId);
+    expect(emitted.data.trigger).not.toBeNull();
+    // A shows its own event once, untagged: what it publishes does not come back to it.
+    await onA.waitFor(about);
+    await sleep(200);
+    const own = onA.events.filter((entry) => about(entry.event, entry.data));
+    expect(own.map((entry) => entry.data)).toEqual([expect.not.objectContaining({ instance: "a" })]);
+    expect((own[0]?.data as { id: number }).id).toBe(shown.id);
     // Not emitted again on B: its timeline would store a second copy of what A stored.
     expect(b.events.some((event) => event.data.messageId === messageId)).toBe(false);
   } finally {
-    stream.close();
+    onA.close();
+    onB.close();
   }
 });
 

@@ -43,6 +43,7 @@ const ENDPOINTS: Array<{ method: string; path: string; body?: unknown }> = [
   { method: "POST", path: "/api/plugins/ping/reload", body: {} },
   { method: "PUT", path: "/api/plugins/ping/config", body: { config: {} } },
   { method: "GET", path: "/api/plugins/stream" },
+  { method: "GET", path: "/api/cluster" },
 ];
 
 describe("console API authorization", () => {

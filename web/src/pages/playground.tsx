@@ -81,8 +81,9 @@ export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
       );
     });
     const stopMonitor = followStream("/api/monitor/stream", (_event, data) => {
-      const event = data as StoredMonitorEvent;
-      if (event.sessionId !== sessionId || !event.replyId) return;
+      const event = data as StoredMonitorEvent & { instance?: string };
+      // Another instance's events (a cluster) are of its own playground, whatever the session's name.
+      if (event.instance !== undefined || event.sessionId !== sessionId || !event.replyId) return;
       const replyId = event.replyId;
       if (event.type === "vision.described") setDescribed((count) => count + 1);
       if (event.type === "message.sent") {
