@@ -42,6 +42,14 @@ describe("opening PostgreSQL storage", () => {
     );
   });
 
+  it("turns JIT compilation off on every connection: it cost each turn's memory search tens of ms", async () => {
+    const db = await PgDatabase.open(await freshPostgresUrl(), captureLog().logger);
+    // Two connections at once: the pool's and a transaction's.
+    const jit = await db.transaction(async (tx) => Promise.all([db.query("SHOW jit"), tx.query("SHOW jit")]));
+    await db.close();
+    expect(jit).toEqual([[{ jit: "off" }], [{ jit: "off" }]]);
+  });
+
   it("accepts postgresql:// and never shows the password in logs or errors", async () => {
     const url = withPassword(await freshPostgresUrl(), "postgresql:");
     const log = captureLog();

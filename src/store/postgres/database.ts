@@ -56,7 +56,14 @@ export class PgDatabase implements PgQuery {
     const location = pgLocation(url);
     const pool = new pg.Pool({
       connectionString: url,
+      // JIT compiling a query takes tens to hundreds of milliseconds, and the planner asks for it
+      // on small tables it has no statistics for yet (the memory search did, on every turn): our
+      // queries are short, so it only ever costs. Set at connection start-up: no extra query.
+      options: "-c jit=off",
       max: POOL_SIZE,
+      // One connection stays open however quiet the bot: a turn after a pause would otherwise
+      // pay for connecting (and authenticating) again.
+      min: 1,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       idleTimeoutMillis: IDLE_TIMEOUT_MS,
       keepAlive: true,
@@ -66,14 +73,6 @@ export class PgDatabase implements PgQuery {
     // without a listener the pool's error event would end the process.
     pool.on("error", (error) => {
       logger.warn({ reason: withoutPassword(errorText(error), url), location }, "PostgreSQL connection lost");
-    });
-    // JIT compiling a query takes tens to hundreds of milliseconds, and the planner asks for it
-    // on small tables it has no statistics for yet (the memory search did, on every turn): our
-    // queries are short, so it only ever costs. Queued ahead of the connection's first query.
-    pool.on("connect", (client) => {
-      client.query("SET jit = off").catch((error: unknown) => {
-        logger.debug({ reason: errorText(error), location }, "could not turn PostgreSQL's JIT off");
-      });
     });
     const db = new PgDatabase(pool, location);
     try {

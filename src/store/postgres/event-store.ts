@@ -42,10 +42,11 @@ const SELECT_TURNS = `
   ORDER BY s.id DESC LIMIT $3`;
 
 /**
- * Monitor events in the `monitor_events` table on PostgreSQL. Each batch is written in one
- * savepoint that also deletes what falls outside the retention limits. Ids are given on append,
- * not on commit, so the live stream carries the id an event is stored under; they come from
- * blocks reserved per instance (IdBlocks), so the count cap keeps the `maxEvents` highest ids.
+ * Monitor events in the `monitor_events` table on PostgreSQL. Each batch is written in the
+ * write tick's transaction, which also deletes what falls outside the retention limits. Ids are
+ * given on append, not on commit, so the live stream carries the id an event is stored under;
+ * they come from blocks reserved per instance (IdBlocks), so the count cap keeps the
+ * `maxEvents` highest ids.
  */
 export class PgMonitorEventStore implements MonitorEventStore {
   readonly #db: PgDatabase;

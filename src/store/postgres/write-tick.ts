@@ -10,15 +10,20 @@ import { isPgUnavailable } from "./storage-errors.ts";
 /** A queue that the write tick drains. */
 export interface PgTickWriter {
   /**
-   * Writes the rows queued now inside the tick's transaction, quarantining rows the database
-   * refuses. Throws only when the database cannot be written; its rows then stay queued.
+   * Writes the rows queued now inside the tick's transaction, as one plain batch: a row the
+   * database refuses fails the transaction. `isolated` (the redo of a transaction that failed
+   * so): in a savepoint, then row by row, quarantining the rows the database refuses; it throws
+   * only when the database cannot be written. Either way the rows stay queued until `settled`.
    */
-  writeQueued(tx: PgQuery): Promise<void>;
+  writeQueued(tx: PgQuery, isolated: boolean): Promise<void>;
   /** The transaction `writeQueued` wrote into ended: forget those rows when it committed. */
   settled(committed: boolean): void;
   /** Rows waiting for a commit. */
   readonly queued: number;
 }
+
+/** Writes into a tick's transaction; `isolated` as for `PgTickWriter.writeQueued`. */
+type TickWrite = (tx: PgQuery, isolated: boolean) => Promise<void>;
 
 export interface PgWriteTickOptions {
   /** Rows each store holds in memory while the database cannot be written; beyond it the oldest go. */
@@ -32,6 +37,10 @@ export interface PgWriteTickOptions {
  *
  * When the database cannot be written (the server is down, restarting or read-only) the rows
  * stay in the stores' queues — the spool — and the tick retries with backoff on a timer.
+ *
+ * A transaction writes each store's batch plainly, without savepoints (each costs two round
+ * trips). Only when the database refuses a row, which is rare, is it rolled back and redone
+ * with savepoints, so that the row is set aside alone.
  */
 export class PgWriteTick {
   readonly quarantine: PgQuarantine;
@@ -74,7 +83,7 @@ export class PgWriteTick {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
     await this.#settledInFlight();
-    if (this.#retry !== undefined || this.#dirty.size === 0) return;
+    if (this.#retry !== undefined || !this.#hasDirtyRows()) return;
     await this.#commit().catch(() => undefined);
   }
 
@@ -82,13 +91,18 @@ export class PgWriteTick {
    * Commits `write` now, even while degraded, together with everything scheduled before it;
    * resolves with its result. Rejects when the database cannot be written or refuses `write`
    * (whose writes alone are then undone: the scheduled rows are committed all the same).
+   * `write` may run twice, in a transaction that another row failed and in its redo.
    */
   async commitWith<T>(write: (tx: PgQuery) => Promise<T>): Promise<T> {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
     await this.#settledInFlight();
     let outcome: { value: T } | { error: unknown } | undefined;
-    await this.#commit(async (tx) => {
+    await this.#commit(async (tx, isolated) => {
+      if (!isolated) {
+        outcome = { value: await write(tx) };
+        return;
+      }
       try {
         outcome = { value: await inSavepoint(tx, () => write(tx)) };
       } catch (error) {
@@ -117,7 +131,7 @@ export class PgWriteTick {
     if (this.#retry) clearTimeout(this.#retry);
     this.#scheduled = this.#retry = undefined;
     await this.#settledInFlight();
-    if (this.#dirty.size > 0) await this.#commit().catch(() => undefined);
+    if (this.#hasDirtyRows()) await this.#commit().catch(() => undefined);
     this.#health.closed();
   }
 
@@ -125,6 +139,12 @@ export class PgWriteTick {
     let queued = 0;
     for (const writer of this.#writers) queued += writer.queued;
     return queued;
+  }
+
+  /** A writer scheduled may have had its rows committed since (by a transaction it joined late). */
+  #hasDirtyRows(): boolean {
+    for (const writer of this.#dirty) if (writer.queued > 0) return true;
+    return false;
   }
 
   #scheduleRun(): void {
@@ -137,8 +157,8 @@ export class PgWriteTick {
   }
 
   /** One transaction with every scheduled writer's rows (and `extra`); rejects when it failed. */
-  #commit(extra?: (tx: PgQuery) => Promise<void>): Promise<void> {
-    const writers = [...this.#dirty];
+  #commit(extra?: TickWrite): Promise<void> {
+    const writers = [...this.#dirty].filter((writer) => writer.queued > 0);
     this.#dirty.clear();
     const attempt = this.#attempt(writers, extra);
     this.#inFlight = attempt.then(
@@ -153,11 +173,12 @@ export class PgWriteTick {
     return attempt;
   }
 
-  async #attempt(writers: PgTickWriter[], extra?: (tx: PgQuery) => Promise<void>): Promise<void> {
+  async #attempt(writers: PgTickWriter[], extra?: TickWrite): Promise<void> {
     try {
-      await this.db.transaction(async (tx) => {
-        for (const writer of writers) await writer.writeQueued(tx);
-        if (extra) await extra(tx);
+      await this.#transaction(writers, extra, false).catch((error: unknown) => {
+        if (isPgUnavailable(error)) throw error;
+        // A row was refused and the transaction rolled back: redo it, setting that row aside.
+        return this.#transaction(writers, extra, true);
       });
     } catch (error) {
       for (const writer of writers) {
@@ -174,6 +195,13 @@ export class PgWriteTick {
       this.#retry = undefined;
       this.#health.succeeded();
     }
+  }
+
+  #transaction(writers: PgTickWriter[], extra: TickWrite | undefined, isolated: boolean): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      for (const writer of writers) await writer.writeQueued(tx, isolated);
+      if (extra) await extra(tx, isolated);
+    });
   }
 
   #degrade(error: unknown): void {

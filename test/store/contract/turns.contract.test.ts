@@ -97,6 +97,25 @@ forEachBackend((backend) => {
     expect(await afterCrash.messages.findByMessageId(SESSION, "7318462934586791234")).toBeDefined();
   });
 
+  it("fails a running turn the database refuses, yet commits the writes queued before it", async () => {
+    const stores = await backend.open();
+    stores.messages.append(groupMessage({ messageId: "1" }));
+    stores.messages.append(groupMessage({ messageId: "2" }));
+    await stores.turns.record(finished({ replyId: "r0" }));
+    // The status column accepts only the statuses a turn can have.
+    const refused = running({ status: "bogus" as TurnRecord["status"] });
+
+    await expect(stores.turns.begin(refused)).rejects.toThrow(/check|constraint/i);
+    const url = backend.urlOf(stores);
+    expect(await backend.committedRows(url, "SELECT message_id FROM messages ORDER BY id")).toEqual([
+      { message_id: "1" },
+      { message_id: "2" },
+    ]);
+    expect(await backend.committedRows(url, "SELECT reply_id FROM turns")).toEqual([{ reply_id: "r0" }]);
+    expect(await backend.committedRows(url, "SELECT COUNT(*) AS n FROM quarantine")).toEqual([{ n: 0 }]);
+    expect(stores.status().state).toBe("ok");
+  });
+
   it("replaces the running record with the outcome and lists only turns still running, oldest first", async () => {
     const { turns } = await backend.open();
     await turns.begin(running({ replyId: "r3", createdAt: 1_700_000_000_900 }));
