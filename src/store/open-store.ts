@@ -2,8 +2,8 @@ import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { RetentionLimits } from "../monitor/event-store.ts";
+import { assembleStores } from "./assemble-stores.ts";
 import type { MessageRetentionSettings } from "./config.ts";
-import { MessageRetention } from "./message-retention.ts";
 import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
 import { SqliteMonitorEventStore } from "./sqlite/event-store.ts";
 import { SqliteMemoryStore } from "./sqlite/memory-store.ts";
@@ -98,55 +98,25 @@ function openSqliteStores(file: string, logger: Logger, options: StoreOptions): 
   const turns = new SqliteTurnStore(db, logger, tick);
   const sends = new SqliteSendStore(db, logger, tick);
   const monitorEvents = new SqliteMonitorEventStore(db, options.monitorRetention, logger, tick);
-  const retention = new MessageRetention(
-    sqliteRetentionSteps(db),
-    options.messageRetention,
-    () => tick.status().state === "ok",
+  return assembleStores(
+    {
+      messages,
+      turns,
+      sends,
+      usage,
+      monitorEvents,
+      pictures: new SqlitePictureStore(db),
+      stickers: new SqliteStickerStore(db),
+      memories: new SqliteMemoryStore(db),
+      status: () => tick.status(),
+      retentionSteps: sqliteRetentionSteps(db),
+      closeDatabase: () => {
+        tick.close();
+        db.close();
+      },
+    },
     logger,
+    options,
+    { file },
   );
-  retention.start();
-  logger.info({ file }, "storage opened");
-  return {
-    messages,
-    history: messages,
-    turns,
-    sends,
-    usage,
-    monitorEvents,
-    pictures: new SqlitePictureStore(db),
-    stickers: new SqliteStickerStore(db),
-    memories: new SqliteMemoryStore(db),
-    status: () => tick.status(),
-    close: closeStores(logger, async (flush) => {
-      await retention.stop();
-      await flush([messages, usage, turns, sends, monitorEvents]);
-      tick.close();
-      db.close();
-    }),
-  };
-}
-
-/** Closes each queue in turn; a queue that fails to flush is logged and the others still close. */
-type FlushEach = (queues: ReadonlyArray<{ close(): Promise<void> }>) => Promise<void>;
-
-/** `Stores.close`: runs `closeAll` once, however often it is called. */
-export function closeStores(
-  logger: Logger,
-  closeAll: (flush: FlushEach) => Promise<void>,
-): () => Promise<void> {
-  const flush: FlushEach = async (queues) => {
-    for (const queue of queues) {
-      try {
-        await queue.close();
-      } catch (error) {
-        // Shutting down: lose this queue but still flush the others and close the database.
-        logger.error({ err: error }, "failed to flush a store while closing");
-      }
-    }
-  };
-  let closing: Promise<void> | undefined;
-  return () => {
-    closing ??= closeAll(flush);
-    return closing;
-  };
 }

@@ -1,10 +1,16 @@
 import { rankCandidates } from "../memory-ranking.ts";
+import {
+  MEMORY_COLUMNS,
+  type MemoryRow,
+  type SourceRow,
+  toMemoryEntry,
+  toMemorySource,
+} from "../memory-rows.ts";
 import { memoryEntryTerms, memoryQueryTerms } from "../memory-terms.ts";
 import type {
   MemoryEntry,
   MemoryHit,
   MemoryListQuery,
-  MemoryOrigin,
   MemorySearch,
   MemorySource,
   MemoryStore,
@@ -15,32 +21,7 @@ import { decodeVector, encodeVector } from "../memory-vectors.ts";
 import type { PgDatabase, PgQuery } from "./database.ts";
 import { findCandidates, reindex } from "./memory-search.ts";
 
-interface MemoryRow {
-  id: number;
-  subject: string;
-  subject_name: string;
-  content: string;
-  origin: string;
-  plugin_id: string | null;
-  session_id: string;
-  created_at: number;
-  updated_at: number;
-  confirmations: number;
-  confirmed_at: number;
-}
-
-interface SourceRow {
-  memory_id: number;
-  session_id: string;
-  message_id: string;
-  user_id: string;
-  time: number;
-}
-
 type MemoryChange = Parameters<MemoryStore["update"]>[1];
-
-const MEMORY_COLUMNS = `m.id, m.subject, m.subject_name, m.content, m.origin, m.plugin_id, m.session_id,
-  m.created_at, m.updated_at, m.confirmations, m.confirmed_at`;
 
 /**
  * Curated memory on PostgreSQL. Written straight away, not batched: memory writes are rare and
@@ -301,7 +282,7 @@ export class PgMemoryStore implements MemoryStore {
   /** The rows as entries, in the same order, each with its sources oldest first. */
   async #withSources(db: PgQuery, rows: MemoryRow[]): Promise<MemoryEntry[]> {
     if (rows.length === 0) return [];
-    const sources = await db.query<SourceRow>(
+    const sources = await db.query<SourceRow & { memory_id: number }>(
       `SELECT memory_id, session_id, message_id, user_id, time FROM memory_sources
        WHERE memory_id = ANY($1::bigint[]) ORDER BY time, id`,
       [rows.map((row) => row.id)],
@@ -309,15 +290,10 @@ export class PgMemoryStore implements MemoryStore {
     const byMemory = new Map<number, MemorySource[]>();
     for (const source of sources) {
       const list = byMemory.get(source.memory_id) ?? [];
-      list.push({
-        sessionId: source.session_id,
-        messageId: source.message_id,
-        userId: source.user_id,
-        time: source.time,
-      });
+      list.push(toMemorySource(source));
       byMemory.set(source.memory_id, list);
     }
-    return rows.map((row) => entryOf(row, byMemory.get(row.id) ?? []));
+    return rows.map((row) => toMemoryEntry(row, byMemory.get(row.id) ?? []));
   }
 }
 
@@ -350,21 +326,4 @@ async function deleteMemories(tx: PgQuery, ids: number[]): Promise<number[]> {
     [],
   );
   return deleted.map((row) => row.id).sort((a, b) => a - b);
-}
-
-function entryOf(row: MemoryRow, sources: MemorySource[]): MemoryEntry {
-  return {
-    id: row.id,
-    subject: row.subject as MemorySubject,
-    subjectName: row.subject_name,
-    content: row.content,
-    origin: row.origin as MemoryOrigin,
-    ...(row.plugin_id === null ? {} : { pluginId: row.plugin_id }),
-    sessionId: row.session_id,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    confirmations: row.confirmations,
-    confirmedAt: row.confirmed_at,
-    sources,
-  };
 }

@@ -8,6 +8,7 @@ import {
   type MessageRow,
   type MessageStoreOptions,
   messageValues,
+  toSessionSummary,
   toStoredMessage,
 } from "../sqlite/message-store.ts";
 import type {
@@ -94,13 +95,7 @@ export class PgMessageStore implements MessageStore, ChatHistory {
        ORDER BY s.last_id DESC LIMIT $2`,
       [search, query.limit],
     );
-    return rows.map((row) => ({
-      sessionId: row.session_id,
-      platform: row.platform,
-      chatType: row.chat_type,
-      messageCount: row.message_count,
-      last: toStoredMessage(row),
-    }));
+    return rows.map(toSessionSummary);
   }
 
   async messages(query: MessageQuery): Promise<StoredMessage[]> {

@@ -1,14 +1,10 @@
 import type { Logger } from "../../log/logger.ts";
+import { checkNotNewer, checkOrdered, type SchemaMigration } from "../schema-migrations.ts";
 import type { PgQuery } from "./database.ts";
 import { MONITOR_MEDIA_MEMORY_MIGRATION } from "./migration-2.ts";
 
-/** One schema change. Versions increase; an applied version never changes (add a new one instead). */
-export interface PgMigration {
-  version: number;
-  name: string;
-  /** Runs inside the migration's transaction. */
-  up(tx: PgQuery): Promise<void>;
-}
+/** One schema change; `up` runs inside the migration's transaction. */
+export type PgMigration = SchemaMigration<PgQuery, Promise<void>>;
 
 /** What the migration runner needs of the database: transactions. */
 export interface PgTransactions {
@@ -146,12 +142,7 @@ export async function applyPgMigrations(
     const ran = await db.transaction(async (tx) => {
       const done = await lockedAppliedVersions(tx);
       const newestApplied = Math.max(0, ...done);
-      if (newestApplied > newestKnown) {
-        // Running older code on a newer schema could silently corrupt data.
-        throw new Error(
-          `database schema version ${newestApplied} is newer than this build supports (${newestKnown})`,
-        );
-      }
+      checkNotNewer(newestApplied, newestKnown);
       if (done.has(migration.version)) return false;
       await migration.up(tx);
       await tx.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
@@ -180,13 +171,4 @@ async function lockedAppliedVersions(tx: PgQuery): Promise<Set<number>> {
   `);
   const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
   return new Set(rows.map((row) => row.version));
-}
-
-function checkOrdered(migrations: readonly PgMigration[]): void {
-  migrations.forEach((migration, index) => {
-    const previous = migrations[index - 1];
-    if (previous && migration.version <= previous.version) {
-      throw new Error(`migration ${migration.version} (${migration.name}) is out of order`);
-    }
-  });
 }

@@ -1,6 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
-import { MessageRetention } from "../message-retention.ts";
-import { closeStores, type StoreOptions } from "../open-store.ts";
+import { assembleStores } from "../assemble-stores.ts";
+import type { StoreOptions } from "../open-store.ts";
 import type { Stores } from "../types.ts";
 import { PgDatabase } from "./database.ts";
 import { PgMonitorEventStore } from "./event-store.ts";
@@ -39,30 +39,25 @@ export async function openPostgresStores(
   const usage = new PgUsageStore(db, logger, tick);
   const turns = new PgTurnStore(db, logger, tick);
   const sends = new PgSendStore(db, logger, tick);
-  const retention = new MessageRetention(
-    pgRetentionSteps(db),
-    options.messageRetention,
-    () => tick.status().state === "ok",
+  return assembleStores(
+    {
+      messages,
+      turns,
+      sends,
+      usage,
+      monitorEvents,
+      pictures: new PgPictureStore(db),
+      stickers: new PgStickerStore(db),
+      memories: new PgMemoryStore(db),
+      status: () => tick.status(),
+      retentionSteps: pgRetentionSteps(db),
+      closeDatabase: async () => {
+        await tick.close();
+        await db.close();
+      },
+    },
     logger,
+    options,
+    { database: db.location },
   );
-  retention.start();
-  logger.info({ database: db.location }, "storage opened");
-  return {
-    messages,
-    history: messages,
-    turns,
-    sends,
-    usage,
-    monitorEvents,
-    pictures: new PgPictureStore(db),
-    stickers: new PgStickerStore(db),
-    memories: new PgMemoryStore(db),
-    status: () => tick.status(),
-    close: closeStores(logger, async (flush) => {
-      await retention.stop();
-      await flush([messages, usage, turns, sends, monitorEvents]);
-      await tick.close();
-      await db.close();
-    }),
-  };
 }

@@ -1,15 +1,7 @@
+import { DESCRIPTION_COLUMNS, type DescriptionRow, toDescription } from "../sqlite/picture-store.ts";
 import type { PictureDescription, PictureDescriptionStore } from "../types.ts";
 import type { PgDatabase, PgQuery } from "./database.ts";
 
-interface DescriptionRow {
-  sha256: string;
-  kind: string;
-  description: string;
-  model: string;
-  created_at: number;
-}
-
-const COLUMNS = "d.sha256, d.kind, d.description, d.model, d.created_at";
 /** A file id can be reused for other content: the newest sighting wins. */
 const LINK = `INSERT INTO picture_file_ids (file_id, sha256) VALUES ($1, $2)
   ON CONFLICT (file_id) DO UPDATE SET sha256 = excluded.sha256`;
@@ -27,7 +19,7 @@ export class PgPictureStore implements PictureDescriptionStore {
 
   async findBySha256(sha256: string): Promise<PictureDescription | undefined> {
     const rows = await this.#db.query<DescriptionRow>(
-      `SELECT ${COLUMNS} FROM picture_descriptions d WHERE d.sha256 = $1`,
+      `SELECT ${DESCRIPTION_COLUMNS} FROM picture_descriptions d WHERE d.sha256 = $1`,
       [sha256],
     );
     return toDescription(rows[0]);
@@ -35,7 +27,7 @@ export class PgPictureStore implements PictureDescriptionStore {
 
   async findByFileId(fileId: string): Promise<PictureDescription | undefined> {
     const rows = await this.#db.query<DescriptionRow>(
-      `SELECT ${COLUMNS} FROM picture_file_ids f JOIN picture_descriptions d ON d.sha256 = f.sha256
+      `SELECT ${DESCRIPTION_COLUMNS} FROM picture_file_ids f JOIN picture_descriptions d ON d.sha256 = f.sha256
        WHERE f.file_id = $1`,
       [fileId],
     );
@@ -61,15 +53,4 @@ export class PgPictureStore implements PictureDescriptionStore {
 
 async function link(db: PgQuery, fileId: string, sha256: string): Promise<void> {
   await db.query(LINK, [fileId, sha256]);
-}
-
-function toDescription(row: DescriptionRow | undefined): PictureDescription | undefined {
-  if (!row) return undefined;
-  return {
-    sha256: row.sha256,
-    kind: row.kind === "sticker" ? "sticker" : "image",
-    description: row.description,
-    model: row.model,
-    createdAt: row.created_at,
-  };
 }

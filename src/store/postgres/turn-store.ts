@@ -10,10 +10,8 @@ import {
 import type { TurnRecord, TurnStore } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
-import { statementChunks, uncast, valuesList } from "./values-list.ts";
+import { insertRows } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
-
-const COLUMN_COUNT = TURN_COLUMNS.split(",").length;
 
 /**
  * Turns in the `turns` table. A turn's end is written in the database's batch of the
@@ -81,12 +79,7 @@ export class PgTurnStore implements TurnStore {
  */
 async function upsertTurns(tx: PgQuery, turns: readonly TurnRecord[]): Promise<void> {
   const latest = [...new Map(turns.map((turn) => [turn.replyId, turn])).values()];
-  for (const chunk of statementChunks(latest, COLUMN_COUNT)) {
-    await tx.query(
-      `INSERT INTO turns (${TURN_COLUMNS}) VALUES ${valuesList(chunk.length, uncast(COLUMN_COUNT))} ${TURN_REPLACES}`,
-      chunk.flatMap(turnValues),
-    );
-  }
+  await insertRows(tx, "turns", TURN_COLUMNS, latest, turnValues, TURN_REPLACES);
   for (const turn of latest) {
     if (turn.recoveredFrom === undefined) continue;
     await tx.query(

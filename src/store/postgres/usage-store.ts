@@ -10,10 +10,8 @@ import {
 import type { SessionTokens, UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
-import { statementChunks, uncast, valuesList } from "./values-list.ts";
+import { insertRows } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
-
-const COLUMN_COUNT = USAGE_COLUMNS.split(",").length;
 
 /** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
 export class PgUsageStore implements UsageStore {
@@ -68,10 +66,5 @@ export class PgUsageStore implements UsageStore {
 }
 
 async function insertUsage(tx: PgQuery, records: readonly UsageRecord[]): Promise<void> {
-  for (const chunk of statementChunks(records, COLUMN_COUNT)) {
-    await tx.query(
-      `INSERT INTO llm_usage (${USAGE_COLUMNS}) VALUES ${valuesList(chunk.length, uncast(COLUMN_COUNT))}`,
-      chunk.flatMap(usageValues),
-    );
-  }
+  await insertRows(tx, "llm_usage", USAGE_COLUMNS, records, usageValues);
 }

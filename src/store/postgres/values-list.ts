@@ -1,3 +1,5 @@
+import type { PgQuery } from "./database.ts";
+
 /** PostgreSQL takes at most 65535 parameters in one statement. */
 const MAX_PARAMETERS = 65_535;
 /** Rows per statement at most, so one statement's text stays small. */
@@ -30,4 +32,25 @@ export function valuesList(rows: number, casts: readonly string[]): string {
 /** `n` parameters without casts, for an INSERT's VALUES. */
 export function uncast(n: number): string[] {
   return Array.from({ length: n }, () => "");
+}
+
+/**
+ * Inserts `rows` into `table` (`columns` comma-separated, each row's `values` in that order),
+ * one multi-row statement per chunk; `suffix` follows the VALUES (an ON CONFLICT clause).
+ */
+export async function insertRows<T>(
+  tx: PgQuery,
+  table: string,
+  columns: string,
+  rows: readonly T[],
+  values: (row: T) => unknown[],
+  suffix = "",
+): Promise<void> {
+  const count = columns.split(",").length;
+  for (const chunk of statementChunks(rows, count)) {
+    await tx.query(
+      `INSERT INTO ${table} (${columns}) VALUES ${valuesList(chunk.length, uncast(count))} ${suffix}`,
+      chunk.flatMap(values),
+    );
+  }
 }

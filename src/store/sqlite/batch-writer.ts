@@ -1,22 +1,12 @@
-import type { Logger } from "../../log/logger.ts";
-import { errorText, isStorageUnavailable } from "./storage-errors.ts";
+import { type SpoolOptions, WriteSpool } from "../write-spool.ts";
+import { isStorageUnavailable } from "./storage-errors.ts";
 import type { TickWriter, WriteTick } from "./write-tick.ts";
 
-export interface BatchWriterOptions<T> {
-  /** Names the queue (the table) in log lines, errors and the quarantine. */
-  name: string;
+export interface BatchWriterOptions<T> extends SpoolOptions<T> {
   /** Writes rows; a `db.transaction`, so inside the tick it is a savepoint that fails whole. */
   writeBatch: (items: readonly T[]) => void;
-  logger: Logger;
   /** Commits this queue in one transaction per event-loop turn with the database's other stores. */
   tick: WriteTick;
-  /**
-   * Instead, gathers writes for this long before handing them to the tick: for bulky,
-   * non-critical records (monitor events) that need not be on disk at once.
-   */
-  delayMs?: number;
-  /** Rows that may go first when the spool is full (messages that triggered nothing). */
-  expendable?: (item: T) => boolean;
 }
 
 /**
@@ -26,60 +16,47 @@ export interface BatchWriterOptions<T> {
  */
 export class BatchWriter<T> implements TickWriter {
   readonly #options: BatchWriterOptions<T>;
-  #queue: T[] = [];
+  readonly #spool: WriteSpool<T>;
   /** How many rows at the head of the queue the current transaction holds. */
   #written = 0;
-  #delay: NodeJS.Timeout | undefined;
-  #closed = false;
 
   constructor(options: BatchWriterOptions<T>) {
     this.#options = options;
+    this.#spool = new WriteSpool(options, options.tick, () => options.tick.schedule(this));
     options.tick.register(this);
   }
 
   get queued(): number {
-    return this.#queue.length;
+    return this.#spool.items.length;
   }
 
   /** Rows not yet committed, oldest first. */
   pending(): readonly T[] {
-    return this.#queue;
+    return this.#spool.items;
   }
 
   push(item: T): void {
-    if (this.#closed) throw new Error(`${this.#options.name} store is closed`);
-    this.#queue.push(item);
-    const { delayMs, tick } = this.#options;
-    if (this.#queue.length > tick.spoolLimit) {
+    this.#spool.push(item, () => {
       // A burst that large in one turn is written now; only what the database refuses is dropped.
-      tick.run();
-      if (this.#queue.length > tick.spoolLimit) this.#dropOne();
-    }
-    if (delayMs === undefined) tick.schedule(this);
-    else
-      this.#delay ??= setTimeout(() => {
-        this.#delay = undefined;
-        tick.schedule(this);
-      }, delayMs);
+      this.#options.tick.run();
+      if (this.#spool.full) this.#spool.dropOne();
+    });
   }
 
   /** Commits everything queued now, unless the database cannot be written (then it stays spooled). */
   flush(): void {
-    if (this.#delay !== undefined) clearTimeout(this.#delay);
-    this.#delay = undefined;
-    if (this.#queue.length > 0) this.#options.tick.schedule(this);
+    this.#spool.undelay();
+    if (this.#spool.items.length > 0) this.#options.tick.schedule(this);
     this.#options.tick.run();
   }
 
   /** Writes what is queued and refuses further pushes. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.flush();
+    if (this.#spool.close()) this.flush();
   }
 
   writeQueued(): void {
-    const batch = this.#queue;
+    const batch = this.#spool.items;
     this.#written = 0;
     try {
       this.#options.writeBatch(batch);
@@ -93,7 +70,7 @@ export class BatchWriter<T> implements TickWriter {
   }
 
   committed(): void {
-    this.#queue.splice(0, this.#written);
+    this.#spool.items.splice(0, this.#written);
     this.#written = 0;
   }
 
@@ -112,17 +89,7 @@ export class BatchWriter<T> implements TickWriter {
       this.#options.tick.quarantine.keep(this.#options.name, item, rowError);
     } catch (error) {
       if (isStorageUnavailable(error)) throw error;
-      this.#options.logger.error(
-        { err: error, rowError: errorText(rowError) },
-        `lost a ${this.#options.name} row: it could not be stored nor quarantined`,
-      );
+      this.#spool.lost(rowError, error);
     }
-  }
-
-  #dropOne(): void {
-    const { expendable } = this.#options;
-    const index = expendable ? this.#queue.findIndex(expendable) : -1;
-    this.#queue.splice(Math.max(index, 0), 1);
-    this.#options.tick.dropped(1);
   }
 }

@@ -1,10 +1,16 @@
 import type { Database, Statement } from "better-sqlite3";
 import { CANDIDATES, type Candidate, rankCandidates } from "../memory-ranking.ts";
+import {
+  MEMORY_COLUMNS,
+  type MemoryRow,
+  type SourceRow,
+  toMemoryEntry,
+  toMemorySource,
+} from "../memory-rows.ts";
 import type {
   MemoryEntry,
   MemoryHit,
   MemoryListQuery,
-  MemoryOrigin,
   MemorySearch,
   MemorySource,
   MemoryStore,
@@ -14,31 +20,8 @@ import type {
 import { decodeVector, encodeVector } from "../memory-vectors.ts";
 import { matchExpression, subjectToken, termsOf } from "./memory-search.ts";
 
-interface MemoryRow {
-  id: number;
-  subject: string;
-  subject_name: string;
-  content: string;
-  origin: string;
-  plugin_id: string | null;
-  session_id: string;
-  created_at: number;
-  updated_at: number;
-  confirmations: number;
-  confirmed_at: number;
-}
-
-interface SourceRow {
-  session_id: string;
-  message_id: string;
-  user_id: string;
-  time: number;
-}
-
 type MemoryChange = Parameters<MemoryStore["update"]>[1];
 
-const MEMORY_COLUMNS = `m.id, m.subject, m.subject_name, m.content, m.origin, m.plugin_id, m.session_id,
-  m.created_at, m.updated_at, m.confirmations, m.confirmed_at`;
 /** Subjects filter: `?` is a JSON array of subjects. */
 const IN_SUBJECTS = "m.subject IN (SELECT value FROM json_each(?))";
 /** Excluded prefixes: `?` is a JSON array of prefixes (empty: none). */
@@ -366,25 +349,6 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   #entryOf(row: MemoryRow): MemoryEntry {
-    const sources = (this.#sources.all(row.id) as SourceRow[]).map((source) => ({
-      sessionId: source.session_id,
-      messageId: source.message_id,
-      userId: source.user_id,
-      time: source.time,
-    }));
-    return {
-      id: row.id,
-      subject: row.subject as MemorySubject,
-      subjectName: row.subject_name,
-      content: row.content,
-      origin: row.origin as MemoryOrigin,
-      ...(row.plugin_id === null ? {} : { pluginId: row.plugin_id }),
-      sessionId: row.session_id,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      confirmations: row.confirmations,
-      confirmedAt: row.confirmed_at,
-      sources,
-    };
+    return toMemoryEntry(row, (this.#sources.all(row.id) as SourceRow[]).map(toMemorySource));
   }
 }

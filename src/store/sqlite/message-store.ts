@@ -143,13 +143,7 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     const rows = this.#selectSessions.all({ search, limit: query.limit }) as Array<
       MessageRow & { message_count: number }
     >;
-    return rows.map((row) => ({
-      sessionId: row.session_id,
-      platform: row.platform,
-      chatType: row.chat_type,
-      messageCount: row.message_count,
-      last: toStoredMessage(row),
-    }));
+    return rows.map(toSessionSummary);
   }
 
   async messages(query: MessageQuery): Promise<StoredMessage[]> {
@@ -195,6 +189,17 @@ export function messageValues(message: ChatMessage): unknown[] {
     message.time,
     message.fromSelf ? 1 : 0,
   ];
+}
+
+/** A `sessions` row: the session's newest message and how many it holds. */
+export function toSessionSummary(row: MessageRow & { message_count: number }): SessionSummary {
+  return {
+    sessionId: row.session_id,
+    platform: row.platform,
+    chatType: row.chat_type,
+    messageCount: row.message_count,
+    last: toStoredMessage(row),
+  };
 }
 
 export function toStoredMessage(row: MessageRow): StoredMessage {

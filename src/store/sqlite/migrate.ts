@@ -1,5 +1,6 @@
 import type { Database } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
+import { checkNotNewer, checkOrdered } from "../schema-migrations.ts";
 import type { Migration } from "./migrations.ts";
 
 /**
@@ -24,12 +25,7 @@ export function applyMigrations(db: Database, migrations: readonly Migration[], 
   );
   const newestKnown = migrations.at(-1)?.version ?? 0;
   const newestApplied = Math.max(0, ...appliedVersions);
-  if (newestApplied > newestKnown) {
-    // Running older code on a newer schema could silently corrupt data.
-    throw new Error(
-      `database schema version ${newestApplied} is newer than this build supports (${newestKnown})`,
-    );
-  }
+  checkNotNewer(newestApplied, newestKnown);
 
   const recordApplied = db.prepare(
     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
@@ -45,13 +41,4 @@ export function applyMigrations(db: Database, migrations: readonly Migration[], 
     applied.push(migration.version);
   }
   return applied;
-}
-
-function checkOrdered(migrations: readonly Migration[]): void {
-  migrations.forEach((migration, index) => {
-    const previous = migrations[index - 1];
-    if (previous && migration.version <= previous.version) {
-      throw new Error(`migration ${migration.version} (${migration.name}) is out of order`);
-    }
-  });
 }

@@ -1,16 +1,13 @@
+import type { SchemaMigration } from "../schema-migrations.ts";
+
 /** Runs one or more SQL statements. */
 export type SqlRunner = (statements: string) => void;
 
 /**
- * One schema change. Versions increase; an applied version never changes (add a new one
- * instead). SQL stays plain (TEXT, INTEGER, standard DDL) so a Postgres port can reuse it
- * with little more than `INTEGER PRIMARY KEY` → an identity column.
+ * One SQLite schema change. SQL stays plain (TEXT, INTEGER, standard DDL) so a Postgres port
+ * can reuse it with little more than `INTEGER PRIMARY KEY` → an identity column.
  */
-export interface Migration {
-  version: number;
-  name: string;
-  up(sql: SqlRunner): void;
-}
+export type Migration = SchemaMigration<SqlRunner, void>;
 
 export const MIGRATIONS: readonly Migration[] = [
   {

@@ -1,7 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { PictureDescription, PictureDescriptionStore } from "../types.ts";
 
-interface DescriptionRow {
+export interface DescriptionRow {
   sha256: string;
   kind: string;
   description: string;
@@ -9,7 +9,7 @@ interface DescriptionRow {
   created_at: number;
 }
 
-const COLUMNS = "d.sha256, d.kind, d.description, d.model, d.created_at";
+export const DESCRIPTION_COLUMNS = "d.sha256, d.kind, d.description, d.model, d.created_at";
 
 /**
  * Picture descriptions. Written straight away, not batched: a row is one model call's worth,
@@ -22,9 +22,11 @@ export class SqlitePictureStore implements PictureDescriptionStore {
   readonly #link: Statement<[string, string]>;
 
   constructor(db: Database) {
-    this.#bySha256 = db.prepare(`SELECT ${COLUMNS} FROM picture_descriptions d WHERE d.sha256 = ?`);
+    this.#bySha256 = db.prepare(
+      `SELECT ${DESCRIPTION_COLUMNS} FROM picture_descriptions d WHERE d.sha256 = ?`,
+    );
     this.#byFileId = db.prepare(
-      `SELECT ${COLUMNS} FROM picture_file_ids f JOIN picture_descriptions d ON d.sha256 = f.sha256 WHERE f.file_id = ?`,
+      `SELECT ${DESCRIPTION_COLUMNS} FROM picture_file_ids f JOIN picture_descriptions d ON d.sha256 = f.sha256 WHERE f.file_id = ?`,
     );
     this.#insert = db.prepare(
       `INSERT INTO picture_descriptions (sha256, kind, description, model, created_at)
@@ -55,7 +57,7 @@ export class SqlitePictureStore implements PictureDescriptionStore {
   }
 }
 
-function toDescription(row: DescriptionRow | undefined): PictureDescription | undefined {
+export function toDescription(row: DescriptionRow | undefined): PictureDescription | undefined {
   if (!row) return undefined;
   return {
     sha256: row.sha256,
