@@ -18,6 +18,7 @@ import { cpus } from "node:os";
 import pg from "pg";
 import { buildServer, serverBuildIsStale } from "../scripts/build-server.ts";
 import { type BotProcess, startBotProcess } from "../test/support/bot-process.ts";
+import type { StandInSocket } from "../test/support/onebot-standin.ts";
 import { createPostgresDatabase, startPostgresServer } from "../test/support/postgres-server.ts";
 import { startRedisServer } from "../test/support/redis-server.ts";
 import { ScriptedLlmServer } from "../test/support/scripted-llm-server.ts";
@@ -56,6 +57,8 @@ interface Backend {
   storageUrl: string;
   redisUrl: string;
   keyPrefix: string;
+  /** Deadlocks PostgreSQL has detected in the database so far (each stalls its transactions for deadlock_timeout, 1 s). */
+  deadlocks(): Promise<number>;
 }
 
 /** The config keys that put an instance on `backend` as `instanceId`. */
@@ -164,9 +167,10 @@ function within(answered: Promise<void>, ms: number): Promise<boolean> {
 async function throughputRun(
   fresh: () => Promise<Backend>,
   instances: readonly string[],
-): Promise<{ turnsPerSecond: number; botCpuMsPerTurn: number; unanswered: number }> {
+): Promise<{ turnsPerSecond: number; botCpuMsPerTurn: number; unanswered: number; deadlocks: number }> {
   const llm = await zeroLatencyModel();
-  const bots = await startInstances(await fresh(), instances, llm);
+  const backend = await fresh();
+  const bots = await startInstances(backend, instances, llm);
   const load = new MentionLoad(ACCOUNTS);
   try {
     await connectAccounts(load, bots);
@@ -176,7 +180,7 @@ async function throughputRun(
     }));
     // Warm-up: one turn per group (sessions claimed, connections and caches warm).
     await Promise.all(
-      groups.map(({ account, group }) => within(load.mention(account, group).answered, 30_000)),
+      groups.map(({ account, group }) => within(load.mention(account, group).answered, ANSWER_TIMEOUT_MS)),
     );
     const cpuBefore = bots.reduce((sum, bot) => sum + cpuMs(bot.child.pid!), 0);
     const started = performance.now();
@@ -196,6 +200,7 @@ async function throughputRun(
       turnsPerSecond: Math.round((issued / elapsedMs) * 1000),
       botCpuMsPerTurn: round(botCpuMs / issued, 2),
       unanswered,
+      deadlocks: await backend.deadlocks(),
     };
   } finally {
     await load.close();
@@ -226,36 +231,91 @@ async function throughput(fresh: () => Promise<Backend>): Promise<Record<string,
     botCpuMsPerTurn: median(three.map((run) => run.botCpuMsPerTurn)),
     oneInstanceBotCpuMsPerTurn: median(one.map((run) => run.botCpuMsPerTurn)),
     unanswered: [...one, ...three].reduce((sum, run) => sum + run.unanswered, 0),
+    deadlocks: {
+      threeInstances: three.map((run) => run.deadlocks),
+      oneInstance: one.map((run) => run.deadlocks),
+    },
   };
 }
 
 interface Trigger {
   account: number;
+  /** The connection the mention was written to. */
+  socket: StandInSocket | undefined;
   group: string;
   messageId: string;
   pushedAt: number;
   answeredAt?: number;
 }
 
-/** Log lines at warn level or above, counted by message, per instance. */
+/** Log lines at warn level or above, counted by message and detail (reason or error), per instance. */
 function warnings(bots: BotProcess[], ids: readonly string[]): Record<string, Record<string, number>> {
   return Object.fromEntries(
     bots.map((bot, index) => {
       const counts: Record<string, number> = {};
       for (const line of bot.logs) {
-        if (Number(line.level) >= 40) counts[String(line.msg)] = (counts[String(line.msg)] ?? 0) + 1;
+        if (Number(line.level) < 40) continue;
+        const detail = [
+          line.reason,
+          line.error,
+          (line.err as { message?: unknown } | undefined)?.message,
+        ].find((value) => typeof value === "string");
+        // Ids and numbers differ from line to line; the kind of trouble does not.
+        const key =
+          detail === undefined
+            ? String(line.msg)
+            : `${line.msg}: ${detail.replace(/[0-9a-f-]{8,}|\d+/g, "…")}`;
+        counts[key] = (counts[key] ?? 0) + 1;
       }
       return [ids[index]!, counts];
     }),
   );
 }
 
+/** Whether `bot` logged the trigger's arrival (message ids are per account, so the group is matched too). */
+function received(bot: BotProcess, trigger: Trigger): boolean {
+  return bot.logs.some(
+    (line) =>
+      line.msg === "message received" &&
+      line.messageId === trigger.messageId &&
+      String(line.sessionId).endsWith(`:${trigger.group}`),
+  );
+}
+
+/** The turns stored for each trigger's group: "status on instance: reason". */
+async function storedTurns(storageUrl: string, triggers: Trigger[]): Promise<Map<string, string[]>> {
+  const client = new pg.Client({ connectionString: storageUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ session_id: string; line: string }>(
+      `SELECT session_id, status || ' on ' || coalesce(instance_id, '?') || ': ' || coalesce(reason, '') AS line
+       FROM turns WHERE session_id = ANY($1::text[]) ORDER BY created_at`,
+      [triggers.map((trigger) => `onebot:${trigger.account + 10_001}:group:${trigger.group}`)],
+    );
+    const byGroup = new Map<string, string[]>();
+    for (const row of rows) {
+      const group = row.session_id.slice(row.session_id.lastIndexOf(":") + 1);
+      byGroup.set(group, [...(byGroup.get(group) ?? []), row.line]);
+    }
+    return byGroup;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The accounts of the instance the take-over run kills (the first): connectAccounts gives it every third. */
+const onVictim = (account: number) => account % INSTANCES.length === 0;
+
 async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, unknown>> {
   const llm = await zeroLatencyModel();
-  const bots = await startInstances(await fresh(), INSTANCES, llm);
+  const backend = await fresh();
+  const bots = await startInstances(backend, INSTANCES, llm);
   const load = new MentionLoad(ACCOUNTS);
   try {
     await connectAccounts(load, bots);
+    const victimAccounts = load.accounts.map((_, account) => account).filter(onVictim);
+    const victimSockets = new Set(victimAccounts.map((account) => load.accounts[account]!.sockets()[0]));
+    const toVictim = (trigger: Trigger) => victimSockets.has(trigger.socket);
     const triggers: Trigger[] = [];
     let streaming = true;
     const stream = Promise.all(
@@ -266,7 +326,8 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
           if (load.connected(account)) {
             const group = load.newGroup();
             const { messageId, answered } = load.mention(account, group);
-            const trigger: Trigger = { account, group, messageId, pushedAt: performance.now() };
+            const socket = load.accounts[account]!.sockets()[0];
+            const trigger: Trigger = { account, socket, group, messageId, pushedAt: performance.now() };
             triggers.push(trigger);
             void answered.then(() => {
               trigger.answeredAt = performance.now();
@@ -279,7 +340,6 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
     await sleep(STREAM_BEFORE_KILL_MS);
 
     const [victim, ...survivors] = bots as [BotProcess, ...BotProcess[]];
-    const victimAccounts = load.accounts.map((_, account) => account).filter((account) => account % 3 === 0);
     // The load balancer: a dropped connection is dialled again and lands on a survivor.
     const reconnected = victimAccounts.map(async (account, index) => {
       const standIn = load.accounts[account]!;
@@ -290,8 +350,9 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
       return performance.now();
     });
     const killedAt = performance.now();
+    const heldByVictim = (trigger: Trigger) => toVictim(trigger) && trigger.pushedAt < killedAt;
     const heldAtKill = triggers.filter(
-      (trigger) => trigger.account % 3 === 0 && trigger.answeredAt === undefined,
+      (trigger) => heldByVictim(trigger) && trigger.answeredAt === undefined,
     );
     await victim.kill("SIGKILL");
     const reconnectedAt = await Promise.all(reconnected);
@@ -312,6 +373,7 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
     });
     const lost = triggers.filter((trigger) => load.replies(trigger.group) === 0);
     const duplicated = triggers.filter((trigger) => load.replies(trigger.group) > 1);
+    const lostTurns = await storedTurns(backend.storageUrl, lost.slice(0, 10));
     const heldAnswered = heldAtKill.filter((trigger) => trigger.answeredAt !== undefined);
     return {
       leaseMs: LEASE_MS,
@@ -330,21 +392,24 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
       lost: lost.length,
       duplicated: duplicated.length,
       goal: { lost: 0, duplicated: 0 },
-      lostTriggers: lost.slice(0, 20).map((trigger) => ({
+      lostOnKilledInstance: lost.filter(heldByVictim).length,
+      // Written to the killed instance's connection after the kill, before the drop was noticed:
+      // no instance can see them (OneBot events have no acknowledgement).
+      lostInDeadConnection: lost.filter((trigger) => toVictim(trigger) && trigger.pushedAt >= killedAt)
+        .length,
+      lostTriggers: lost.slice(0, 10).map((trigger) => ({
         account: trigger.account,
-        onKilledInstance: trigger.account % 3 === 0 && trigger.pushedAt < killedAt,
+        onKilledInstance: heldByVictim(trigger),
         pushedMsBeforeKill: Math.round(killedAt - trigger.pushedAt),
-        loggedAsReceivedBy: INSTANCES.filter((_, index) =>
-          bots[index]!.logs.some(
-            (line) => line.msg === "message received" && line.messageId === trigger.messageId,
-          ),
-        ),
+        loggedAsReceivedBy: INSTANCES.filter((_, index) => received(bots[index]!, trigger)),
+        turns: lostTurns.get(trigger.group) ?? [],
       })),
-      duplicatedTriggers: duplicated.slice(0, 20).map((trigger) => ({
+      duplicatedTriggers: duplicated.slice(0, 10).map((trigger) => ({
         account: trigger.account,
         replies: load.replies(trigger.group),
         pushedMsBeforeKill: Math.round(killedAt - trigger.pushedAt),
       })),
+      deadlocks: await backend.deadlocks(),
       warnings: warnings(bots, INSTANCES),
     };
   } finally {
@@ -354,20 +419,28 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
   }
 }
 
-/**
- * PostgreSQL's JIT (on by default) compiles the memory search each turn: on new tables the
- * planner's row estimates push its cost past jit_above_cost, and compiling takes ~0.7 s of CPU
- * (EXPLAIN ANALYZE: "JIT … Total 729 ms"). Until the store avoids it, the bench turns JIT off
- * for its databases, so the figures are the framework's; the output says so.
- */
-async function withoutJit(adminUrl: string, database: string): Promise<void> {
+/** Runs one statement as the server's superuser. */
+async function adminQuery<R extends pg.QueryResultRow>(
+  adminUrl: string,
+  sql: string,
+  values: unknown[] = [],
+) {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`ALTER DATABASE ${client.escapeIdentifier(database)} SET jit = off`);
+    return (await client.query<R>(sql, values)).rows;
   } finally {
     await client.end();
   }
+}
+
+async function deadlocksIn(adminUrl: string, database: string): Promise<number> {
+  const rows = await adminQuery<{ deadlocks: string }>(
+    adminUrl,
+    "SELECT deadlocks FROM pg_stat_database WHERE datname = $1",
+    [database],
+  );
+  return Number(rows[0]?.deadlocks ?? 0);
 }
 
 export async function benchScaleOut(): Promise<Record<string, unknown>> {
@@ -379,11 +452,11 @@ export async function benchScaleOut(): Promise<Record<string, unknown>> {
     runs++;
     const database = `bench_${runs}`;
     const storageUrl = await createPostgresDatabase(postgres.adminUrl, database);
-    await withoutJit(postgres.adminUrl, database);
     return {
       storageUrl,
       redisUrl: redis.url,
       keyPrefix: `bench-${runs}`,
+      deadlocks: () => deadlocksIn(postgres.adminUrl, database),
     };
   };
   try {
@@ -391,7 +464,6 @@ export async function benchScaleOut(): Promise<Record<string, unknown>> {
       leaseMs: LEASE_MS,
       cpus: cpus().length,
       botCommand: "node dist/server/main.mjs",
-      postgresJit: "off (see withoutJit)",
       overhead: await perTurnOverhead(fresh),
       throughput: await throughput(fresh),
       takeover: await takeover(fresh),

@@ -63,7 +63,9 @@ describe("the console's MCP page", () => {
     );
     await tool.waitFor();
     expect(await tool.isChecked()).toBe(true);
-    await tool.uncheck();
+    // The box shows the server's answer: it turns off once the switch is saved, not on the click itself.
+    await tool.click();
+    await expect.poll(() => tool.isChecked(), { timeout: 5_000 }).toBe(false);
     const echo = async () => {
       const answer = await fetch(`${bot.baseUrl}/api/mcp`, { headers: { authorization: `Bearer ${TOKEN}` } });
       const { servers } = (await answer.json()) as {

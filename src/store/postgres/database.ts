@@ -10,6 +10,8 @@ export interface PgQuery {
 
 /** Connections per bot: writes go through one commit at a time, reads beside it. */
 const POOL_SIZE = 4;
+/** How often a transaction that lost a deadlock or a serialisation conflict is tried in all. */
+const TRANSACTION_ATTEMPTS = 3;
 /** How long getting a connection may take before the attempt fails (and writes are spooled). */
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Idle connections are closed after this, so a quiet bot holds few. */
@@ -95,8 +97,24 @@ export class PgDatabase implements PgQuery {
     return result.rows as R[];
   }
 
-  /** Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when
+   * it throws. A deadlock or serialisation failure (another instance's transaction wanted the
+   * same rows) is run again at once, a few times, before it counts as a failure: `fn` must be
+   * safe to run again.
+   */
   async transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#transactionOnce(fn);
+      } catch (error) {
+        const conflict = String((error as { code?: unknown }).code ?? "").startsWith("40");
+        if (!conflict || attempt === TRANSACTION_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async #transactionOnce<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     const tx: PgQuery = {
       query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],

@@ -23,7 +23,7 @@ import {
 } from "../monitor-event-rows.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgDatabase, PgQuery } from "./database.ts";
-import { IdBlocks } from "./id-blocks.ts";
+import { EventIds } from "./event-ids.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
 const SELECT_TURNS = `
@@ -45,17 +45,17 @@ const SELECT_TURNS = `
  * Monitor events in the `monitor_events` table on PostgreSQL. Each batch is written in the
  * write tick's transaction, which also deletes what falls outside the retention limits. Ids are
  * given on append, not on commit, so the live stream carries the id an event is stored under;
- * they come from blocks reserved per instance (IdBlocks), so the count cap keeps the
- * `maxEvents` highest ids.
+ * they are ordered by time across instances (EventIds), so the count cap keeps the `maxEvents`
+ * newest.
  */
 export class PgMonitorEventStore implements MonitorEventStore {
   readonly #db: PgDatabase;
-  readonly #ids: IdBlocks;
+  readonly #ids: EventIds;
   readonly #writer: PgBatchWriter<StoredMonitorEvent>;
 
   private constructor(
     db: PgDatabase,
-    ids: IdBlocks,
+    ids: EventIds,
     limits: () => RetentionLimits,
     logger: Logger,
     tick: PgWriteTick,
@@ -67,7 +67,7 @@ export class PgMonitorEventStore implements MonitorEventStore {
       await insertEvents(tx, events);
       const { maxEvents, maxAgeHours } = limits();
       if (!trim.due(events.length, maxEvents)) return;
-      // Ids are not dense across instances: the cap counts rows, not ids.
+      // Ids are not dense: the cap counts rows, not ids.
       await tx.query(
         `DELETE FROM monitor_events WHERE id <= (
            SELECT id FROM monitor_events ORDER BY id DESC OFFSET $1 LIMIT 1)`,
@@ -86,14 +86,14 @@ export class PgMonitorEventStore implements MonitorEventStore {
     });
   }
 
-  /** Reserves this instance's first block of ids, then the store takes appends. */
+  /** Takes this instance's id slot, then the store takes appends. */
   static async open(
     db: PgDatabase,
     limits: () => RetentionLimits,
     logger: Logger,
     tick: PgWriteTick,
   ): Promise<PgMonitorEventStore> {
-    return new PgMonitorEventStore(db, await IdBlocks.open(db, logger), limits, logger, tick);
+    return new PgMonitorEventStore(db, await EventIds.open(db), limits, logger, tick);
   }
 
   append(event: MonitorEvent): StoredMonitorEvent {
@@ -153,10 +153,9 @@ export class PgMonitorEventStore implements MonitorEventStore {
     await this.#writer.flush();
   }
 
-  /** Commits what is queued and hands back unused ids; later appends throw. The database stays open. */
+  /** Commits what is queued; later appends throw. The database stays open. */
   async close(): Promise<void> {
     await this.#writer.close();
-    await this.#ids.close();
   }
 }
 

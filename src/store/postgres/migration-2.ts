@@ -9,8 +9,9 @@ export const MONITOR_MEDIA_MEMORY_MIGRATION: PgMigration = {
   name: "monitor_events, picture_descriptions, stickers, memories",
   async up(tx) {
     // The console's timeline; pruned by count and age. Ids are given by the store when an event
-    // is appended (the live stream carries them), from blocks reserved in monitor_event_ids so
-    // instances sharing the database never give the same id. `text`: what the turn list shows
+    // is appended (the live stream carries them), ordered by time, with a slot per instance
+    // taken from monitor_event_slots so instances sharing the database never give the same id
+    // (event-ids.ts). `text`: what the turn list shows
     // of the event (a turn's trigger, a sent message's text), kept apart from `data` so listing
     // turns parses no JSON.
     await tx.query(`
@@ -27,8 +28,7 @@ export const MONITOR_MEDIA_MEMORY_MIGRATION: PgMigration = {
     await tx.query("CREATE INDEX monitor_events_reply_idx ON monitor_events (reply_id, id)");
     await tx.query("CREATE INDEX monitor_events_type_idx ON monitor_events (type, id)");
     await tx.query("CREATE INDEX monitor_events_time_idx ON monitor_events (time)");
-    await tx.query("CREATE TABLE monitor_event_ids (next_id BIGINT NOT NULL)");
-    await tx.query("INSERT INTO monitor_event_ids (next_id) VALUES (1)");
+    await tx.query("CREATE SEQUENCE monitor_event_slots");
 
     await tx.query(`
       CREATE TABLE picture_descriptions (
