@@ -132,7 +132,8 @@ export class PgMessageStore implements MessageStore, ChatHistory {
 
 /**
  * Inserts messages and counts them into `chat_sessions`, one statement per chunk. Row ids of
- * concurrent writers (a cluster) may commit out of order, so a chat's newest row is the larger one.
+ * concurrent writers (a cluster) may commit out of order, so a chat's newest row is the larger one;
+ * sessions are locked in one order (by id), so two instances' batches never deadlock on them.
  */
 async function insertMessages(tx: PgQuery, messages: readonly ChatMessage[]): Promise<void> {
   for (const chunk of statementChunks(messages, INSERT_COLUMN_COUNT)) {
@@ -143,7 +144,7 @@ async function insertMessages(tx: PgQuery, messages: readonly ChatMessage[]): Pr
          RETURNING id, session_id
        )
        INSERT INTO chat_sessions (session_id, last_id, message_count)
-       SELECT session_id, MAX(id), COUNT(*) FROM inserted GROUP BY session_id
+       SELECT session_id, MAX(id), COUNT(*) FROM inserted GROUP BY session_id ORDER BY session_id
        ON CONFLICT (session_id) DO UPDATE SET
          last_id = GREATEST(chat_sessions.last_id, excluded.last_id),
          message_count = chat_sessions.message_count + excluded.message_count`,

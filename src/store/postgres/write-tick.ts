@@ -82,9 +82,10 @@ export class PgWriteTick {
   async run(): Promise<void> {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
-    await this.#settledInFlight();
-    if (this.#retry !== undefined || !this.#hasDirtyRows()) return;
-    await this.#commit().catch(() => undefined);
+    await this.#afterInFlight(() => {
+      if (this.#retry !== undefined || !this.#hasDirtyRows()) return;
+      return this.#commit().catch(() => undefined);
+    });
   }
 
   /**
@@ -96,20 +97,21 @@ export class PgWriteTick {
   async commitWith<T>(write: (tx: PgQuery) => Promise<T>): Promise<T> {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
-    await this.#settledInFlight();
     let outcome: { value: T } | { error: unknown } | undefined;
-    await this.#commit(async (tx, isolated) => {
-      if (!isolated) {
-        outcome = { value: await write(tx) };
-        return;
-      }
-      try {
-        outcome = { value: await inSavepoint(tx, () => write(tx)) };
-      } catch (error) {
-        if (isPgUnavailable(error)) throw error;
-        outcome = { error };
-      }
-    });
+    await this.#afterInFlight(() =>
+      this.#commit(async (tx, isolated) => {
+        if (!isolated) {
+          outcome = { value: await write(tx) };
+          return;
+        }
+        try {
+          outcome = { value: await inSavepoint(tx, () => write(tx)) };
+        } catch (error) {
+          if (isPgUnavailable(error)) throw error;
+          outcome = { error };
+        }
+      }),
+    );
     if (outcome === undefined) throw new Error("the commit did not run its write");
     if ("error" in outcome) throw outcome.error;
     return outcome.value;
@@ -130,8 +132,9 @@ export class PgWriteTick {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     if (this.#retry) clearTimeout(this.#retry);
     this.#scheduled = this.#retry = undefined;
-    await this.#settledInFlight();
-    if (this.#hasDirtyRows()) await this.#commit().catch(() => undefined);
+    await this.#afterInFlight(() =>
+      this.#hasDirtyRows() ? this.#commit().catch(() => undefined) : undefined,
+    );
     this.#health.closed();
   }
 
@@ -152,8 +155,15 @@ export class PgWriteTick {
     this.#scheduled ??= setImmediate(() => void this.run());
   }
 
-  async #settledInFlight(): Promise<void> {
+  /**
+   * Waits for the commit in flight, then calls `start` in the same microtask, so that of callers
+   * waiting together the first one's commit is in flight before the next one looks. (Starting
+   * after awaiting a helper that waits leaves a gap in which every waiter starts its own commit:
+   * transactions ran side by side, wrote the same queued rows twice and deadlocked.)
+   */
+  async #afterInFlight(start: () => Promise<void> | undefined): Promise<void> {
     while (this.#inFlight !== undefined) await this.#inFlight;
+    await start();
   }
 
   /** One transaction with every scheduled writer's rows (and `extra`); rejects when it failed. */

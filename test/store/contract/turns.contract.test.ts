@@ -97,6 +97,23 @@ forEachBackend((backend) => {
     expect(await afterCrash.messages.findByMessageId(SESSION, "7318462934586791234")).toBeDefined();
   });
 
+  it("keeps each message once when turns begin while earlier ones still commit", async () => {
+    const stores = await backend.open();
+    const begun: Promise<void>[] = [];
+    const ids = Array.from({ length: 30 }, (_, index) => String(index));
+    for (const id of ids) {
+      stores.messages.append(groupMessage({ messageId: id }));
+      begun.push(stores.turns.begin(running({ replyId: `r${id}`, triggerMessageIds: [id] })));
+      // Many groups' turns begin a moment apart, each while earlier ones are being committed.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await Promise.all(begun);
+
+    const history = await stores.messages.recent({ sessionId: SESSION, limit: 100 });
+    expect(history.map((message) => message.messageId)).toEqual(ids);
+    expect(await stores.turns.running()).toHaveLength(ids.length);
+  });
+
   it("fails a running turn the database refuses, yet commits the writes queued before it", async () => {
     const stores = await backend.open();
     stores.messages.append(groupMessage({ messageId: "1" }));
