@@ -5,31 +5,31 @@ import { TurnRunner } from "./agent/turn-runner.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
 import { addAdapters } from "./app/adapters.ts";
+import { createBatchers, reportOmitted } from "./app/batching.ts";
 import { adoptConfigText, sharingSavedConfig } from "./app/cluster-config.ts";
+import {
+  joinCluster,
+  limitCounters,
+  mayRunHere,
+  settlePendingTriggers,
+  startAdapters,
+} from "./app/cluster-member.ts";
 import { healthReport } from "./app/health.ts";
 import { accountPictureFetchers, consolePicturesOf, turnPicturesOf } from "./app/pictures.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
-import { agentSettings, triggerSettings, turnBounds } from "./app/settings.ts";
+import { agentSettings, clockOfZone, triggerSettings, turnBounds } from "./app/settings.ts";
 import { turnPluginsOf } from "./app/turn-plugins.ts";
-import type { Batch } from "./chat/batch.ts";
 import { ChatService } from "./chat/chat-service.ts";
 import { systemClock } from "./chat/clock.ts";
-import { DigestScheduler } from "./chat/digest-scheduler.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
-import { SlidingWindowCounter } from "./chat/rate-limiter.ts";
-import { RealtimeBatcher } from "./chat/realtime-batcher.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
-import { DailyTokenTally } from "./chat/token-budget.ts";
 import { detectTrigger } from "./chat/triggers.ts";
-import { TURN_WINDOW_MS, TurnLimits } from "./chat/turn-limits.ts";
-import { type Cluster, createCluster } from "./cluster/cluster.ts";
-import { sharedLimits } from "./cluster/shared-limits.ts";
+import { TurnLimits } from "./chat/turn-limits.ts";
 import { createComponentSet } from "./components/component-set.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { TsumugiConfig } from "./config/schema.ts";
-import { zonedClock } from "./context/clock-text.ts";
 import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
 import { QuoteContext } from "./context/quote-context.ts";
 import { LlmClient } from "./llm/llm-client.ts";
@@ -113,42 +113,28 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const adapters = new Map<string, ChatAdapter>();
   let listening = { host: config.server.host, port: config.server.port };
   // Several instances over Redis (cluster.redisUrl): sessions are owned one instance at a time.
-  const cluster: Cluster | undefined = config.cluster.redisUrl
-    ? await createCluster({
-        settings: config.cluster,
-        address: () => `${listening.host}:${listening.port}`,
-        platformAdapters,
-        forwardAdapterIds: new Set(
-          config.adapters.filter((adapter) => adapter.mode === "forward-ws").map((adapter) => adapter.id),
-        ),
-        ingest: (message) => chat.ingest(message),
-        forgetCached: (sessionId) => messages.forget(sessionId),
-        busy: (sessionId) => queue.has(sessionId),
-        turns: stores.turns,
-        recover: (work) =>
-          recoverClusterWork({ ...recoveryParts(), submit: (batch) => sessions.submit(batch) }, work),
-        storage: () => stores.status(),
-        adopt: {
-          file: (text) =>
-            adoptConfigText(text, { file: options.configFile, env: process.env, apply: applyConfig, logger }),
-          plugin: (ref, enabled) => (enabled ? plugins.host.enable(ref) : plugins.host.disable(ref)),
-        },
-        logger,
-      })
-    : undefined;
+  const cluster = await joinCluster(config, {
+    address: () => `${listening.host}:${listening.port}`,
+    platformAdapters,
+    ingest: (message) => chat.ingest(message),
+    forgetCached: (sessionId) => messages.forget(sessionId),
+    busy: (sessionId) => queue.has(sessionId),
+    turns: stores.turns,
+    recover: (work) =>
+      recoverClusterWork({ ...recoveryParts(), submit: (batch) => sessions.submit(batch) }, work),
+    storage: () => stores.status(),
+    adopt: {
+      file: (text) =>
+        adoptConfigText(text, { file: options.configFile, env: process.env, apply: applyConfig, logger }),
+      plugin: (ref, enabled) => (enabled ? plugins.host.enable(ref) : plugins.host.disable(ref)),
+    },
+    logger,
+  });
   // One clock per time zone value, rebuilt only when chat.timezone changes.
-  let clock = { zone: config.chat.timezone, value: zonedClock(config.chat.timezone) };
-  const clockFor = (zone: string) => {
-    if (clock.zone !== zone) clock = { zone, value: zonedClock(zone) };
-    return clock.value;
-  };
+  const chatClock = clockOfZone(() => config.chat.timezone);
   // Today's tokens per chat (limits.dailyTokens, limits.groupDailyTokens), counted as calls are recorded;
   // in a cluster, counted in Redis with the turns per minute, so the limits hold for all instances.
-  const todayClock = () => clockFor(config.chat.timezone);
-  const shared =
-    cluster &&
-    sharedLimits({ ...cluster.shared, store: stores.usage, clock: todayClock, time: systemClock, logger });
-  const tokensToday = shared?.tokens ?? new DailyTokenTally(stores.usage, todayClock, systemClock);
+  const counters = limitCounters(cluster, { store: stores.usage, clock: chatClock, logger });
 
   // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
   const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
@@ -158,7 +144,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       localModels: local.models,
       usage: (record) => {
         stores.usage.record(record);
-        tokensToday.add(record);
+        counters.tokens.add(record);
       },
       logger,
     });
@@ -167,15 +153,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const onListenerError = (error: unknown) => logger.warn({ err: error }, "monitor listener failed");
   const monitor = options.monitor ?? new MonitorHub(onListenerError);
   const timeline = new Timeline(monitor, stores.monitorEvents, onListenerError);
-  if (cluster) {
-    // A trigger stays pending (answered by another instance if this one dies) until a turn takes it.
-    monitor.subscribe((event) => {
-      if (event.sessionId === undefined) return;
-      if (event.type === "turn.started" || event.type === "batch.trimmed") {
-        cluster.triggersSettled(event.sessionId, (event.data.triggerIds as string[] | undefined) ?? []);
-      }
-    });
-  }
+  if (cluster) settlePendingTriggers(cluster, monitor);
   const outbox = new Outbox(
     (id) => adapters.get(id),
     new SendJournal(stores.sends, logger),
@@ -193,7 +171,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     store: stores.memories,
     settings: () => config.memory,
     prompts: () => prompts.templates(),
-    clock: () => clockFor(config.chat.timezone),
+    clock: chatClock,
     embedder: () => llm.embedder,
     monitor,
     logger,
@@ -207,7 +185,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     settings: () => config.memory,
     access: () => config.access,
     prompts: () => prompts.templates(),
-    clock: () => clockFor(config.chat.timezone),
+    clock: chatClock,
     botName: () => config.bot.name,
     monitor,
     logger,
@@ -256,7 +234,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     turns: stores.turns,
     ...(cluster ? { instanceId: cluster.id } : {}),
     quotes,
-    settings: () => agentSettings(config, clockFor(config.chat.timezone), prompts.templates()),
+    settings: () => agentSettings(config, chatClock(), prompts.templates()),
     plugins: turnPluginsOf(components, plugins.contexts, monitor, logger, () => config.agent),
     ...turnPicturesOf({
       llm: () => llm,
@@ -286,8 +264,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   );
   const limits = new TurnLimits({
     settings: () => config.limits,
-    tokens: tokensToday,
-    turns: shared?.turns ?? new SlidingWindowCounter(TURN_WINDOW_MS),
+    tokens: counters.tokens,
+    turns: counters.turns,
     clock: systemClock,
     sendNotice: async (origin, text, replyId) => {
       await outbox.send(origin, [{ type: "text", data: { text } }], replyId);
@@ -296,18 +274,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
   });
   const recoveryParts = () => ({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
-  /** Whether this instance may run a turn of the batch's session (console and stdio chats are its own). */
-  const ownedHere = (member: Cluster, batch: Batch) => {
-    const origin = batch.requestedBy ?? batch.messages[0];
-    return origin === undefined || !platformAdapters.has(origin.adapterId)
-      ? Promise.resolve(true)
-      : member.ensureOwned(origin);
-  };
   const sessions = new SessionRunner({
     queue,
     // Limits are checked as a turn is about to start, so batches merged while a session was busy count once.
     runTurn: async (batch, absorbInto) => {
-      if (cluster && !(await ownedHere(cluster, batch))) {
+      if (cluster && !(await mayRunHere(cluster, platformAdapters, batch))) {
         logger.warn(
           { sessionId: batch.sessionId },
           "another instance owns this session now; its turn runs there",
@@ -318,41 +289,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       if (admitted) await turnRunner.run(admitted, absorbInto);
     },
     bounds: () => turnBounds(config),
-    onOmitted: (batch, omitted) => {
-      const data = { kept: batch.messages.length, omitted: omitted.messageIds.length };
-      monitor.emit({
-        type: "batch.trimmed",
-        sessionId: batch.sessionId,
-        data: { ...data, messageIds: omitted.messageIds, triggerIds: omitted.triggerIds },
-      });
-      logger.warn(
-        { sessionId: batch.sessionId, ...data, omittedTriggers: omitted.triggerIds.length },
-        "too many messages for one turn: the oldest were left out of its prompt",
-      );
-    },
+    onOmitted: reportOmitted(monitor, logger),
   });
-  const flushed = (batch: Batch, reason: string) =>
-    monitor.emit({
-      type: "batch.flushed",
-      sessionId: batch.sessionId,
-      data: { kind: batch.kind, reason, messageIds: batch.messages.map((m) => m.messageId) },
-    });
-  const batcher = new RealtimeBatcher(
-    () => config.chat.realtime,
-    systemClock,
-    (batch, reason) => {
-      flushed(batch, reason);
-      sessions.submit(batch);
-    },
-  );
-  const digests = new DigestScheduler(
-    () => config.chat.digest,
-    systemClock,
-    (batch, reason) => {
-      flushed(batch, reason);
-      sessions.submitAlone(batch);
-    },
-  );
+  const { batcher, digests } = createBatchers({
+    realtime: () => config.chat.realtime,
+    digest: () => config.chat.digest,
+    sessions,
+    monitor,
+  });
   components.commands.add(
     summaryCommand({
       settings: () => config.chat.summary,
@@ -360,11 +304,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       submit: (batch) => sessions.submitAlone(batch),
     }),
   );
-  for (const command of memoryCommands({
-    memory,
-    settings: () => config.memory,
-    clock: () => clockFor(config.chat.timezone),
-  })) {
+  const memorySettings = () => config.memory;
+  for (const command of memoryCommands({ memory, settings: memorySettings, clock: chatClock })) {
     components.commands.add(command);
   }
   const chat = new ChatService(
@@ -466,12 +407,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     await recoverInterruptedTurns(recoveryParts(), cluster && ((turn) => turn.instanceId === cluster.id));
   }
   await cluster?.start();
-  for (const adapter of adapters.values()) {
-    // In a cluster a forward-ws adapter is dialled by the one instance holding its lease.
-    if (cluster && config.adapters.some((entry) => entry.id === adapter.id && entry.mode === "forward-ws"))
-      continue;
-    await adapter.start();
-  }
+  await startAdapters(adapters.values(), config, cluster);
   logger.info(
     { url: `http://${config.server.host}:${address.port}/` },
     `Tsumugi is running: console http://${config.server.host}:${address.port}/`,

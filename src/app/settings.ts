@@ -2,7 +2,7 @@ import type { AgentSettings } from "../agent/settings.ts";
 import type { BatchBounds } from "../chat/batch-bounds.ts";
 import type { TriggerSettings } from "../chat/triggers.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
-import type { ZonedClock } from "../context/clock-text.ts";
+import { type ZonedClock, zonedClock } from "../context/clock-text.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 
 // The settings each service reads, derived from the config on every read (so a reload
@@ -47,4 +47,13 @@ export function turnBounds(config: TsumugiConfig): BatchBounds {
 
 export function triggerSettings(config: TsumugiConfig): TriggerSettings {
   return { ...config.chat.triggers, names: [config.bot.name, ...config.bot.aliases] };
+}
+
+/** The clock of the zone `zone()` names now: rebuilt only when that value changes (`chat.timezone`). */
+export function clockOfZone(zone: () => string): () => ZonedClock {
+  let clock = { zone: zone(), value: zonedClock(zone()) };
+  return () => {
+    if (clock.zone !== zone()) clock = { zone: zone(), value: zonedClock(zone()) };
+    return clock.value;
+  };
 }

@@ -1,0 +1,80 @@
+import type { ChatAdapter } from "../adapters/types.ts";
+import type { Batch } from "../chat/batch.ts";
+import { systemClock } from "../chat/clock.ts";
+import { SlidingWindowCounter, type TurnWindows } from "../chat/rate-limiter.ts";
+import { DailyTokenTally, type TokenTally } from "../chat/token-budget.ts";
+import { TURN_WINDOW_MS } from "../chat/turn-limits.ts";
+import { type Cluster, type ClusterParts, createCluster } from "../cluster/cluster.ts";
+import { type SharedLimitParts, sharedLimits } from "../cluster/shared-limits.ts";
+import type { TsumugiConfig } from "../config/schema.ts";
+import type { MonitorHub } from "../monitor/monitor.ts";
+
+/**
+ * This instance's membership of a cluster (`cluster.redisUrl`; docs/scale-out.md), or undefined
+ * when it works alone. Connects to Redis, so a wrong url stops start-up with one clear line.
+ */
+export async function joinCluster(
+  config: TsumugiConfig,
+  parts: Omit<ClusterParts, "settings" | "forwardAdapterIds">,
+): Promise<Cluster | undefined> {
+  if (config.cluster.redisUrl === "") return undefined;
+  const forwardAdapterIds = new Set(
+    config.adapters.filter((adapter) => adapter.mode === "forward-ws").map((adapter) => adapter.id),
+  );
+  return createCluster({ ...parts, settings: config.cluster, forwardAdapterIds });
+}
+
+/** A trigger stays pending (answered by another instance if this one dies) until a turn takes it. */
+export function settlePendingTriggers(cluster: Cluster, monitor: MonitorHub): void {
+  monitor.subscribe((event) => {
+    if (event.sessionId === undefined) return;
+    if (event.type === "turn.started" || event.type === "batch.trimmed") {
+      cluster.triggersSettled(event.sessionId, (event.data.triggerIds as string[] | undefined) ?? []);
+    }
+  });
+}
+
+/**
+ * Whether this instance may run the batch's turn: it owns (or takes) the session. Console and
+ * stdio chats are this instance's own, whatever their session id.
+ */
+export function mayRunHere(
+  cluster: Cluster,
+  platformAdapters: ReadonlyMap<string, ChatAdapter>,
+  batch: Batch,
+): Promise<boolean> {
+  const origin = batch.requestedBy ?? batch.messages[0];
+  return origin === undefined || !platformAdapters.has(origin.adapterId)
+    ? Promise.resolve(true)
+    : cluster.ensureOwned(origin);
+}
+
+/**
+ * What `limits.*` count with: today's tokens and turns per minute, in Redis for the whole
+ * cluster, else in this process (tokens read from the usage store once a day).
+ */
+export function limitCounters(
+  cluster: Cluster | undefined,
+  parts: Omit<SharedLimitParts, "redis" | "keys" | "time">,
+): { turns: TurnWindows; tokens: TokenTally } {
+  if (cluster) return sharedLimits({ ...cluster.shared, ...parts, time: systemClock });
+  return {
+    turns: new SlidingWindowCounter(TURN_WINDOW_MS),
+    tokens: new DailyTokenTally(parts.store, parts.clock, systemClock),
+  };
+}
+
+/**
+ * Starts the platform adapters, except, in a cluster, forward-ws ones: those are dialled by the
+ * one instance holding each one's lease (src/cluster/dial-leases.ts).
+ */
+export async function startAdapters(
+  adapters: Iterable<ChatAdapter>,
+  config: TsumugiConfig,
+  cluster: Cluster | undefined,
+): Promise<void> {
+  const dialledByLease = new Set(
+    cluster ? config.adapters.filter((entry) => entry.mode === "forward-ws").map((entry) => entry.id) : [],
+  );
+  for (const adapter of adapters) if (!dialledByLease.has(adapter.id)) await adapter.start();
+}
