@@ -9,9 +9,9 @@ import { createBatchers, reportOmitted } from "./app/batching.ts";
 import { adoptConfigText, sharingSavedConfig } from "./app/cluster-config.ts";
 import {
   joinCluster,
+  keepTriggersPending,
   limitCounters,
   mayRunHere,
-  settlePendingTriggers,
   startAdapters,
 } from "./app/cluster-member.ts";
 import { healthReport } from "./app/health.ts";
@@ -134,7 +134,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const chatClock = clockOfZone(() => config.chat.timezone);
   // Today's tokens per chat (limits.dailyTokens, limits.groupDailyTokens), counted as calls are recorded;
   // in a cluster, counted in Redis with the turns per minute, so the limits hold for all instances.
-  const counters = limitCounters(cluster, { store: stores.usage, clock: chatClock, logger });
+  const counters = limitCounters(cluster, { store: stores.usage, clock: chatClock, logger }, () => config);
 
   // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
   const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
@@ -153,7 +153,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const onListenerError = (error: unknown) => logger.warn({ err: error }, "monitor listener failed");
   const monitor = options.monitor ?? new MonitorHub(onListenerError);
   const timeline = new Timeline(monitor, stores.monitorEvents, onListenerError);
-  if (cluster) settlePendingTriggers(cluster, monitor);
+  const clusterTurns = cluster ? keepTriggersPending(cluster, monitor) : {};
   const outbox = new Outbox(
     (id) => adapters.get(id),
     new SendJournal(stores.sends, logger),
@@ -232,7 +232,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     llm: { generate: (request) => llm.generate(request) },
     messages,
     turns: stores.turns,
-    ...(cluster ? { instanceId: cluster.id } : {}),
+    ...clusterTurns,
     quotes,
     settings: () => agentSettings(config, chatClock(), prompts.templates()),
     plugins: turnPluginsOf(components, plugins.contexts, monitor, logger, () => config.agent),

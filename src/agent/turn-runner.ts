@@ -24,6 +24,8 @@ export interface TurnRunnerDeps {
   turns: TurnStore;
   /** In a cluster, this instance's id: recorded on each turn, so another can take it over if this one dies. */
   instanceId?: string;
+  /** A turn's start is committed (or could not be): its triggers are taken, no longer pending. */
+  triggersTaken?: (batch: Batch) => void;
   /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
   quotes: TurnContextDeps["quotes"];
   settings: () => AgentSettings;
@@ -77,7 +79,14 @@ export class TurnRunner {
       recoveredFrom,
       deps.instanceId,
     );
-    await journal.running(initial);
+    // Committed while the turn reads its context (history, memories): its first model call waits for it.
+    const journalled = journal.running(initial).then(() => deps.triggersTaken?.(initial));
+    const llm: TurnRunnerDeps["llm"] = {
+      generate: async (request) => {
+        await journalled;
+        return deps.llm.generate(request);
+      },
+    };
     const settings = deps.settings();
     const abort = new AbortController();
     this.running.add(abort);
@@ -117,8 +126,8 @@ export class TurnRunner {
     let outcome: TurnOutcome;
     try {
       outcome = await (initial.kind === "realtime"
-        ? runPlanner(turn, plugins, deps)
-        : readTranscript(turn, deps));
+        ? runPlanner(turn, plugins, { ...deps, llm })
+        : readTranscript(turn, { ...deps, llm }));
     } catch (error) {
       outcome = { status: "failed", reason: failureReason(error, abort.signal) };
     } finally {
@@ -126,6 +135,8 @@ export class TurnRunner {
       this.running.delete(abort);
     }
     await plugins.stop(outcome.status, outcome.reason);
+    // A turn that ended before any model call: its end must not be written before its start.
+    await journalled;
     const record = await journal.finished(turn.batch, outcome, turn.detail(plugins.sentByTools));
     deps.monitor.emit({
       type: "turn.finished",

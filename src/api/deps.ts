@@ -8,7 +8,7 @@ import type { MemoryStore } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
-import type { Timeline } from "../monitor/timeline.ts";
+import type { LiveTimeline } from "../monitor/timeline.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
 import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
@@ -29,7 +29,7 @@ export interface ConsoleApiDeps {
   address: () => { host: string; port: number };
   health: () => HealthReport;
   playground: ConsoleAdapter;
-  timeline: Pick<Timeline, "follow">;
+  timeline: LiveTimeline;
   monitorEvents: MonitorEventStore;
   messages: MessageStore;
   history: ChatHistory;

@@ -55,6 +55,8 @@ export function registerMonitorRoutes(app: FastifyInstance, deps: ConsoleApiDeps
   });
 
   app.get("/api/monitor/stream", async (_request, reply) => {
+    // In a cluster, the other instances start sending their events here.
+    await deps.timeline.watch?.();
     openEventStream(reply, (send) => deps.timeline.follow((event) => send("monitor", event)));
   });
 }

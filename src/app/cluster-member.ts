@@ -1,4 +1,5 @@
 import type { ChatAdapter } from "../adapters/types.ts";
+import type { TurnRunnerDeps } from "../agent/turn-runner.ts";
 import type { Batch } from "../chat/batch.ts";
 import { systemClock } from "../chat/clock.ts";
 import { SlidingWindowCounter, type TurnWindows } from "../chat/rate-limiter.ts";
@@ -24,14 +25,24 @@ export async function joinCluster(
   return createCluster({ ...parts, settings: config.cluster, forwardAdapterIds });
 }
 
-/** A trigger stays pending (answered by another instance if this one dies) until a turn takes it. */
-export function settlePendingTriggers(cluster: Cluster, monitor: MonitorHub): void {
+/**
+ * Keeps each accepted trigger pending in Redis (answered by another instance if this one dies)
+ * until a turn takes it — once the turn's start is committed, so a take-over finds the turn
+ * instead — or a trim drops it. Returns what the turn runner needs for that: this instance's id
+ * (recorded on each turn) and the hook a committed start calls.
+ */
+export function keepTriggersPending(
+  cluster: Cluster,
+  monitor: MonitorHub,
+): Pick<TurnRunnerDeps, "instanceId" | "triggersTaken"> {
   monitor.subscribe((event) => {
-    if (event.sessionId === undefined) return;
-    if (event.type === "turn.started" || event.type === "batch.trimmed") {
-      cluster.triggersSettled(event.sessionId, (event.data.triggerIds as string[] | undefined) ?? []);
-    }
+    if (event.sessionId === undefined || event.type !== "batch.trimmed") return;
+    cluster.triggersSettled(event.sessionId, (event.data.triggerIds as string[] | undefined) ?? []);
   });
+  return {
+    instanceId: cluster.id,
+    triggersTaken: (batch) => cluster.triggersSettled(batch.sessionId, batch.triggerIds),
+  };
 }
 
 /**
@@ -55,9 +66,11 @@ export function mayRunHere(
  */
 export function limitCounters(
   cluster: Cluster | undefined,
-  parts: Omit<SharedLimitParts, "redis" | "keys" | "time">,
+  parts: Omit<SharedLimitParts, "redis" | "keys" | "time" | "budgets">,
+  config: () => TsumugiConfig,
 ): { turns: TurnWindows; tokens: TokenTally } {
-  if (cluster) return sharedLimits({ ...cluster.shared, ...parts, time: systemClock });
+  const budgets = () => config().limits.dailyTokens > 0 || config().limits.groupDailyTokens > 0;
+  if (cluster) return sharedLimits({ ...cluster.shared, ...parts, time: systemClock, budgets });
   return {
     turns: new SlidingWindowCounter(TURN_WINDOW_MS),
     tokens: new DailyTokenTally(parts.store, parts.clock, systemClock),

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { StoredMonitorEvent } from "../monitor/event-store.ts";
+import type { LiveTimeline } from "../monitor/timeline.ts";
 import type { StorageStatus, TurnStore } from "../store/types.ts";
 import { AccountRegistry, ClusterAdapter } from "./accounts.ts";
 import { ClusterChannel } from "./channel.ts";
@@ -10,7 +10,7 @@ import type { ClusterSettings } from "./config.ts";
 import { type ConfigAdopter, type ConfigNews, ConfigRelay } from "./config-relay.ts";
 import { Coordinator, type InstanceInfo } from "./coordinator.ts";
 import { DialLeases } from "./dial-leases.ts";
-import { EventRelay, type LiveTimeline } from "./event-relay.ts";
+import { type EventNews, EventRelay } from "./event-relay.ts";
 import { type Envelope, Inbox, type RecoveryWork } from "./inbox.ts";
 import { ClusterKeys } from "./keys.ts";
 import { anotherConnection, connectRedis } from "./redis-client.ts";
@@ -93,7 +93,9 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
   const subscriber = await anotherConnection(redis, "pub/sub", log);
   const keys = new ClusterKeys(settings.keyPrefix);
   const events = new EventRelay(
-    new ClusterChannel<StoredMonitorEvent>(redis, subscriber, keys.events, id, log),
+    new ClusterChannel<EventNews>(redis, subscriber, keys.events, id, log),
+    // Said again at every heartbeat (leaseMs / 3): a lost notice or two does not stop the events.
+    settings.leaseMs,
     log,
   );
   const configs = new ConfigRelay(
@@ -217,6 +219,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
       coordinator.onBeat(() => registry.beat());
       coordinator.onBeat(() => dials.beat());
       coordinator.onBeat(() => takeover.beat());
+      coordinator.onBeat(() => events.beat());
       await coordinator.join();
       await Promise.all([events.start(), configs.start()]);
       inbox.start(handle);

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
 import type { ClusterKeys } from "./keys.ts";
+import { RedisScript } from "./redis-script.ts";
 
 /** What an instance publishes about itself with every heartbeat (the console's instance list). */
 export interface InstanceInfo {
@@ -20,17 +21,17 @@ export interface InstanceInfo {
 }
 
 /** Claims `KEYS[1]` for `ARGV[1]` unless another holds it; answers the holder. */
-const CLAIM = `
+const CLAIM = new RedisScript(`
 local holder = redis.call('get', KEYS[1])
 if not holder then
   redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return ARGV[1]
 end
 if holder == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) end
-return holder`;
+return holder`);
 
 /** Extends each of KEYS held by `ARGV[1]`; answers 1/0 per key (0: lost to another, or expired). */
-const RENEW = `
+const RENEW = new RedisScript(`
 local held = {}
 for i, key in ipairs(KEYS) do
   if redis.call('get', key) == ARGV[1] then
@@ -40,12 +41,12 @@ for i, key in ipairs(KEYS) do
     held[i] = 0
   end
 end
-return held`;
+return held`);
 
 /** Deletes `KEYS[1]` only while `ARGV[1]` holds it. */
-const RELEASE = `
+const RELEASE = new RedisScript(`
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0`;
+return 0`);
 
 /** Something to do at every heartbeat (renew what it holds, look for dead instances, …). */
 export type BeatTask = () => Promise<void>;
@@ -143,18 +144,18 @@ export class Coordinator {
 
   /** Takes `key` for this instance unless another holds it; resolves with the holder's id. */
   async claim(key: string): Promise<string> {
-    return (await this.redis.eval(CLAIM, 1, key, this.id, this.leaseMs)) as string;
+    return (await CLAIM.run(this.redis, [key], [this.id, this.leaseMs])) as string;
   }
 
   /** Extends the leases this instance holds; resolves with the keys it no longer holds. */
   async renew(keys: readonly string[]): Promise<string[]> {
     if (keys.length === 0) return [];
-    const held = (await this.redis.eval(RENEW, keys.length, ...keys, this.id, this.leaseMs)) as number[];
+    const held = (await RENEW.run(this.redis, keys, [this.id, this.leaseMs])) as number[];
     return keys.filter((_, index) => held[index] !== 1);
   }
 
   async release(key: string): Promise<void> {
-    await this.redis.eval(RELEASE, 1, key, this.id);
+    await RELEASE.run(this.redis, [key], [this.id]);
   }
 
   /** Who holds `key` now, if anyone. */

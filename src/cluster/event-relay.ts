@@ -1,56 +1,83 @@
 import type { Logger } from "../log/logger.ts";
 import type { StoredMonitorEvent } from "../monitor/event-store.ts";
 import { Fanout } from "../monitor/monitor.ts";
-import type { Timeline } from "../monitor/timeline.ts";
+import type { LiveTimeline } from "../monitor/timeline.ts";
 import type { ClusterChannel } from "./channel.ts";
 
 /** An event of another instance's timeline, as this instance's console shows it live. */
 export type InstanceEvent = StoredMonitorEvent & { instance: string };
 
-/** What the console follows live: `Timeline.follow`. */
-export type LiveTimeline = Pick<Timeline, "follow">;
+/**
+ * What travels on the events channel: an event one instance stored, or an instance saying its
+ * console is following (so the others should send their events).
+ */
+export type EventNews = { event: StoredMonitorEvent } | { watching: true };
 
 /**
  * The console's live timeline across the cluster. Each instance publishes the events its
  * timeline stores (with their ids from the shared database, so a page merges them with
  * stored ones by id); each delivers the others' to its console, tagged with their instance.
  * They never enter this instance's MonitorHub: the timeline there would store them twice.
+ *
+ * Events carry whole prompts, so they are published only while another instance's console
+ * follows: such an instance says so when a console opens and at every heartbeat after, and
+ * the others publish until they have not heard it for `watchLapseMs`.
  */
 export class EventRelay {
   readonly #remote: Fanout<InstanceEvent>;
   #stopSharing = () => {};
+  /** Consoles following this instance's live timeline. */
+  #followers = 0;
+  /** Until when another instance's console is known to follow. */
+  #othersWatchUntil = 0;
   /** Set while publishing fails, so a Redis outage is one log line, not one per event. */
   #failing = false;
 
   constructor(
-    private readonly channel: ClusterChannel<StoredMonitorEvent>,
+    private readonly channel: ClusterChannel<EventNews>,
+    /** How long another instance's "watching" lasts unless said again (a few heartbeats). */
+    private readonly watchLapseMs: number,
     private readonly logger: Logger,
   ) {
     this.#remote = new Fanout((error) => logger.warn({ err: error }, "live event follower failed"));
   }
 
-  /** Starts receiving the other instances' events. */
+  /** Starts receiving the other instances' events and news. */
   start(): Promise<void> {
-    return this.channel.listen((event, from) => this.#remote.publish({ ...event, instance: from }));
+    return this.channel.listen((news, from) => {
+      if ("watching" in news) this.#othersWatchUntil = Date.now() + this.watchLapseMs;
+      else if ("event" in news) this.#remote.publish({ ...news.event, instance: from });
+    });
   }
 
   /**
-   * Publishes every event `local` stores from now on to the other instances; returns what the
-   * console follows: `local`'s events and the other instances' (with `instance`).
+   * Publishes every event `local` stores from now on to the other instances while one of their
+   * consoles follows; returns what this instance's console follows: `local`'s events and the
+   * other instances' (with `instance`).
    */
   share(local: LiveTimeline): LiveTimeline {
     this.#stopSharing();
-    this.#stopSharing = local.follow((event) => this.#publish(event));
+    this.#stopSharing = local.follow((event) => {
+      if (Date.now() < this.#othersWatchUntil) this.#publish({ event });
+    });
     return {
       follow: (listener) => {
         const stopLocal = local.follow(listener);
         const stopRemote = this.#remote.add(listener);
+        this.#followers++;
         return () => {
           stopLocal();
           stopRemote();
+          this.#followers--;
         };
       },
+      watch: () => this.#announce(),
     };
+  }
+
+  /** Heartbeat: while a console follows here, the other instances hear it again. */
+  beat(): Promise<void> {
+    return this.#followers > 0 ? this.#announce() : Promise.resolve();
   }
 
   /** Stops publishing (shutdown). */
@@ -58,8 +85,13 @@ export class EventRelay {
     this.#stopSharing();
   }
 
-  #publish(event: StoredMonitorEvent): void {
-    this.channel.publish(event).then(
+  #announce(): Promise<void> {
+    return this.#publish({ watching: true });
+  }
+
+  /** Never rejects: a failure is logged (once per outage) and the news is gone. */
+  #publish(news: EventNews): Promise<void> {
+    return this.channel.publish(news).then(
       () => {
         this.#failing = false;
       },

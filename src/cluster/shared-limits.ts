@@ -7,6 +7,7 @@ import {
   type TurnAdmission,
   type TurnVerdict,
   type TurnWindows,
+  type WindowLimit,
 } from "../chat/rate-limiter.ts";
 import {
   DailyTokenTally,
@@ -21,6 +22,7 @@ import { TURN_WINDOW_MS } from "../chat/turn-limits.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ClusterKeys } from "./keys.ts";
+import { RedisScript } from "./redis-script.ts";
 
 /** Longer than this, and a turn goes on with this instance's own counts. */
 const REDIS_TIMEOUT_MS = 2_000;
@@ -32,7 +34,7 @@ const TALLY_TTL_MS = 2 * 86_400_000;
  * windows, `whole` first when ARGV[3] is 1. ARGV: now, window ms, 1/0, a member naming this
  * turn, then each key's limit. Answers {admitted 1/0, count, freesAt} per key.
  */
-const ADMIT = `
+const ADMIT = new RedisScript(`
 local now, window, hasWhole = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3] == '1'
 local verdicts, eachPassed = {}, 0
 for i, key in ipairs(KEYS) do
@@ -56,25 +58,25 @@ if (not hasWhole or verdicts[1][1] == 1) and (eachCount == 0 or eachPassed > 0) 
     end
   end
 end
-return verdicts`;
+return verdicts`);
 
 /**
  * Adds ARGV[1] tokens to a day's tally (hash KEYS[1]): to `all` and, when given, to the chat's
  * field ARGV[2]. Only once the tally was read from the store: until then the store holds the
  * call already and the reading counts it.
  */
-const ADD_TOKENS = `
+const ADD_TOKENS = new RedisScript(`
 if redis.call('exists', KEYS[1]) == 0 then return 0 end
 redis.call('hincrby', KEYS[1], 'all', ARGV[1])
 if ARGV[2] then redis.call('hincrby', KEYS[1], ARGV[2], ARGV[1]) end
-return 1`;
+return 1`);
 
 /** Sets a day's tally (KEYS[1]) from the store unless an instance did already. ARGV: ttl, field, value, … */
-const START_TALLY = `
+const START_TALLY = new RedisScript(`
 if redis.call('exists', KEYS[1]) == 1 then return 0 end
 for i = 2, #ARGV, 2 do redis.call('hset', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('pexpire', KEYS[1], ARGV[1])
-return 1`;
+return 1`);
 
 export interface SharedLimitParts {
   redis: Redis;
@@ -84,6 +86,11 @@ export interface SharedLimitParts {
   /** The clock of `chat.timezone`, whose midnight starts a day. */
   clock: () => ZonedClock;
   time: Pick<Clock, "now">;
+  /**
+   * Whether a daily token budget is set: without one no turn reads the tally, so calls are not
+   * added to it (a Redis command each) and it is read again from the store once one is set.
+   */
+  budgets: () => boolean;
   logger: Logger;
 }
 
@@ -143,31 +150,37 @@ class SharedTurnWindows implements TurnWindows {
   admit(turn: TurnAdmission, now: number): Promise<TurnVerdict> {
     const checks = [...(turn.whole ? [turn.whole] : []), ...turn.each];
     if (checks.length === 0) return Promise.resolve({ each: [] });
+    if (checks.every((check) => check.limit === 0)) {
+      // No limit is set: nothing can be refused, so the turn does not wait for Redis to count it.
+      void this.fallback.run(
+        () => this.#count(turn, checks, now),
+        () => undefined,
+      );
+      return this.#local.admit(turn, now);
+    }
     return this.fallback.run(
       async () => {
-        const answer = (await this.redis.eval(
-          ADMIT,
-          checks.length,
-          ...checks.map((check) => this.keys.shared(`turns:${check.key}`)),
-          now,
-          TURN_WINDOW_MS,
-          turn.whole ? 1 : 0,
-          randomUUID(),
-          ...checks.map((check) => check.limit),
-        )) as Array<[number, number, number]>;
-        const verdicts = answer.map(([admitted, count, freesAt]) => ({
-          admitted: admitted === 1,
-          count,
-          freesAt,
-        }));
-        const verdict: TurnVerdict = turn.whole
-          ? { whole: verdicts[0]!, each: verdicts.slice(1) }
-          : { each: verdicts };
+        const verdict = await this.#count(turn, checks, now);
         for (const key of countedKeys(turn, verdict)) this.#local.record(key, now);
         return verdict;
       },
       () => this.#local.admit(turn, now),
     );
+  }
+
+  /** Checks and counts the turn in Redis, in one step. */
+  async #count(turn: TurnAdmission, checks: WindowLimit[], now: number): Promise<TurnVerdict> {
+    const answer = (await ADMIT.run(
+      this.redis,
+      checks.map((check) => this.keys.shared(`turns:${check.key}`)),
+      [now, TURN_WINDOW_MS, turn.whole ? 1 : 0, randomUUID(), ...checks.map((check) => check.limit)],
+    )) as Array<[number, number, number]>;
+    const verdicts = answer.map(([admitted, count, freesAt]) => ({
+      admitted: admitted === 1,
+      count,
+      freesAt,
+    }));
+    return turn.whole ? { whole: verdicts[0]!, each: verdicts.slice(1) } : { each: verdicts };
   }
 }
 
@@ -179,6 +192,8 @@ class SharedTurnWindows implements TurnWindows {
 class SharedTokenTally implements TokenTally {
   /** Fed every call too, read only while Redis fails (it starts from the store then). */
   readonly #local: DailyTokenTally;
+  /** Calls went unadded while no budget was set: the shared tally is started from the store again. */
+  #stale = false;
 
   constructor(
     private readonly parts: Omit<SharedLimitParts, "logger">,
@@ -189,11 +204,15 @@ class SharedTokenTally implements TokenTally {
 
   add(usage: UsageOfCall): void {
     this.#local.add(usage);
+    if (!this.parts.budgets()) {
+      this.#stale = true;
+      return;
+    }
     const tokens = usage.promptTokens + usage.completionTokens;
     const key = this.#dayKey(startOfDay(this.parts.clock(), usage.time));
     const session = usage.sessionId === undefined ? [] : [sessionField(usage.sessionId)];
     void this.fallback.run(
-      () => this.parts.redis.eval(ADD_TOKENS, 1, key, tokens, ...session),
+      () => ADD_TOKENS.run(this.parts.redis, [key], [tokens, ...session]),
       () => undefined,
     );
   }
@@ -212,11 +231,15 @@ class SharedTokenTally implements TokenTally {
     const since = startOfDay(zoned, now);
     const key = this.#dayKey(since);
     const read = () => redis.hmget(key, "all", sessionField(sessionId));
+    if (this.#stale) {
+      this.#stale = false;
+      await redis.del(key);
+    }
     let [total, session] = await read();
     if (total === null) {
       const spent = await spentSince(store, since);
       const fields = [...spent.bySession].flatMap(([id, tokens]) => [sessionField(id), tokens]);
-      await redis.eval(START_TALLY, 1, key, TALLY_TTL_MS, "all", spent.total, ...fields);
+      await START_TALLY.run(redis, [key], [TALLY_TTL_MS, "all", spent.total, ...fields]);
       [total, session] = await read();
     }
     return { day: zoned.date(now), total: Number(total ?? 0), session: Number(session ?? 0) };

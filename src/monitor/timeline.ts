@@ -2,6 +2,16 @@ import type { MonitorEventStore, StoredMonitorEvent } from "./event-store.ts";
 import { Fanout, type MonitorHub } from "./monitor.ts";
 import { isTimelineEvent } from "./timeline-filter.ts";
 
+/** What the console's live stream follows: this instance's timeline, in a cluster every instance's. */
+export interface LiveTimeline {
+  follow(listener: (event: StoredMonitorEvent) => void): () => void;
+  /**
+   * In a cluster: resolves once the other instances send their events here, which they do only
+   * while some console follows (never rejects). Called before a console starts following.
+   */
+  watch?(): Promise<void>;
+}
+
 /**
  * The console's timeline: the monitor events worth keeping (isTimelineEvent), stored, then
  * handed to live followers with the id they were stored under. Ids, not times, order events

@@ -1,9 +1,10 @@
 /**
  * The console of any instance shows the whole cluster (issue 20): every instance, the other
- * instances' live events, and a config saved on one instance (or a plugin switched by command)
- * applied on the others.
+ * instances' live events (sent across only while a console follows: they carry prompts), and a
+ * config saved on one instance (or a plugin switched by command) applied on the others.
  */
 import { readFileSync } from "node:fs";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
@@ -19,14 +20,23 @@ import { sleep, waitFor } from "../support/wait.ts";
 const ACCOUNT = "10001";
 const GROUP = "20001";
 const ADMIN = "39999";
+/** Short, so a closed console's "watching" lapses quickly (it is said at every heartbeat). */
+const LEASE_MS = 1_500;
 
 let a: BotHarness;
 let b: BotHarness;
 let qq: OneBotStandIn;
+/** What crosses Redis on the live events channel. */
+let carried: string[] = [];
+let eventsListener: Redis;
 const plugins = new PluginSandbox();
 
 beforeAll(async () => {
   const [databaseUrl, redis] = await Promise.all([freshPostgresUrl(), freshRedis()]);
+  const keyPrefix = redis.keyPrefix.replace(/:$/, "");
+  eventsListener = new Redis(redis.url);
+  eventsListener.on("message", (_channel: string, message: string) => carried.push(message));
+  await eventsListener.subscribe(`${keyPrefix}:events`);
   plugins.add("hello", {
     "index.ts": classPlugin(`@Tool("hello", { description: "打招呼" }) hello() { return {}; }`),
   });
@@ -37,7 +47,7 @@ beforeAll(async () => {
         storage: { url: databaseUrl },
         plugins: { dirs: [plugins.root] },
         bot: { admins: [ADMIN] },
-        cluster: { redisUrl: redis.url, instanceId: id, keyPrefix: redis.keyPrefix.replace(/:$/, "") },
+        cluster: { redisUrl: redis.url, instanceId: id, keyPrefix, leaseMs: LEASE_MS },
       },
     });
   a = await instance("a");
@@ -47,6 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  eventsListener?.disconnect();
   await qq?.close();
   await b?.dispose();
   await a?.dispose();
@@ -65,6 +76,35 @@ it("lists every instance on the console of each", async () => {
     expect(instances.find((instance) => instance.id === "a")?.address).toMatch(new RegExp(`:${port(a)}$`));
     expect(instances.find((instance) => instance.id === "b")?.address).toMatch(new RegExp(`:${port(b)}$`));
   }
+});
+
+it("sends events across only while another instance's console follows", async () => {
+  /** A mention into A (a turn, with its prompt), once A took it in: what crossed Redis about it. */
+  const said = async (text: string) => {
+    carried = [];
+    const messageId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention(text, ACCOUNT) });
+    await a.waitForEvent("message.ingested", (event) => event.data.messageId === messageId);
+    await sleep(300);
+    return { messageId, crossed: carried.filter((message) => message.includes(`"${messageId}"`)) };
+  };
+  // No console anywhere: the message and the turn's prompt stay off Redis.
+  expect((await said("没人看着")).crossed).toEqual([]);
+
+  const onB = await openSse(`${b.baseUrl}/api/monitor/stream`, {});
+  try {
+    const watched = await said("有人看着");
+    expect(watched.crossed.length).toBeGreaterThan(0);
+    await onB.waitFor(
+      (event, data) =>
+        event === "monitor" &&
+        (data as { data?: { messageId?: string } }).data?.messageId === watched.messageId,
+    );
+  } finally {
+    onB.close();
+  }
+  // B's console closed: once its last "watching" lapsed, A keeps its events again.
+  await sleep(LEASE_MS + 500);
+  expect((await said("又没人看了")).crossed).toEqual([]);
 });
 
 it("shows an event of one instance on the live timeline of the other, stored once", async () => {

@@ -16,7 +16,7 @@ import type { Stores, UsageRecord } from "../../src/store/types.ts";
 import { LOG_LEVEL, LogCapture } from "../support/log-capture.ts";
 import { ManualClock } from "../support/manual-clock.ts";
 import { freshRedis, type RedisServer, startRedisServer } from "../support/redis-server.ts";
-import { waitFor } from "../support/wait.ts";
+import { sleep, waitFor } from "../support/wait.ts";
 
 const SHANGHAI = zonedClock("Asia/Shanghai");
 /** 2025-05-01 10:00 in Shanghai. */
@@ -65,12 +65,15 @@ async function instance(url: string, keyPrefix: string, store: Awaited<ReturnTyp
   const redis: Redis = await connectRedis(url, "shared-limits-test", logger);
   cleanups.push(() => redis.disconnect());
   const time = new ManualClock(MORNING);
+  /** Whether `limits.dailyTokens` (or the group's) is set on this instance. */
+  const budget = { set: true };
   const limits = sharedLimits({
     redis,
     keys: new ClusterKeys(keyPrefix),
     store: store.store,
     clock: () => SHANGHAI,
     time,
+    budgets: () => budget.set,
     logger,
   });
   /** An LLM call of this instance, stored and counted as the app does. */
@@ -79,7 +82,7 @@ async function instance(url: string, keyPrefix: string, store: Awaited<ReturnTyp
     store.usage.record(usage);
     limits.tokens.add(usage);
   };
-  return { ...limits, time, spend, log };
+  return { ...limits, time, spend, log, budget, redis };
 }
 
 async function twoInstances() {
@@ -132,6 +135,19 @@ describe("rate limits shared by instances", () => {
   });
 });
 
+describe("rate limits that are off", () => {
+  it("still count a turn in Redis, so a limit set later sees it, without the turn waiting for that", async () => {
+    const { a, b, keyPrefix } = await twoInstances();
+    const verdict = await a.turns.admit({ each: [{ ...ALICE, limit: 0 }] }, MORNING);
+    expect(verdict.each[0]?.admitted).toBe(true);
+    // Counted in Redis meanwhile: a limit of one on the other instance finds Alice's minute used.
+    const window = `${keyPrefix}:shared:turns:${ALICE.key}`;
+    await waitFor(async () => (await a.redis.zcard(window)) === 1);
+    const limited = await b.turns.admit({ each: [{ ...ALICE, limit: 1 }] }, MORNING + 1);
+    expect(limited.each[0]).toMatchObject({ admitted: false, count: 1 });
+  });
+});
+
 describe("token budgets shared by instances", () => {
   it("adds up both instances' spending, read from the store once, and a restarted instance finds it", async () => {
     const { a, b, store, url, keyPrefix } = await twoInstances();
@@ -147,6 +163,28 @@ describe("token budgets shared by instances", () => {
     const restarted = await instance(url, keyPrefix, store);
     expect(await restarted.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 170, session: 150 });
     expect(store.reads()).toBe(1);
+  });
+
+  it("adds nothing to Redis while no budget is set, and counts those calls once one is", async () => {
+    const { a, b, store, keyPrefix } = await twoInstances();
+    expect(await a.tokens.today(GROUP)).toMatchObject({ total: 0 });
+    a.budget.set = b.budget.set = false;
+    a.spend(300);
+    b.spend(200, OTHER_GROUP);
+    await sleep(100);
+    // Nobody reads the tally now: those calls are not sent to Redis (one command each).
+    const tally = `${keyPrefix}:shared:tokens:${Date.UTC(2025, 3, 30, 16)}`; // 1 May 00:00 in Shanghai
+    expect(await a.redis.hget(tally, "all")).toBe("0");
+
+    // A budget again: today's tally is read from the store again, with the calls made meanwhile.
+    a.budget.set = b.budget.set = true;
+    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 500, session: 300 });
+    expect(await b.tokens.today(OTHER_GROUP)).toMatchObject({ total: 500, session: 200 });
+    a.spend(5);
+    await a.tokens.today(GROUP);
+    expect(await b.tokens.today(GROUP)).toMatchObject({ total: 505, session: 305 });
+    // Each instance that left calls out reads the store again once.
+    expect(store.reads()).toBe(3);
   });
 
   it("starts a new tally at midnight in the chat's time zone", async () => {

@@ -50,6 +50,26 @@ describe("opening PostgreSQL storage", () => {
     expect(jit).toEqual([[{ jit: "off" }], [{ jit: "off" }]]);
   });
 
+  it("plans a prepared statement once per connection: the memory search was planned anew on every turn", async () => {
+    const db = await PgDatabase.open(await freshPostgresUrl(), captureLog().logger);
+    const sql =
+      "SELECT id FROM memories m WHERE m.subject = ANY($1::text[]) ORDER BY confirmed_at DESC LIMIT 5";
+    // The same name on a pool connection and in a transaction: prepared on each, both answering.
+    const answers = await db.transaction(async (tx) =>
+      Promise.all([db.query(sql, [["qq:1"]], "test-recent"), tx.query(sql, [["qq:2"]], "test-recent")]),
+    );
+    const [mode] = await db.query<{ plan_cache_mode: string }>("SHOW plan_cache_mode");
+    const plan = await db.transaction(async (tx) => {
+      await tx.query("PREPARE shown (text[]) AS SELECT id FROM memories m WHERE m.subject = ANY($1)");
+      return tx.query<{ "QUERY PLAN": string }>("EXPLAIN EXECUTE shown('{qq:1}')");
+    });
+    await db.close();
+    expect(answers).toEqual([[], []]);
+    expect(mode?.plan_cache_mode).toBe("force_generic_plan");
+    // A generic plan keeps the parameter in it, rather than the value it was run with.
+    expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("$1");
+  });
+
   it("accepts postgresql:// and never shows the password in logs or errors", async () => {
     const url = withPassword(await freshPostgresUrl(), "postgresql:");
     const log = captureLog();

@@ -125,4 +125,38 @@ describe("PostgreSQL storage outages", () => {
     expect(String(quarantined[0]?.row)).toContain('"messageId":"2"');
     expect(stores.status().state).toBe("ok");
   });
+
+  it("commits a turn's start with other stores' rows, setting aside only the row refused among them", async () => {
+    url = await freshPostgresUrl();
+    stores = await openStore(url, captureLog().logger, DEFAULT_OPTIONS);
+    // One transaction of single statements (sent all at once) in which one message is refused.
+    stores.messages.append(groupMessage({ messageId: "1" }));
+    stores.messages.append(groupMessage({ messageId: "2", senderName: "Bo\u0000b" }));
+    stores.usage.record({
+      time: Date.now(),
+      task: "planner",
+      provider: "main",
+      model: "m",
+      promptTokens: 10,
+      completionTokens: 1,
+      latencyMs: 5,
+      success: true,
+    });
+    await stores.turns.begin({
+      replyId: "r1",
+      sessionId: "onebot:10000:group:20000",
+      status: "running",
+      triggerMessageIds: ["1"],
+      createdAt: Date.now(),
+    });
+
+    expect(await committedRows(url, "SELECT reply_id, status FROM turns")).toEqual([
+      { reply_id: "r1", status: "running" },
+    ]);
+    expect(await committedRows(url, "SELECT message_id FROM messages")).toEqual([{ message_id: "1" }]);
+    expect(await committedRows(url, "SELECT COUNT(*) AS n FROM llm_usage")).toEqual([{ n: 1 }]);
+    const quarantined = await committedRows(url, "SELECT store, row FROM quarantine");
+    expect(quarantined.map((row) => row.store)).toEqual(["messages"]);
+    expect(String(quarantined[0]?.row)).toContain('"messageId":"2"');
+  });
 });

@@ -9,6 +9,11 @@ export interface PgBatchWriterOptions<T> extends SpoolOptions<T> {
   writeBatch: (tx: PgQuery, rows: readonly T[]) => Promise<void>;
   /** Commits this queue in one transaction per event-loop turn with the database's other stores. */
   tick: PgWriteTick;
+  /**
+   * Whether `writeBatch` writes these rows with ONE statement (one chunk, nothing else): the
+   * tick then commits them without a transaction when they are all it has to commit.
+   */
+  oneStatement?: (rows: readonly T[]) => boolean;
 }
 
 /**
@@ -30,6 +35,10 @@ export class PgBatchWriter<T> implements PgTickWriter {
 
   get queued(): number {
     return this.#spool.items.length;
+  }
+
+  oneStatement(): boolean {
+    return this.#options.oneStatement?.(this.#spool.items) ?? false;
   }
 
   /** Rows not yet committed, oldest first. */

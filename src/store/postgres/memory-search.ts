@@ -14,26 +14,58 @@ const K1 = 1.2;
 const B = 0.75;
 
 /**
- * Which memories a search may return; `$1` is the subjects (null: any), `$2` the excluded
- * subject prefixes (an empty prefix excludes everything, as in SQLite).
+ * Which memories a search may return: about one of the subjects (when given) and about none of
+ * the excluded subject prefixes (an empty prefix excludes everything, as in SQLite). Each
+ * combination is its own statement, with a parameter only for what it filters on: a prepared
+ * statement's generic plan is then as good as one made for its values (a "$1 IS NULL OR …"
+ * would be planned anew on every call — most of the search's cost on a small table).
  */
-const ABOUT = `($1::text[] IS NULL OR m.subject = ANY($1::text[]))
-  AND NOT EXISTS (SELECT 1 FROM unnest($2::text[]) AS e(prefix) WHERE starts_with(m.subject, e.prefix))`;
+interface About {
+  /** The WHERE conditions on `m`, numbering its parameters from `$first`. */
+  sql: (first: number) => string;
+  params: unknown[];
+  /** Names the combination, for the statement's name. */
+  name: string;
+}
+
+function about(search: MemorySearch): About {
+  const subjects = search.subjects;
+  const excluded = search.excludeSubjectPrefix ?? [];
+  const conditions: Array<(n: number) => string> = [];
+  const params: unknown[] = [];
+  if (subjects !== undefined) {
+    conditions.push((n) => `m.subject = ANY($${n}::text[])`);
+    params.push(subjects);
+  }
+  if (excluded.length > 0) {
+    conditions.push(
+      (n) =>
+        `NOT EXISTS (SELECT 1 FROM unnest($${n}::text[]) AS e(prefix) WHERE starts_with(m.subject, e.prefix))`,
+    );
+    params.push(excluded);
+  }
+  return {
+    sql: (first) =>
+      conditions.length === 0 ? "TRUE" : conditions.map((condition, i) => condition(first + i)).join(" AND "),
+    params,
+    name: `${subjects === undefined ? "" : "s"}${excluded.length > 0 ? "x" : ""}`,
+  };
+}
 
 /**
- * The CANDIDATES memories sharing a term with the query (`$3`), most relevant first by BM25:
+ * The CANDIDATES memories sharing a term with the query (`$1`), most relevant first by BM25:
  * for each query term a memory holds, idf × tf·(k1+1) / (tf + k1·(1 − b + b·length/average)),
  * idf = ln(1 + (N − n + 0.5)/(n + 0.5)) over every memory (N memories, n holding the term).
  * Term frequencies are counted by array_positions (in C) against the few query terms known to
  * the index, materialised once: at 100,000 memories a search over everyone's takes about 30 ms.
  */
-const MATCHING = `
+const matching = (where: string) => `
   WITH size AS MATERIALIZED (
     SELECT documents, GREATEST(terms::float8 / GREATEST(documents, 1), 1) AS average_length
     FROM memory_index_size
   ), query_terms AS MATERIALIZED (
     SELECT q.term, ln(1 + (size.documents - c.documents + 0.5) / (c.documents + 0.5))::float8 AS idf
-    FROM unnest($3::text[]) AS q(term) CROSS JOIN size
+    FROM unnest($1::text[]) AS q(term) CROSS JOIN size
     JOIN memory_term_counts c ON c.term = q.term
   )
   SELECT m.id, m.confirmations, m.confirmed_at, (
@@ -43,12 +75,12 @@ const MATCHING = `
       WHERE hits.n > 0
     )::float8 AS relevance
   FROM memories m CROSS JOIN size
-  WHERE m.terms && $3::text[] AND ${ABOUT}
+  WHERE m.terms && $1::text[] AND ${where}
   ORDER BY relevance DESC, m.id DESC LIMIT ${CANDIDATES}`;
 
 /** Without a query: the CANDIDATES most recently confirmed. */
-const RECENT = `SELECT m.id, m.confirmations, m.confirmed_at FROM memories m WHERE ${ABOUT}
-  ORDER BY m.confirmed_at DESC, m.id DESC LIMIT ${CANDIDATES}`;
+const recent = (where: string) => `SELECT m.id, m.confirmations, m.confirmed_at FROM memories m
+  WHERE ${where} ORDER BY m.confirmed_at DESC, m.id DESC LIMIT ${CANDIDATES}`;
 
 /** The candidates of a search for `queryTerms` (undefined: no query), before ranking. */
 export function findCandidates(
@@ -56,10 +88,14 @@ export function findCandidates(
   search: MemorySearch,
   queryTerms: string[] | undefined,
 ): Promise<Candidate[]> {
-  const about = [search.subjects ?? null, search.excludeSubjectPrefix ?? []];
+  const filter = about(search);
   return queryTerms === undefined
-    ? db.query<Candidate>(RECENT, about)
-    : db.query<Candidate>(MATCHING, [...about, queryTerms]);
+    ? db.query<Candidate>(recent(filter.sql(1)), filter.params, `memory-recent-${filter.name}`)
+    : db.query<Candidate>(
+        matching(filter.sql(2)),
+        [queryTerms, ...filter.params],
+        `memory-matching-${filter.name}`,
+      );
 }
 
 /**

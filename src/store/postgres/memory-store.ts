@@ -274,6 +274,7 @@ export class PgMemoryStore implements MemoryStore {
     const rows = await db.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($1::bigint[])`,
       [ids],
+      "memory-entries",
     );
     const entries = await this.#withSources(db, rows);
     return new Map(entries.map((entry) => [entry.id, entry]));
@@ -286,6 +287,7 @@ export class PgMemoryStore implements MemoryStore {
       `SELECT memory_id, session_id, message_id, user_id, time FROM memory_sources
        WHERE memory_id = ANY($1::bigint[]) ORDER BY time, id`,
       [rows.map((row) => row.id)],
+      "memory-sources",
     );
     const byMemory = new Map<number, MemorySource[]>();
     for (const source of sources) {

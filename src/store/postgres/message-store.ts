@@ -22,7 +22,7 @@ import type {
 } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
-import { statementChunks, uncast, valuesList } from "./values-list.ts";
+import { rowsPerStatement, statementChunks, uncast, valuesList } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
 const INSERT_COLUMN_COUNT = MESSAGE_INSERT_COLUMNS.split(",").length;
@@ -48,6 +48,7 @@ export class PgMessageStore implements MessageStore, ChatHistory {
       logger,
       tick,
       expendable: options.expendable,
+      oneStatement: (rows) => rows.length <= rowsPerStatement(INSERT_COLUMN_COUNT),
     });
   }
 

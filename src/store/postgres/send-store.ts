@@ -3,7 +3,7 @@ import { SEND_COLUMNS, type SendRow, type Settlement, toSendEntry } from "../sql
 import type { NewSend, SendEntry, SendStore } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
-import { statementChunks, valuesList } from "./values-list.ts";
+import { rowsPerStatement, statementChunks, valuesList } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
 /** The types of a settlement's values: VALUES used as a table needs them spelled out. */
@@ -22,7 +22,13 @@ export class PgSendStore implements SendStore {
     logger: Logger,
     tick: PgWriteTick,
   ) {
-    this.#writer = new PgBatchWriter({ name: "sends", writeBatch: settle, logger, tick });
+    this.#writer = new PgBatchWriter({
+      name: "sends",
+      writeBatch: settle,
+      logger,
+      tick,
+      oneStatement: (rows) => rows.length <= rowsPerStatement(SETTLEMENT_CASTS.length),
+    });
   }
 
   async pending(send: NewSend): Promise<number> {
@@ -31,6 +37,7 @@ export class PgSendStore implements SendStore {
       `INSERT INTO sends (reply_id, session_id, target, content_hash, summary, state, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6) RETURNING id`,
       [send.replyId, send.sessionId, send.target, send.contentHash, send.summary, now],
+      "send-pending",
     );
     if (row === undefined) throw new Error("the sends insert returned no id");
     return row.id;

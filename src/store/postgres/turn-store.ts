@@ -10,7 +10,7 @@ import {
 import type { TurnRecord, TurnStore } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
-import { insertRows } from "./values-list.ts";
+import { insertRows, rowsPerStatement } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
 /**
@@ -26,13 +26,21 @@ export class PgTurnStore implements TurnStore {
     logger: Logger,
     private readonly tick: PgWriteTick,
   ) {
-    this.#writer = new PgBatchWriter({ name: "turns", writeBatch: upsertTurns, logger, tick });
+    this.#writer = new PgBatchWriter({
+      name: "turns",
+      writeBatch: upsertTurns,
+      logger,
+      tick,
+      oneStatement: writtenByOneStatement,
+    });
   }
 
   async begin(turn: TurnRecord): Promise<void> {
     // Everything queued first (the trigger messages among it) commits in the same transaction:
     // a running turn in the database can always be run again from its stored messages.
-    await this.tick.commitWith((tx) => upsertTurns(tx, [turn]));
+    await this.tick.commitWith((tx) => upsertTurns(tx, [turn]), {
+      oneStatement: writtenByOneStatement([turn]),
+    });
   }
 
   async record(turn: TurnRecord): Promise<void> {
@@ -70,6 +78,14 @@ export class PgTurnStore implements TurnStore {
     );
     return rows.map(toTurnRecord);
   }
+}
+
+/** Whether `upsertTurns` writes these turns with one statement: none runs an earlier one again. */
+function writtenByOneStatement(turns: readonly TurnRecord[]): boolean {
+  return (
+    turns.length <= rowsPerStatement(TURN_COLUMNS.split(",").length) &&
+    turns.every((turn) => turn.recoveredFrom === undefined)
+  );
 }
 
 /**

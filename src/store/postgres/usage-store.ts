@@ -10,7 +10,7 @@ import {
 import type { SessionTokens, UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
-import { insertRows } from "./values-list.ts";
+import { insertRows, rowsPerStatement } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
 /** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
@@ -22,7 +22,13 @@ export class PgUsageStore implements UsageStore {
     logger: Logger,
     tick: PgWriteTick,
   ) {
-    this.#writer = new PgBatchWriter({ name: "llm_usage", writeBatch: insertUsage, logger, tick });
+    this.#writer = new PgBatchWriter({
+      name: "llm_usage",
+      writeBatch: insertUsage,
+      logger,
+      tick,
+      oneStatement: (rows) => rows.length <= rowsPerStatement(USAGE_COLUMNS.split(",").length),
+    });
   }
 
   record(usage: UsageRecord): void {

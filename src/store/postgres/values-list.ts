@@ -10,10 +10,15 @@ const MAX_ROWS = 1_000;
  * row: many rows in one round trip, within the server's parameter limit.
  */
 export function statementChunks<T>(rows: readonly T[], columns: number): T[][] {
-  const size = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMETERS / columns)));
+  const size = rowsPerStatement(columns);
   const chunks: T[][] = [];
   for (let start = 0; start < rows.length; start += size) chunks.push(rows.slice(start, start + size));
   return chunks;
+}
+
+/** How many rows of `columns` parameters one statement of `statementChunks` takes. */
+export function rowsPerStatement(columns: number): number {
+  return Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMETERS / columns)));
 }
 
 /**

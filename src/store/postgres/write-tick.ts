@@ -20,10 +20,22 @@ export interface PgTickWriter {
   settled(committed: boolean): void;
   /** Rows waiting for a commit. */
   readonly queued: number;
+  /** Whether `writeQueued` writes the queued rows with one statement (it then needs no transaction alone). */
+  oneStatement(): boolean;
 }
 
-/** Writes into a tick's transaction; `isolated` as for `PgTickWriter.writeQueued`. */
-type TickWrite = (tx: PgQuery, isolated: boolean) => Promise<void>;
+/** The database as the tick writes it: in transactions (see PgDatabase), or one statement on its own. */
+export interface PgWrites extends PgTransactions {
+  transaction<T>(fn: (tx: PgQuery) => Promise<T>, options?: { atOnce?: boolean }): Promise<T>;
+  alone<T>(fn: (query: PgQuery) => Promise<T>): Promise<T>;
+}
+
+/** A write that goes with a tick's commit; `isolated` as for `PgTickWriter.writeQueued`. */
+interface TickWrite {
+  write(tx: PgQuery, isolated: boolean): Promise<void>;
+  /** Whether it is one statement (committed alone, it then needs no transaction). */
+  oneStatement: boolean;
+}
 
 export interface PgWriteTickOptions {
   /** Rows each store holds in memory while the database cannot be written; beyond it the oldest go. */
@@ -40,7 +52,8 @@ export interface PgWriteTickOptions {
  *
  * A transaction writes each store's batch plainly, without savepoints (each costs two round
  * trips). Only when the database refuses a row, which is rare, is it rolled back and redone
- * with savepoints, so that the row is set aside alone.
+ * with savepoints, so that the row is set aside alone. A commit of one statement (a lone
+ * message, a usage row) runs without BEGIN and COMMIT: one round trip instead of three.
  */
 export class PgWriteTick {
   readonly quarantine: PgQuarantine;
@@ -55,7 +68,7 @@ export class PgWriteTick {
   #closing = false;
 
   constructor(
-    private readonly db: PgTransactions,
+    private readonly db: PgWrites,
     logger: Logger,
     options: PgWriteTickOptions,
   ) {
@@ -93,23 +106,31 @@ export class PgWriteTick {
    * resolves with its result. Rejects when the database cannot be written or refuses `write`
    * (whose writes alone are then undone: the scheduled rows are committed all the same).
    * `write` may run twice, in a transaction that another row failed and in its redo.
+   * `oneStatement`: `write` makes one statement; with nothing scheduled it then commits alone,
+   * in one round trip.
    */
-  async commitWith<T>(write: (tx: PgQuery) => Promise<T>): Promise<T> {
+  async commitWith<T>(
+    write: (tx: PgQuery) => Promise<T>,
+    options: { oneStatement?: boolean } = {},
+  ): Promise<T> {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
     let outcome: { value: T } | { error: unknown } | undefined;
     await this.#afterInFlight(() =>
-      this.#commit(async (tx, isolated) => {
-        if (!isolated) {
-          outcome = { value: await write(tx) };
-          return;
-        }
-        try {
-          outcome = { value: await inSavepoint(tx, () => write(tx)) };
-        } catch (error) {
-          if (isPgUnavailable(error)) throw error;
-          outcome = { error };
-        }
+      this.#commit({
+        oneStatement: options.oneStatement ?? false,
+        write: async (tx, isolated) => {
+          if (!isolated) {
+            outcome = { value: await write(tx) };
+            return;
+          }
+          try {
+            outcome = { value: await inSavepoint(tx, () => write(tx)) };
+          } catch (error) {
+            if (isPgUnavailable(error)) throw error;
+            outcome = { error };
+          }
+        },
       }),
     );
     if (outcome === undefined) throw new Error("the commit did not run its write");
@@ -208,10 +229,27 @@ export class PgWriteTick {
   }
 
   #transaction(writers: PgTickWriter[], extra: TickWrite | undefined, isolated: boolean): Promise<void> {
-    return this.db.transaction(async (tx) => {
-      for (const writer of writers) await writer.writeQueued(tx, isolated);
-      if (extra) await extra(tx, isolated);
-    });
+    const alone = isolated ? undefined : loneStatement(writers, extra);
+    if (alone) return this.db.alone((query) => alone(query, false));
+    // Each write one statement, all issued together: the transaction is one round trip.
+    const atOnce =
+      !isolated && writers.every((writer) => writer.oneStatement()) && (extra?.oneStatement ?? true);
+    return this.db.transaction(
+      async (tx) => {
+        if (isolated) {
+          // Savepoints nest: one writer after another.
+          for (const writer of writers) await writer.writeQueued(tx, true);
+          if (extra) await extra.write(tx, true);
+          return;
+        }
+        // All at once: their statements go out together on the pipelined connection.
+        await allSettledOrFirstError([
+          ...writers.map((writer) => writer.writeQueued(tx, false)),
+          ...(extra ? [extra.write(tx, false)] : []),
+        ]);
+      },
+      { atOnce },
+    );
   }
 
   #degrade(error: unknown): void {
@@ -223,4 +261,32 @@ export class PgWriteTick {
     }, retryDelayMs);
     this.#retry.unref();
   }
+}
+
+/** The write of a commit that is one statement in all (it needs no transaction), if it is. */
+function loneStatement(
+  writers: readonly PgTickWriter[],
+  extra: TickWrite | undefined,
+): TickWrite["write"] | undefined {
+  const [writer] = writers;
+  if (extra === undefined && writers.length === 1 && writer?.oneStatement()) {
+    return (query, isolated) => writer.writeQueued(query, isolated);
+  }
+  if (writers.length === 0 && extra?.oneStatement) return extra.write;
+  return undefined;
+}
+
+/** "current transaction is aborted": what statements behind the one that failed answer. */
+const IN_FAILED_TRANSACTION = "25P02";
+
+/**
+ * Waits for every write (none is left running in a transaction about to end), then rejects with
+ * the failure that ended the transaction, not with one of the statements refused after it.
+ */
+async function allSettledOrFirstError(writes: Promise<void>[]): Promise<void> {
+  const reasons = (await Promise.allSettled(writes)).flatMap((outcome) =>
+    outcome.status === "rejected" ? [outcome.reason as unknown] : [],
+  );
+  if (reasons.length === 0) return;
+  throw reasons.find((reason) => (reason as { code?: unknown }).code !== IN_FAILED_TRANSACTION) ?? reasons[0];
 }
