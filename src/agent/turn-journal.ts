@@ -17,6 +17,8 @@ export class TurnJournal {
     private readonly recoveredFrom: string | undefined,
     /** The cluster instance running it. */
     private readonly instanceId?: string,
+    /** Its start (with these triggers) is committed, or could not be. */
+    private readonly triggersTaken?: (batch: Batch) => void,
   ) {}
 
   /** Commits the turn as running with `batch`, its messages so far; settles once committed (or refused). */
@@ -30,6 +32,7 @@ export class TurnJournal {
         "could not record the turn as running; a crash now would lose it",
       );
     }
+    this.triggersTaken?.(batch);
   }
 
   /** Records how the turn ended; resolves with the record once the store has taken it. */

@@ -78,9 +78,10 @@ export class TurnRunner {
       createdAt,
       recoveredFrom,
       deps.instanceId,
+      deps.triggersTaken,
     );
     // Committed while the turn reads its context (history, memories): its first model call waits for it.
-    const journalled = journal.running(initial).then(() => deps.triggersTaken?.(initial));
+    const journalled = journal.running(initial);
     const llm: TurnRunnerDeps["llm"] = {
       generate: async (request) => {
         await journalled;

@@ -25,18 +25,21 @@ export async function joinCluster(
   return createCluster({ ...parts, settings: config.cluster, forwardAdapterIds });
 }
 
+/** Events after which their `triggerIds` will not be answered here: trimmed or refused. */
+const DROPPING_TRIGGERS = new Set(["batch.trimmed", "limit.reached", "access.denied"]);
+
 /**
  * Keeps each accepted trigger pending in Redis (answered by another instance if this one dies)
  * until a turn takes it — once the turn's start is committed, so a take-over finds the turn
- * instead — or a trim drops it. Returns what the turn runner needs for that: this instance's id
- * (recorded on each turn) and the hook a committed start calls.
+ * instead — or it is trimmed or refused. Returns what the turn runner needs for that: this
+ * instance's id (recorded on each turn) and the hook a committed start calls.
  */
 export function keepTriggersPending(
   cluster: Cluster,
   monitor: MonitorHub,
 ): Pick<TurnRunnerDeps, "instanceId" | "triggersTaken"> {
   monitor.subscribe((event) => {
-    if (event.sessionId === undefined || event.type !== "batch.trimmed") return;
+    if (event.sessionId === undefined || !DROPPING_TRIGGERS.has(event.type)) return;
     cluster.triggersSettled(event.sessionId, (event.data.triggerIds as string[] | undefined) ?? []);
   });
   return {

@@ -36,7 +36,13 @@ export async function recordRefusal(
     sessionId,
     data: turnStartedData(batch),
   });
-  deps.monitor.emit({ type: refusal.type, replyId, sessionId, data: refusal.detail });
+  // With the triggers it refused: a cluster stops keeping them for another instance to answer.
+  deps.monitor.emit({
+    type: refusal.type,
+    replyId,
+    sessionId,
+    data: { ...refusal.detail, triggerIds: batch.triggerIds },
+  });
   if (notice) {
     try {
       await notice(replyId);

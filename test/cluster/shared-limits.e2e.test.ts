@@ -3,6 +3,7 @@
  * connection (issue 20): a user's turns per minute are counted for the cluster, so asking
  * through the other account does not give them a second allowance.
  */
+import { Redis } from "ioredis";
 import { afterEach, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, mention } from "../support/messages.ts";
@@ -10,6 +11,7 @@ import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
 import { freshRedis } from "../support/redis-server.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
 const TOO_FAST = "说得太快了，稍后再试。";
 
@@ -66,4 +68,15 @@ it("refuses a user over their turns per minute counted across two instances", as
     max: 2,
   });
   expect(b.bot.events.filter((event) => event.type === "turn.started")).toHaveLength(1);
+
+  // Answered and refused alike, no trigger is left for another instance to answer if one dies.
+  const redisClient = new Redis(redis.url);
+  closers.push(async () => redisClient.disconnect());
+  const prefix = redis.keyPrefix.replace(/:$/, "");
+  await waitFor(
+    async () =>
+      (await redisClient.hlen(`${prefix}:pending:a`)) + (await redisClient.hlen(`${prefix}:pending:b`)) === 0,
+    5_000,
+    "no trigger left pending",
+  );
 });
