@@ -207,6 +207,13 @@ describe("a stdio plugin that never answers activate (the bot as its own process
     qq = new OneBotStandIn({ selfId: SELF });
     await qq.connectReverse(bot.wsUrl);
     expect(Date.now() - runningAt).toBeLessThan(1_000);
+    // Plugins load in the background after start-up, one after another: until its manifest is
+    // read, a plugin is listed without one (as failed, with no error).
+    await waitFor(
+      async () => (await pluginStatus(bot, "sleepy")).process !== undefined,
+      3_000,
+      "sleepy to be loaded",
+    );
     expect(await pluginStatus(bot, "sleepy")).toMatchObject({
       state: "enabled",
       process: { state: "starting" },
