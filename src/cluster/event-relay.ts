@@ -7,6 +7,9 @@ import type { ClusterChannel } from "./channel.ts";
 /** An event of another instance's timeline, as this instance's console shows it live. */
 export type InstanceEvent = StoredMonitorEvent & { instance: string };
 
+/** A console does not wait longer than this for its "watching" to reach Redis (a hung server). */
+const WATCH_WAIT_MS = 1_000;
+
 /**
  * What travels on the events channel: an event one instance stored, or an instance saying its
  * console is following (so the others should send their events).
@@ -71,7 +74,8 @@ export class EventRelay {
           this.#followers--;
         };
       },
-      watch: () => this.#announce(),
+      // Other instances' events may start late then; this instance's own start at once.
+      watch: () => withinMs(this.#announce(), WATCH_WAIT_MS),
     };
   }
 
@@ -103,4 +107,13 @@ export class EventRelay {
       },
     );
   }
+}
+
+/** Resolves when `work` does, or after `ms` at the latest. */
+function withinMs(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

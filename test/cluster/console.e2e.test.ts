@@ -13,7 +13,7 @@ import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, mention, plain } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { freshRedis } from "../support/redis-server.ts";
+import { freshRedis, startRedisServer } from "../support/redis-server.ts";
 import { openSse } from "../support/sse-client.ts";
 import { sleep, waitFor } from "../support/wait.ts";
 
@@ -106,6 +106,41 @@ it("sends events across only while another instance's console follows", async ()
   await sleep(LEASE_MS + 500);
   expect((await said("又没人看了")).crossed).toEqual([]);
 });
+
+it("opens the live timeline at once while Redis hangs, with this instance's events", async () => {
+  const redis = await startRedisServer();
+  const bot = await startBot({
+    config: {
+      storage: { url: await freshPostgresUrl() },
+      cluster: { redisUrl: redis.url, instanceId: "lone", keyPrefix: "hung" },
+    },
+  });
+  const account = new OneBotStandIn({ selfId: "10009" });
+  try {
+    await account.connectReverse(bot.wsUrl);
+    redis.pause();
+    const opening = Date.now();
+    const stream = await openSse(`${bot.baseUrl}/api/monitor/stream`, {});
+    // Its "watching" cannot reach the others: the console does not wait for that.
+    expect(Date.now() - opening).toBeLessThan(2_500);
+    const messageId = account.pushGroupMessage({
+      groupId: "20009",
+      userId: ALICE,
+      message: mention("在吗", "10009"),
+    });
+    await stream.waitFor(
+      (event, data) =>
+        event === "monitor" && (data as { data?: { messageId?: string } }).data?.messageId === messageId,
+      10_000,
+    );
+    stream.close();
+  } finally {
+    redis.resume();
+    await account.close();
+    await bot.dispose();
+    await redis.stop();
+  }
+}, 30_000);
 
 it("shows an event of one instance on the live timeline of the other, stored once", async () => {
   const [onA, onB] = await Promise.all([

@@ -25,6 +25,10 @@ export interface RedisServer {
   port: number;
   /** Kills the server (SIGKILL: it keeps nothing on disk) and waits for its exit. */
   stop(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open and nothing is answered, as on a hung host. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
 }
 
 /** Starts redis-server on `port` (default: a free one); resolves once it answers PING. */
@@ -44,7 +48,13 @@ export async function startRedisServer(options: { port?: number } = {}): Promise
     exited = true;
   });
   const url = `redis://127.0.0.1:${port}`;
-  const server: RedisServer = { url, port, stop: () => stopGroup(child, "SIGKILL") };
+  const server: RedisServer = {
+    url,
+    port,
+    stop: () => stopGroup(child, "SIGKILL"),
+    pause: () => child.kill("SIGSTOP"),
+    resume: () => child.kill("SIGCONT"),
+  };
   const deadline = Date.now() + 10_000;
   for (;;) {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
