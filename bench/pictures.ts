@@ -14,9 +14,9 @@ import { join } from "node:path";
 import { LlmClient } from "../src/llm/llm-client.ts";
 import type { LlmRequest } from "../src/llm/types.ts";
 import { createLogger } from "../src/log/logger.ts";
+import { PictureDecoder } from "../src/media/picture-decoder.ts";
 import { PictureDescriber } from "../src/media/picture-describer.ts";
 import { createPictureFetcher } from "../src/media/picture-fetcher.ts";
-import { encodeRgbaPng } from "../src/media/png-encode.ts";
 import { StickerCollection } from "../src/media/sticker-collection.ts";
 import { TurnPictures } from "../src/media/turn-pictures.ts";
 import type { PictureFetcher } from "../src/media/types.ts";
@@ -25,6 +25,7 @@ import { MonitorHub } from "../src/monitor/monitor.ts";
 import { PromptLibrary } from "../src/prompts/prompt-library.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { startPictureServer } from "../test/support/picture-server.ts";
+import { encodeRgbaPng } from "../test/support/pictures.ts";
 import { ScriptedLlmServer } from "../test/support/scripted-llm-server.ts";
 import { percentile, round } from "./child.ts";
 
@@ -61,6 +62,7 @@ export async function benchPictures(): Promise<Record<string, unknown>> {
     allowLocalFiles: false,
     maxBytes: 10_485_760,
     timeoutMs: 10_000,
+    maxVisionSide: 1568,
   };
   const vision = { maxPerTurn: 4, maxPerDay: 1_000_000, timeoutMs: 20_000 };
   const prompts = new PromptLibrary({ language: "zh", templates: {} }, process.cwd(), logger);
@@ -74,15 +76,28 @@ export async function benchPictures(): Promise<Record<string, unknown>> {
       awaitedMs += performance.now() - started;
     }
   };
-  const realFetcher = createPictureFetcher({ settings: () => ({ ...media, vision }), logger });
-  const fetcher: PictureFetcher = { fetch: (ref, signal) => timed(realFetcher.fetch(ref, signal)) };
+  const realFetcher = createPictureFetcher({
+    settings: () => media,
+    decoder: new PictureDecoder({ settings: () => media }),
+    logger,
+  });
+  const fetcher: PictureFetcher = {
+    fetch: (ref, signal) => timed(realFetcher.fetch(ref, signal)),
+    decode: (bytes) => timed(realFetcher.decode(bytes)),
+  };
   const describer = new PictureDescriber({
     llm: { generate: (request: LlmRequest) => timed(client.generate(request)) },
     store: stores.pictures,
     // Stickers off, as by default: the bench measures describing.
     stickers: new StickerCollection({
       store: stores.stickers,
-      settings: () => ({ enabled: false, groups: [], capacity: 200 }),
+      settings: () => ({
+        enabled: false,
+        groups: [],
+        capacity: 200,
+        maxTotalBytes: 32 * 1024 * 1024,
+        shareAcrossChats: false,
+      }),
       monitor,
       logger,
     }),

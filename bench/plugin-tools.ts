@@ -2,11 +2,15 @@
  * The plugin system alone, for benchmarks of plugin tool calls: the plugins of one folder
  * loaded and activated, their tools reachable, and a tool call's context as the agent builds it.
  */
+
+import { Value } from "@sinclair/typebox/value";
 import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
 import { createComponentSet } from "../src/components/component-set.ts";
 import type { CallContext, ToolComponent } from "../src/components/types.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { MonitorHub } from "../src/monitor/monitor.ts";
+import { type PluginSettings, pluginsSchema } from "../src/plugins/config.ts";
+import { ProcessIsolation } from "../src/plugins/isolation/process-isolation.ts";
 import { createPluginSystem } from "../src/plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
@@ -22,9 +26,14 @@ export interface BenchPlugins {
 /** Loads the plugins of `root` and waits until every one has activated. */
 export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
   const components = createComponentSet(BUILTIN_TOOL_NAMES);
+  // The defaults, as a bot without a config file has them: stdio plugins start isolated where bwrap runs.
+  const settings = Value.Default(pluginsSchema, { dirs: [root] }) as PluginSettings;
+  const logger = createLogger({ level: "silent" });
   const system = createPluginSystem({
     components,
-    settings: () => ({ dirs: [root], disabled: [], config: {} }),
+    settings: () => settings,
+    isolation: new ProcessIsolation({ settings: () => settings, hidden: () => [], logger }),
+    secrets: () => [],
     outbox: {} as Outbox,
     adapterById: () => undefined,
     messages: {} as MessageStore,
@@ -34,7 +43,7 @@ export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
     pictureFetcherFor: () => testPictureFetcher(),
     pluginMemory: () => ({}) as PluginMemoryAccess,
     monitor: new MonitorHub(),
-    logger: createLogger({ level: "silent" }),
+    logger,
     watch: false,
   });
   await system.start();

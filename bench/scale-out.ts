@@ -66,7 +66,14 @@ interface Backend {
 function clusterConfig(backend: Backend, instanceId: string): Record<string, unknown> {
   return {
     storage: { url: backend.storageUrl },
-    cluster: { redisUrl: backend.redisUrl, instanceId, leaseMs: LEASE_MS, keyPrefix: backend.keyPrefix },
+    cluster: {
+      redisUrl: backend.redisUrl,
+      // Any secret: the bench's instances only need to share it.
+      secret: "bench-cluster-secret-0123456789",
+      instanceId,
+      leaseMs: LEASE_MS,
+      keyPrefix: backend.keyPrefix,
+    },
   };
 }
 

@@ -39,8 +39,9 @@ export async function buildServer(outdir = SERVER_DIST): Promise<void> {
     // Packages are bundled too: one file parses much faster than the few thousand module files
     // fastify, TypeBox and the AI SDK are made of. Kept as imports: native modules and whatever
     // finds its own files at run time.
-    // pg-native: pg's optional native binding, which we do not use.
-    external: ["better-sqlite3", "esbuild", "pg-native"],
+    // pg-native: pg's optional native binding, which we do not use. sharp loads libvips for
+    // the platform it finds at run time.
+    external: ["better-sqlite3", "esbuild", "pg-native", "sharp"],
     // CommonJS packages in an ES module bundle still call require() for Node's built-ins.
     banner: {
       js: 'import { createRequire as __tsumugiRequire } from "node:module"; const require = __tsumugiRequire(import.meta.url);',

@@ -2,14 +2,16 @@ import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
 import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
 import { TOOL_SEARCH_TOOL } from "./agent/tool-deferral.ts";
 import { TurnRunner } from "./agent/turn-runner.ts";
+import { consoleSecretsSchema } from "./api/config-secrets.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
-import { addAdapters } from "./app/adapters.ts";
+import { addAdapters, runsAccount } from "./app/adapters.ts";
 import { createBatchers, reportOmitted } from "./app/batching.ts";
-import { adoptConfigText, sharingSavedConfig } from "./app/cluster-config.ts";
+import { adoptConfigEdit, shareConfigEdits } from "./app/cluster-config.ts";
 import {
+  clusterTurns,
+  deliveryLedger,
   joinCluster,
-  keepTriggersPending,
   limitCounters,
   mayRunHere,
   startAdapters,
@@ -22,6 +24,7 @@ import { turnPluginsOf } from "./app/turn-plugins.ts";
 import { ChatService } from "./chat/chat-service.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
+import { PlatformIntake } from "./chat/platform-intake.ts";
 import { SessionRunner } from "./chat/session-runner.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
@@ -29,7 +32,7 @@ import { TurnLimits } from "./chat/turn-limits.ts";
 import { createComponentSet } from "./components/component-set.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
-import type { TsumugiConfig } from "./config/schema.ts";
+import { configJsonSchema, type TsumugiConfig } from "./config/schema.ts";
 import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
 import { QuoteContext } from "./context/quote-context.ts";
 import { LlmClient } from "./llm/llm-client.ts";
@@ -39,10 +42,12 @@ import { memoryCommands } from "./memory/memory-commands.ts";
 import { MemoryLearner } from "./memory/memory-learner.ts";
 import { MemoryService } from "./memory/memory-service.ts";
 import { createPluginMemoryAccess } from "./memory/plugin-access.ts";
+import { sceneAround } from "./memory/visibility.ts";
 import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
 import { Timeline } from "./monitor/timeline.ts";
+import { ProcessIsolation } from "./plugins/isolation/process-isolation.ts";
 import { createPluginAjv } from "./plugins/plugin-ajv.ts";
 import { createPluginSystem } from "./plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
@@ -51,6 +56,7 @@ import { ReplyExtensionRunner } from "./reply/extension-runner.ts";
 import { Outbox } from "./reply/outbox.ts";
 import { ReplyStage } from "./reply/reply-stage.ts";
 import { SendJournal } from "./reply/send-journal.ts";
+import { secretValuesOf } from "./schema/secret-paths.ts";
 import { HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 import { RecentMessageCache } from "./store/recent-cache.ts";
@@ -124,15 +130,21 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       recoverClusterWork({ ...recoveryParts(), submit: (batch) => sessions.submit(batch) }, work),
     storage: () => stores.status(),
     adopt: {
-      file: (text) =>
-        adoptConfigText(text, { file: options.configFile, env: process.env, apply: applyConfig, logger }),
+      edit: (text) =>
+        adoptConfigEdit(text, {
+          file: options.configFile,
+          env: process.env,
+          secretsSchema,
+          apply: (next) => configEdits.file(next),
+          logger,
+        }),
       plugin: (ref, enabled) => (enabled ? plugins.host.enable(ref) : plugins.host.disable(ref)),
     },
     logger,
   });
   // One clock per time zone value, rebuilt only when chat.timezone changes.
   const chatClock = clockOfZone(() => config.chat.timezone);
-  // Today's tokens per chat (limits.dailyTokens, limits.groupDailyTokens), counted as calls are recorded;
+  // Today's tokens in all, per chat and per user (limits.*DailyTokens), counted as calls are recorded;
   // in a cluster, counted in Redis with the turns per minute, so the limits hold for all instances.
   const counters = limitCounters(cluster, { store: stores.usage, clock: chatClock, logger }, () => config);
 
@@ -153,10 +165,18 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const onListenerError = (error: unknown) => logger.warn({ err: error }, "monitor listener failed");
   const monitor = options.monitor ?? new MonitorHub(onListenerError);
   const timeline = new Timeline(monitor, stores.monitorEvents, onListenerError);
-  const clusterTurns = cluster ? keepTriggersPending(cluster, monitor) : {};
-  const outbox = new Outbox(
+  const turnsInCluster = cluster ? clusterTurns(cluster, monitor) : {};
+  const outbox: Outbox = new Outbox(
     (id) => adapters.get(id),
-    new SendJournal(stores.sends, logger),
+    // In a cluster, each send carries its turn's lease token (fencing; TurnRunner keeps them).
+    new SendJournal(
+      stores.sends,
+      logger,
+      cluster && {
+        fenceOf: (replyId) => turnRunner.fenceOf(replyId),
+        fencedOut: (replyId, refusal) => turnRunner.fencedOut(replyId, refusal),
+      },
+    ),
     messages,
     () => config.bot.name,
     monitor,
@@ -202,15 +222,27 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // Stdio channel plugins' chats enter the pipeline like any platform's (`chat` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => chat.ingest(message));
   const components = createComponentSet([...BUILTIN_TOOL_NAMES, TOOL_SEARCH_TOOL]);
+  // Untrusted plugin processes and MCP stdio servers start isolated (plugins.sandbox), never
+  // seeing the config file or data folder; what they print is logged without the config's secrets.
+  const isolation = new ProcessIsolation({
+    settings: () => config.plugins,
+    hidden: () => [...(options.configFile ? [options.configFile] : []), dataDirectory(config.storage.url)],
+    logger: logger.child({ stage: "plugins" }),
+  });
+  const configSecrets = secretValuesOf(configJsonSchema, () => config);
   // MCP servers' tools join the plugins' (owner "mcp:<id>"), listed and switched with them.
   const mcp = new McpHost({
     settings: () => config.mcp,
     disabled: () => config.plugins.disabled,
     tools: components.tools,
     createAjv: createPluginAjv,
+    isolation,
+    secrets: configSecrets,
     monitor,
     logger,
   });
+  // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
+  const pictureFetcherFor = accountPictureFetchers({ config: () => config, adapters, logger });
   const plugins = createPluginSystem({
     components,
     settings: () => config.plugins,
@@ -220,48 +252,22 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messages,
     admins: () => config.bot.admins,
     names: () => [config.bot.name, ...config.bot.aliases],
-    pictureFetcherFor: accountPictureFetchers({ config: () => config, adapters, logger }),
+    pictureFetcherFor,
     external: mcp,
     ...(cluster && { switched: (ref: string, enabled: boolean) => cluster.pluginSwitched(ref, enabled) }),
     pluginMemory: (message, pluginId, replyId) =>
-      createPluginMemoryAccess({ memory, message, pluginId, ...(replyId === undefined ? {} : { replyId }) }),
-    monitor,
-    logger,
-  });
-  const turnRunner = new TurnRunner({
-    llm: { generate: (request) => llm.generate(request) },
-    messages,
-    turns: stores.turns,
-    ...clusterTurns,
-    quotes,
-    settings: () => agentSettings(config, chatClock(), prompts.templates()),
-    plugins: turnPluginsOf(components, plugins.contexts, monitor, logger, () => config.agent),
-    ...turnPicturesOf({
-      llm: () => llm,
-      stores,
-      config: () => config,
-      prompts,
-      adapters,
-      monitor,
-      logger,
-    }),
-    memory,
-    replyStage: new ReplyStage({
-      llm: { generate: (request) => llm.generate(request) },
-      outbox,
-      extensions: new ReplyExtensionRunner({
-        registry: components.replyExtensions,
-        monitor,
-        logger,
+      createPluginMemoryAccess({
+        memory,
+        message,
+        scene: () => sceneAround([message], messages, config.chat.history.maxMessages),
+        pluginId,
+        ...(replyId === undefined ? {} : { replyId }),
       }),
-      monitor,
-    }),
+    isolation,
+    secrets: configSecrets,
     monitor,
     logger,
   });
-  const queue = new KeyedQueue((sessionId, error) =>
-    logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
-  );
   const limits = new TurnLimits({
     settings: () => config.limits,
     tokens: counters.tokens,
@@ -273,6 +279,41 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  const turnRunner = new TurnRunner({
+    llm: { generate: (request) => llm.generate(request) },
+    messages,
+    turns: stores.turns,
+    ...turnsInCluster,
+    quotes,
+    settings: () => agentSettings(config, chatClock(), prompts.templates()),
+    plugins: turnPluginsOf(components, plugins.contexts, monitor, logger, () => config.agent),
+    ...turnPicturesOf({
+      llm: () => llm,
+      stores,
+      config: () => config,
+      prompts,
+      fetcherFor: pictureFetcherFor,
+      monitor,
+      logger,
+    }),
+    memory,
+    replyStage: new ReplyStage({
+      outbox,
+      extensions: new ReplyExtensionRunner({
+        registry: components.replyExtensions,
+        monitor,
+        logger,
+      }),
+      monitor,
+    }),
+    budgets: limits,
+    answerLater: (batch) => sessions.submit(batch),
+    monitor,
+    logger,
+  });
+  const queue = new KeyedQueue((sessionId, error) =>
+    logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
+  );
   const recoveryParts = () => ({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
   const sessions = new SessionRunner({
     queue,
@@ -321,7 +362,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       memoryLearner.noticed(message);
       if (triggered && cluster && platformAdapters.has(message.adapterId)) cluster.triggerAccepted(message);
     },
+    () => config.log.messageText,
   );
+  // Platform messages: a repeated event is dropped, and the bot's other accounts never trigger it.
+  const intake = new PlatformIntake({
+    deliver: cluster ? (message) => cluster.route(message) : (message) => chat.ingest(message),
+    ledger: deliveryLedger(cluster, messages, logger),
+    isOwnAccount: (platform, userId) => runsAccount(adapters, platform, userId),
+    logger,
+  });
 
   const server = new HttpServer(
     {
@@ -337,7 +386,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const playground = addAdapters(adapters, platformAdapters, {
     config,
     routes: server,
-    deliver: cluster ? (message) => cluster.route(message) : (message) => chat.ingest(message),
+    deliver: (message) => intake.take(message),
     deliverLocal: (message) => chat.ingest(message),
     ...(cluster && {
       wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),
@@ -364,10 +413,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     }
     logger.info({ keys: diff.changedKeys }, "config changes applied");
   };
+  /** Where the console finds secrets: the config schema and the plugins' config schemas. */
+  const secretsSchema = () => consoleSecretsSchema(plugins.host.list());
+  // In a cluster, what the console saves reaches the other instances too, as an edit.
+  const configEdits = cluster
+    ? shareConfigEdits(applyConfig, options.configFile, cluster, secretsSchema)
+    : { console: applyConfig, file: applyConfig };
   registerConsoleApi(server.app, {
     config: () => config,
-    // In a cluster, what the console saves reaches the other instances too.
-    applyConfig: cluster ? sharingSavedConfig(applyConfig, options.configFile, cluster) : applyConfig,
+    applyConfig: configEdits.console,
     configFile: options.configFile,
     env: process.env,
     address: () => listening,
@@ -385,7 +439,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     plugins: plugins.host,
     mcp,
     localModels: local.service,
-    pictures: consolePicturesOf({ config: () => config, adapters, store: stores.pictures, logger }),
+    pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, store: stores.pictures }),
     cluster: async () => cluster && { self: cluster.id, instances: await cluster.instances() },
     logger,
   });
@@ -417,7 +471,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   }
 
   const stopWatching = options.configFile
-    ? watchConfigFile(options.configFile, applyConfig, () => {}, logger)
+    ? watchConfigFile(options.configFile, configEdits.file, () => {}, logger)
     : () => {};
 
   let stopping: Promise<void> | undefined;

@@ -33,6 +33,11 @@ export const botSchema = group("Who the bot is.", {
 export const agentSchema = group("The planner loop.", {
   maxRounds: count("Most planner calls in one turn", 8),
   turnTimeoutMs: milliseconds("Limit for one whole turn", 120_000),
+  maxWaitSeconds: count(
+    "Most seconds the planner's wait tool may hold one turn, all its calls together (one call waits at most 60); then the planner is told to decide",
+    30,
+    0,
+  ),
   recoverWithinMs: milliseconds(
     "After a crash, turns whose trigger is younger than this are run again; older ones are marked interrupted (0: never run again)",
     120_000,

@@ -67,6 +67,7 @@ export async function runPlanner(
       replyId: turn.replyId,
       sessionId: turn.batch.sessionId,
     });
+    turn.plannerRead();
     turn.recordCall(
       result,
       result.toolCalls.map((call) => call.name),

@@ -19,6 +19,8 @@ export interface AgentSettings {
   mode: ChatMode;
   maxRounds: number;
   turnTimeoutMs: number;
+  /** `agent.maxWaitSeconds`: the most the `wait` tool holds one turn, all its calls together. */
+  maxWaitSeconds: number;
   history: HistoryBounds;
   textChunkLimit: number;
   digest: TranscriptTurnSettings;

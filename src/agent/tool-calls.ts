@@ -35,6 +35,8 @@ export interface ToolRun {
 export class ToolCalls {
   private invalidArguments = 0;
   private malformedJson = 0;
+  /** How long `wait` calls have held this turn so far. */
+  private waitedMs = 0;
 
   constructor(
     private readonly turn: TurnContext,
@@ -253,7 +255,7 @@ export class ToolCalls {
       return this.invalid(SEND_STICKER_TOOL, "give an emotion or a description");
     }
     const prompts = this.turn.settings.prompts;
-    const chosen = await this.stickers.choose({ emotion, description });
+    const chosen = await this.stickers.choose({ emotion, description }, this.turn.batch.sessionId);
     if (!chosen) return { output: { output: prompts.render("result_sticker_none") } };
     const { sticker, bytes } = chosen;
     const sent = await this.turn.replies.sendMessage(this.turn.origin(), [stickerSegment(sticker, bytes)]);
@@ -280,24 +282,45 @@ export class ToolCalls {
         replyId: turn.replyId,
         messages: turn.batch.messages,
         target,
+        scene: await turn.memoryScene(),
         nameOf: (userId) => turn.nameOf(userId),
       },
       turn.settings.prompts,
     );
-    return "problem" in result ? this.invalid(name, result.problem) : { output: { output: result.output } };
+    if ("problem" in result) return this.invalid(name, result.problem);
+    if ("refused" in result) {
+      // Not a malformed call: the model may tell the user, and the turn goes on.
+      const output = turn.settings.prompts.render("result_memory_refused", { reason: result.refused });
+      return { output: { output, isError: true } };
+    }
+    return { output: { output: result.output } };
   }
 
-  /** Waits up to `seconds` (capped) for the session's next messages, which join this turn. */
+  /**
+   * Waits up to `seconds` for the session's next messages, which join this turn: at most
+   * MAX_WAIT_SECONDS per call and `agent.maxWaitSeconds` in all per turn, so a prompt injection
+   * asking to wait again and again cannot hold the chat.
+   */
   private async wait(seconds: number): Promise<string> {
-    const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
-    while (Date.now() < deadline && !this.turn.signal.aborted) {
-      const arrived = await this.turn.absorb();
-      if (arrived) {
-        const messages = arrived.map((message) => this.turn.labelledLine(message)).join("\n");
-        return this.turn.settings.prompts.render("result_wait_arrived", { messages });
+    const { prompts, maxWaitSeconds } = this.turn.settings;
+    const leftMs = maxWaitSeconds * 1000 - this.waitedMs;
+    if (leftMs <= 0) return prompts.render("result_wait_spent", { max_seconds: String(maxWaitSeconds) });
+    const started = Date.now();
+    const deadline = started + Math.min(seconds * 1000, MAX_WAIT_SECONDS * 1000, leftMs);
+    try {
+      while (Date.now() < deadline && !this.turn.signal.aborted) {
+        const arrived = await this.turn.absorb();
+        if (arrived) {
+          const messages = arrived.map((message) => this.turn.labelledLine(message)).join("\n");
+          return prompts.render("result_wait_arrived", { messages });
+        }
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))),
+        );
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))));
+      return prompts.render("result_wait_empty");
+    } finally {
+      this.waitedMs += Date.now() - started;
     }
-    return this.turn.settings.prompts.render("result_wait_empty");
   }
 }

@@ -4,6 +4,7 @@ import { formatMessageLine } from "../context/message-line.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmImage, LlmResult } from "../llm/types.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
+import { type MemoryScene, sceneAround } from "../memory/visibility.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
 import type { Segment } from "../message/segment.ts";
@@ -60,6 +61,8 @@ export class TurnContext {
   enrichments: string[] = [];
   /** The channel's system prompt parts, read once per turn. */
   systemParts: string[] = [];
+  /** Messages taken in since the planner's last call: no planner call has read them yet. */
+  private unread: ChatMessage[] = [];
 
   constructor(
     readonly replyId: string,
@@ -101,8 +104,31 @@ export class TurnContext {
     if (!merged) return undefined;
     const before = new Set(this.batch.messages);
     this.batch = merged;
-    await this.journal.running(merged);
-    return merged.messages.filter((message) => !before.has(message));
+    const refusal = await this.journal.running(merged);
+    // Another instance holds the session now: the turn stops (TurnRunner hands it over).
+    if (refusal) throw refusal;
+    const arrived = merged.messages.filter((message) => !before.has(message));
+    this.unread.push(...arrived);
+    return arrived;
+  }
+
+  /** A planner call has read every message taken in so far (its prompt or a `wait` result showed them). */
+  plannerRead(): void {
+    this.unread = [];
+  }
+
+  /**
+   * The triggers this turn took in that no planner call read, because the turn ended first
+   * (`wait` then `no_reply` in one answer, the last round, a failure): a batch of their own,
+   * for the session's next turn to answer.
+   */
+  unanswered(): Batch | undefined {
+    const unread = new Set(this.unread);
+    const messages = this.batch.messages.filter((message) => unread.has(message));
+    const ids = new Set(messages.map((message) => message.messageId));
+    const triggerIds = this.batch.triggerIds.filter((id) => ids.has(id));
+    if (triggerIds.length === 0) return undefined;
+    return { kind: "realtime", sessionId: this.batch.sessionId, messages, triggerIds };
   }
 
   /** Where the turn's replies go: the requester, else the first message from someone else. */
@@ -179,6 +205,11 @@ export class TurnContext {
     this.quoteBlock = message
       ? await this.deps.quotes.blockFor(message, this.replyId, this.deps.pictures)
       : undefined;
+  }
+
+  /** The turn's chat and who is present in it, for the memory tools (src/memory/visibility.ts). */
+  memoryScene(): Promise<MemoryScene> {
+    return sceneAround(this.batch.messages, this.deps.messages, this.settings.history.maxMessages);
   }
 
   /** The name `userId` went by in this turn's messages or the history before them, newest first. */

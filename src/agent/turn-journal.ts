@@ -1,6 +1,10 @@
 import type { Batch } from "../chat/batch.ts";
 import type { Logger } from "../log/logger.ts";
+import { type FenceToken, isSessionFenced, type SessionFenced } from "../store/session-fence.ts";
 import type { TurnRecord, TurnStatus, TurnStore } from "../store/types.ts";
+
+/** The interrupted turn a turn runs again after a restart: its id, and which run it was. */
+export type InterruptedTurn = Pick<TurnRecord, "replyId" | "attempt">;
 
 /**
  * One turn's record in the TurnStore: committed as `running` before the first model call (and
@@ -14,18 +18,25 @@ export class TurnJournal {
     private readonly replyId: string,
     private readonly createdAt: number,
     /** The interrupted turn this one runs again. */
-    private readonly recoveredFrom: string | undefined,
+    private readonly rerunOf: InterruptedTurn | undefined,
     /** The cluster instance running it. */
     private readonly instanceId?: string,
     /** Its start (with these triggers) is committed, or could not be. */
     private readonly triggersTaken?: (batch: Batch) => void,
+    /** The token of the session lease it runs under (cluster): the store refuses a stale one. */
+    private readonly fence?: FenceToken,
   ) {}
 
-  /** Commits the turn as running with `batch`, its messages so far; settles once committed (or refused). */
-  async running(batch: Batch): Promise<void> {
+  /**
+   * Commits the turn as running with `batch`, its messages so far; settles once committed (or
+   * refused). Resolves with the store's SessionFenced refusal when another instance holds the
+   * session's lease now: the turn must not go on.
+   */
+  async running(batch: Batch): Promise<SessionFenced | undefined> {
     try {
-      await this.turns.begin(this.record(batch, "running"));
+      await this.turns.begin(this.record(batch, "running"), this.fence);
     } catch (error) {
+      if (isSessionFenced(error)) return error;
       // The turn still answers; only a crash before it ends would go unnoticed.
       this.logger.warn(
         { err: error, replyId: this.replyId },
@@ -33,6 +44,7 @@ export class TurnJournal {
       );
     }
     this.triggersTaken?.(batch);
+    return undefined;
   }
 
   /** Records how the turn ended; resolves with the record once the store has taken it. */
@@ -59,7 +71,9 @@ export class TurnJournal {
       kind: batch.kind,
       triggerMessageIds: batch.triggerIds,
       messageIds: batch.messages.map((message) => message.messageId),
-      ...(this.recoveredFrom === undefined ? {} : { recoveredFrom: this.recoveredFrom }),
+      ...(this.rerunOf === undefined
+        ? {}
+        : { recoveredFrom: this.rerunOf.replyId, attempt: (this.rerunOf.attempt ?? 1) + 1 }),
       ...(this.instanceId === undefined ? {} : { instanceId: this.instanceId }),
       createdAt: this.createdAt,
     };

@@ -4,6 +4,7 @@ import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore, SendStore, TurnRecord, TurnStore } from "../store/types.ts";
+import type { InterruptedTurn } from "./turn-journal.ts";
 
 /** How long a turn run again waits for its account to connect after a restart. */
 const ACCOUNT_WAIT_MS = 60_000;
@@ -23,7 +24,7 @@ export interface TurnRecoveryDeps {
   /** Waits up to `timeoutMs` for the account that answers `origin`; false when it did not connect. */
   accountReady(origin: ChatMessage, timeoutMs: number): Promise<boolean>;
   /** Runs `batch` as a new turn naming the interrupted one, which it marks `interrupted`. */
-  runAgain(batch: Batch, recoveredFrom: string): Promise<void>;
+  runAgain(batch: Batch, interrupted: InterruptedTurn): Promise<void>;
   monitor: Monitor;
   logger: Logger;
 }
@@ -32,7 +33,9 @@ export interface TurnRecoveryDeps {
  * Settles, at start-up, the turns the previous process left `running` (SIGKILL, OOM, power
  * loss). OneBot has no idempotency key, so sending is at-most-once: a turn with a send in
  * doubt is never run again; a turn whose sends all left is finished; only a turn that sent
- * nothing is run again from its stored messages, when its trigger is recent enough.
+ * nothing is run again from its stored messages, when its trigger is recent enough, and only
+ * once: a turn that was itself such a second run crashed too, so its messages may well be what
+ * kills the process (a picture that exhausts memory), and running it again would crash-loop.
  */
 export class TurnRecovery {
   constructor(private readonly deps: TurnRecoveryDeps) {}
@@ -62,6 +65,15 @@ export class TurnRecovery {
       await this.close(turn, "replied", `finished after a restart: its ${sent} message(s) had been sent`);
       return;
     }
+    if (turn.attempt !== undefined && turn.attempt > 1) {
+      const previous = turn.recoveredFrom === undefined ? "" : ` (turn ${turn.recoveredFrom})`;
+      await this.close(
+        turn,
+        "interrupted",
+        `interrupted by a restart again; its previous run${previous} had ended in a crash too, so it was not run again`,
+      );
+      return;
+    }
     const batch = await this.storedBatch(turn);
     if (!batch) {
       await this.close(turn, "interrupted", "interrupted by a restart; its messages are no longer stored");
@@ -89,7 +101,7 @@ export class TurnRecovery {
         { replyId: turn.replyId, sessionId: turn.sessionId },
         "running an interrupted turn again",
       );
-      await this.deps.runAgain(batch, turn.replyId);
+      await this.deps.runAgain(batch, turn);
       // The new turn marked this one interrupted in the commit that started it.
       const settled = await this.deps.turns.get(turn.replyId);
       if (settled && settled.status !== "running") await this.announce(settled);

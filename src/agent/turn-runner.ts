@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Batch } from "../chat/batch.ts";
+import { type TurnLimits, turnUser } from "../chat/turn-limits.ts";
 import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
@@ -8,14 +9,15 @@ import type { MemoryService } from "../memory/memory-service.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
+import { type FenceToken, isSessionFenced, type SessionFenced } from "../store/session-fence.ts";
 import type { MessageStore, TurnStore } from "../store/types.ts";
 import { HistoryWindows } from "./history-window.ts";
 import { runPlanner } from "./planner-loop.ts";
 import type { AgentSettings } from "./settings.ts";
 import { readTranscript } from "./transcript-turn.ts";
 import { TurnContext, type TurnContextDeps, type TurnPictureView } from "./turn-context.ts";
-import { TurnJournal } from "./turn-journal.ts";
-import { failureReason, TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
+import { type InterruptedTurn, TurnJournal } from "./turn-journal.ts";
+import { failureReason, TurnFailure, type TurnOutcome, TurnStopped } from "./turn-outcome.ts";
 import type { TurnPlugins } from "./turn-plugins.ts";
 
 export interface TurnRunnerDeps {
@@ -26,6 +28,14 @@ export interface TurnRunnerDeps {
   instanceId?: string;
   /** A turn's start is committed (or could not be): its triggers are taken, no longer pending. */
   triggersTaken?: (batch: Batch) => void;
+  /**
+   * In a cluster, the lease token of the session while this instance holds it: a turn carries
+   * the one it started with to every durable step (its start, each send), and the store refuses
+   * them once another instance took the session with a newer one (a pause; see session-fence.ts).
+   */
+  fenceOf?: (sessionId: string) => FenceToken | undefined;
+  /** A turn the store refused that way: its triggers and record go to the session's current owner. */
+  handOver?: (work: { sessionId: string; replyIds: string[]; triggerIds: string[] }) => void;
   /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
   quotes: TurnContextDeps["quotes"];
   settings: () => AgentSettings;
@@ -42,6 +52,10 @@ export interface TurnRunnerDeps {
   stickers: StickerCollection;
   /** Long-term memory: recalled into each turn's prompts, written by `remember`, searched by `recall`. */
   memory: MemoryService;
+  /** The daily token budgets, checked again before each model call of a turn after its first. */
+  budgets: Pick<TurnLimits, "crossed">;
+  /** Triggers a turn took in but ended before the planner read: they start the session's next turn. */
+  answerLater: (batch: Batch) => void;
   monitor: Monitor;
   logger: Logger;
 }
@@ -53,6 +67,8 @@ export interface TurnRunnerDeps {
  */
 export class TurnRunner {
   private readonly running = new Set<AbortController>();
+  /** The lease token and abort of each running turn that carries one, by reply id. */
+  private readonly fenced = new Map<string, { fence: FenceToken; abort: AbortController }>();
   private readonly historyWindows = new HistoryWindows();
 
   constructor(private readonly deps: TurnRunnerDeps) {}
@@ -62,35 +78,59 @@ export class TurnRunner {
     for (const controller of this.running) controller.abort(new TurnFailure(reason));
   }
 
-  /** Runs one turn; `recoveredFrom` names the interrupted turn it runs again after a restart. */
+  /** The lease token turn `replyId` runs under, for its sends (SendJournal). */
+  fenceOf(replyId: string): FenceToken | undefined {
+    return this.fenced.get(replyId)?.fence;
+  }
+
+  /** The store refused a step of turn `replyId` (SessionFenced): it stops at once. */
+  fencedOut(replyId: string, refusal: SessionFenced): void {
+    this.fenced.get(replyId)?.abort.abort(refusal);
+  }
+
+  /** Runs one turn; `rerunOf` is the interrupted turn it runs again after a restart. */
   async run(
     initial: Batch,
     absorbInto: (current: Batch) => Batch | undefined,
-    recoveredFrom?: string,
+    rerunOf?: InterruptedTurn,
   ): Promise<void> {
     const deps = this.deps;
     const replyId = randomUUID();
     const createdAt = Date.now();
+    const fence = deps.fenceOf?.(initial.sessionId);
     const journal = new TurnJournal(
       deps.turns,
       deps.logger,
       replyId,
       createdAt,
-      recoveredFrom,
+      rerunOf,
       deps.instanceId,
       deps.triggersTaken,
+      fence,
     );
-    // Committed while the turn reads its context (history, memories): its first model call waits for it.
-    const journalled = journal.running(initial);
+    // Committed while the turn reads its context (history, memories): its first model call waits
+    // for it. Refused (another instance holds the session now), the turn stops at once.
+    const journalled = journal.running(initial).then((refusal) => {
+      if (refusal) this.fencedOut(replyId, refusal);
+      return refusal;
+    });
+    // Every call of the turn (planner, replyer, transcript) is counted for the user who started it.
+    const user = turnUser(initial);
+    let calls = 0;
     const llm: TurnRunnerDeps["llm"] = {
       generate: async (request) => {
-        await journalled;
-        return deps.llm.generate(request);
+        const refusal = await journalled;
+        if (refusal) throw refusal;
+        // The first call was admitted with the turn; a later one only while no budget is crossed.
+        const crossed = calls++ > 0 ? await deps.budgets.crossed(turn.batch, replyId) : undefined;
+        if (crossed !== undefined) throw new TurnStopped(crossed);
+        return deps.llm.generate({ ...request, userKey: user });
       },
     };
     const settings = deps.settings();
     const abort = new AbortController();
     this.running.add(abort);
+    if (fence !== undefined) this.fenced.set(replyId, { fence, abort });
     const timer = setTimeout(() => abort.abort(new TurnFailure("turn timed out")), settings.turnTimeoutMs);
     const pictures = deps.picturesForTurn({
       replyId,
@@ -99,6 +139,7 @@ export class TurnRunner {
     });
     const plugins = deps.plugins.forTurn(initial, replyId, abort.signal, settings.prompts, pictures.texts);
     const replies = deps.replyStage.forTurn({
+      llm,
       replyId,
       sessionId: initial.sessionId,
       signal: abort.signal,
@@ -122,22 +163,36 @@ export class TurnRunner {
       type: "turn.started",
       replyId,
       sessionId: initial.sessionId,
-      data: { ...turnStartedData(initial), ...(recoveredFrom === undefined ? {} : { recoveredFrom }) },
+      data: {
+        ...turnStartedData(initial),
+        ...(rerunOf === undefined ? {} : { recoveredFrom: rerunOf.replyId }),
+      },
     });
     let outcome: TurnOutcome;
+    let stoppedBy: unknown;
     try {
       outcome = await (initial.kind === "realtime"
         ? runPlanner(turn, plugins, { ...deps, llm })
         : readTranscript(turn, { ...deps, llm }));
     } catch (error) {
-      outcome = { status: "failed", reason: failureReason(error, abort.signal) };
+      stoppedBy = error;
+      outcome =
+        error instanceof TurnStopped
+          ? { status: "silent", reason: error.message }
+          : { status: "failed", reason: failureReason(error, abort.signal) };
     } finally {
       clearTimeout(timer);
       this.running.delete(abort);
+      this.fenced.delete(replyId);
     }
     await plugins.stop(outcome.status, outcome.reason);
     // A turn that ended before any model call: its end must not be written before its start.
     await journalled;
+    const refusal = [abort.signal.reason, stoppedBy].find(isSessionFenced);
+    if (refusal) {
+      this.#handOver(turn.batch, replyId, refusal);
+      return;
+    }
     const record = await journal.finished(turn.batch, outcome, turn.detail(plugins.sentByTools));
     deps.monitor.emit({
       type: "turn.finished",
@@ -148,5 +203,35 @@ export class TurnRunner {
     const line = { replyId, sessionId: initial.sessionId, status: outcome.status, reason: outcome.reason };
     if (outcome.status === "failed") deps.logger.warn(line, "turn failed");
     else deps.logger.info(line, `turn ${outcome.status}`);
+    // A reply answers the whole batch (the replyer read all of it); otherwise what the planner
+    // never read is still unanswered.
+    const unanswered = outcome.status === "replied" ? undefined : turn.unanswered();
+    if (unanswered) {
+      deps.logger.info(
+        { replyId, sessionId: initial.sessionId, triggerIds: unanswered.triggerIds },
+        "the turn ended before the planner read messages it took in; they start the next turn",
+      );
+      deps.answerLater(unanswered);
+    }
+  }
+
+  /**
+   * A turn the store refused because another instance holds its session now: nothing more is
+   * written for it here (its record is the new owner's to settle), and its triggers and record
+   * go to that owner, which answers what no turn answered.
+   */
+  #handOver(batch: Batch, replyId: string, refusal: SessionFenced): void {
+    const { deps } = this;
+    deps.monitor.emit({
+      type: "turn.finished",
+      replyId,
+      sessionId: batch.sessionId,
+      data: { status: "failed", reason: refusal.message, durationMs: 0 },
+    });
+    deps.logger.info(
+      { replyId, sessionId: batch.sessionId, triggerIds: batch.triggerIds },
+      "turn stopped: another instance holds its session now; its messages went there",
+    );
+    deps.handOver?.({ sessionId: batch.sessionId, replyIds: [replyId], triggerIds: batch.triggerIds });
   }
 }

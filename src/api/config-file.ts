@@ -5,7 +5,8 @@ import { isMap, isScalar, isSeq, parseDocument } from "yaml";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { KeyPath } from "../schema/key-path.ts";
-import { consoleEditProblems } from "./config-secrets.ts";
+import type { JsonSchema } from "../sdk/types.ts";
+import { consoleEditProblems, restoreSecrets } from "./config-secrets.ts";
 
 export type SaveResult = { ok: true; config: TsumugiConfig } | { ok: false; problems: string[] };
 
@@ -36,6 +37,23 @@ export function saveConfigText(file: string, text: string, env: NodeJS.ProcessEn
       error instanceof ConfigError ? error.problems : [`${draft}: ${(error as Error).message}`];
     return { ok: false, problems: problems.map((problem) => problem.replaceAll(draft, file)) };
   }
+}
+
+/**
+ * Saves a config text edited in the console's form (secrets kept shown as HIDDEN_SECRET) over
+ * `file`: the kept secrets come back from the file unless their destination changed, then
+ * saveConfigText's checks. What the console's config page saves, and what an instance adopts
+ * of a config saved on another one.
+ */
+export function saveConsoleEdit(
+  file: string,
+  edited: string,
+  env: NodeJS.ProcessEnv,
+  secretsSchema: JsonSchema,
+): SaveResult {
+  const restored = restoreSecrets(edited, readConfigText(file), secretsSchema);
+  if ("problems" in restored) return { ok: false, problems: restored.problems };
+  return saveConfigText(file, restored.text, env);
 }
 
 export interface ModelSetup {

@@ -2,8 +2,8 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { diffConfig } from "../config/reload.ts";
 import { configJsonSchema } from "../config/schema.ts";
-import { readConfigText, saveConfigText } from "./config-file.ts";
-import { configSchemaWithPlugins, maskSecrets, restoreSecrets } from "./config-secrets.ts";
+import { readConfigText, saveConsoleEdit } from "./config-file.ts";
+import { consoleSecretsSchema, maskSecrets } from "./config-secrets.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 
 const ConfigBody = Type.Object({ yaml: Type.String({ maxLength: 1_000_000 }) });
@@ -15,14 +15,7 @@ const ConfigBody = Type.Object({ yaml: Type.String({ maxLength: 1_000_000 }) });
  * restart where it can; the answer says which changed keys need one.
  */
 export function registerConfigRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {
-  const secretsSchema = () =>
-    configSchemaWithPlugins(
-      Object.fromEntries(
-        deps.plugins
-          .list()
-          .flatMap((plugin) => (plugin.configSchema ? [[plugin.id, plugin.configSchema]] : [])),
-      ),
-    );
+  const secretsSchema = () => consoleSecretsSchema(deps.plugins.list());
 
   app.get("/api/config", async () => {
     const yaml = maskSecrets(readConfigText(deps.configFile), secretsSchema());
@@ -40,9 +33,7 @@ export function registerConfigRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
     const file = deps.configFile;
     if (file === undefined) return notEditable(reply);
     const { yaml } = request.body as Static<typeof ConfigBody>;
-    const restored = restoreSecrets(yaml, readConfigText(file), secretsSchema());
-    if ("problems" in restored) return reply.code(400).send({ problems: restored.problems });
-    const saved = saveConfigText(file, restored.text, deps.env);
+    const saved = saveConsoleEdit(file, yaml, deps.env, secretsSchema());
     if (!saved.ok) return reply.code(400).send({ problems: saved.problems });
     deps.logger.info({ file }, "config saved from the console");
     const diff = diffConfig(deps.config(), saved.config);

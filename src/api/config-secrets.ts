@@ -45,6 +45,17 @@ export function configSchemaWithPlugins(pluginSchemas: Record<string, JsonSchema
   };
 }
 
+/** The schema whose secrets the console hides: the config's, with each plugin's own config schema. */
+export function consoleSecretsSchema(
+  plugins: ReadonlyArray<{ id: string; configSchema?: JsonSchema | undefined }>,
+): JsonSchema {
+  return configSchemaWithPlugins(
+    Object.fromEntries(
+      plugins.flatMap((plugin) => (plugin.configSchema ? [[plugin.id, plugin.configSchema]] : [])),
+    ),
+  );
+}
+
 /** A value worth hiding: set, and more than the name of an environment variable. */
 function isShownSecret(value: unknown): boolean {
   if (value === undefined || value === null || value === "") return false;
@@ -73,6 +84,32 @@ export function maskSecrets(text: string, schema: JsonSchema): string | undefine
   }
   // Untouched, the text is shown exactly as written.
   return masked ? document.toString() : text;
+}
+
+/**
+ * `saved` as the console edit of `before` it could have been: each secret the save kept (the
+ * same value, its provider, adapter or MCP server still pointing where it did) is
+ * HIDDEN_SECRET; a secret typed anew stays. So restoreSecrets against another file puts that
+ * file's own secrets back, and never lets one follow a changed destination.
+ */
+export function hideKeptSecrets(saved: string, before: string, schema: JsonSchema): string {
+  const document = parseDocument(saved);
+  const value = plainValue(document);
+  // A saved text always parses (it was loaded before it was written).
+  if (document.errors.length > 0 || value === undefined) return saved;
+  const previous = parseDocument(before);
+  let hidden = false;
+  for (const path of secretPaths(schema, value)) {
+    const node = nodeAt(document, path, false);
+    if (!isScalar(node) || !isShownSecret(node.value)) continue;
+    const previousPath = counterpart(document, previous, path);
+    const kept = previousPath && nodeAt(previous, previousPath, false);
+    if (!previousPath || !isScalar(kept) || kept.value !== node.value) continue;
+    if (destinationChange(document, previous, path, previousPath)) continue;
+    node.value = HIDDEN_SECRET;
+    hidden = true;
+  }
+  return hidden ? document.toString() : saved;
 }
 
 /**

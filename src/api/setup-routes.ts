@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { validateConfig } from "../config/validate.ts";
 import { readConfigText, saveConfigText, withModelSetup } from "./config-file.ts";
 import { notEditable } from "./config-routes.ts";
+import { HIDDEN_SECRET } from "./config-secrets.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import type { ConnectInfo } from "./types.ts";
 
@@ -61,7 +62,8 @@ export function registerSetupRoutes(app: FastifyInstance, deps: ConsoleApiDeps):
               ? `http://${host}:${port}${adapter.path}`
               : adapter.url,
         apiUrl: adapter.mode === "http" ? adapter.url : null,
-        accessToken: adapter.accessToken,
+        // Masked as /api/config masks it: the page says whether one is set, never what it is.
+        accessToken: adapter.accessToken === "" ? "" : HIDDEN_SECRET,
         accounts: accounts.filter((account) => account.id === adapter.id && account.selfId !== null),
       })),
     };

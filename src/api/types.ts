@@ -65,6 +65,7 @@ export interface ConnectInfo {
     mode: "reverse-ws" | "forward-ws" | "http";
     url: string;
     apiUrl: string | null;
+    /** HIDDEN_SECRET when the adapter has an access token (never the token), empty when it has none. */
     accessToken: string;
     accounts: AdapterHealth[];
   }>;

@@ -72,3 +72,20 @@ export function addAdapters(
   adapters.set(parts.stdioChannels.id, parts.stdioChannels);
   return playground;
 }
+
+/**
+ * Whether `userId` is an account the bot runs on `platform`: any adapter's, connected or seen
+ * before (in a cluster the adapters also list the accounts connected to other instances).
+ */
+export function runsAccount(
+  adapters: ReadonlyMap<string, ChatAdapter>,
+  platform: string,
+  userId: string,
+): boolean {
+  for (const adapter of adapters.values()) {
+    if (adapter.platform === platform && adapter.accounts().some((account) => account.selfId === userId)) {
+      return true;
+    }
+  }
+  return false;
+}

@@ -1,14 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseDocument } from "yaml";
-import { readConfigText } from "../api/config-file.ts";
+import { readConfigText, saveConsoleEdit } from "../api/config-file.ts";
+import { hideKeptSecrets } from "../api/config-secrets.ts";
 import type { Cluster } from "../cluster/cluster.ts";
-import { ConfigError, loadConfig } from "../config/load.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
 import type { KeyPath } from "../schema/key-path.ts";
+import type { JsonSchema } from "../sdk/types.ts";
 
 /** Keys that name the instance itself: a config saved on another keeps this one's values of them. */
 const OWN_KEYS: KeyPath[] = [["cluster", "instanceId"]];
@@ -17,55 +14,71 @@ export interface ConfigTarget {
   /** The config file this instance runs from (watched), if any. */
   file: string | undefined;
   env: NodeJS.ProcessEnv;
-  /** Applies a config at once (the composition root's applyConfig). */
+  /** Where the console finds secrets (the config schema and the plugins' config schemas). */
+  secretsSchema: () => JsonSchema;
+  /** Applies a config at once (the composition root's applyConfig, as for a file read). */
   apply(next: TsumugiConfig): void;
   logger: Logger;
 }
 
 /**
- * Adopts a config text another instance's console saved. With a config file, the text
- * replaces it (atomically; its watcher applies it like any edit, logging the keys that need a
- * restart, or keeps the previous config if it does not load here), keeping this instance's
- * own `cluster.instanceId`. Without one, the text is checked as start-up would and applied.
+ * Adopts a config another instance's console saved, handed over as an edit in the console's
+ * form (ConfigNews): saved over this instance's config file through exactly what a save on
+ * its own console goes through (kept secrets restored from this file and never sent to a
+ * changed destination, no `${VAR}` reference or alias added, MCP and other start-up checks),
+ * keeping this instance's own `cluster.instanceId`, then applied. An edit that does not pass
+ * is refused with one line and the config in force stays. Without a config file, its console
+ * cannot save either: nothing is adopted.
  */
-export function adoptConfigText(text: string, target: ConfigTarget): void {
+export function adoptConfigEdit(edit: string, target: ConfigTarget): void {
   const { file, logger } = target;
-  if (file !== undefined) {
-    const current = readConfigText(file);
-    const adopted = withOwnKeys(text, current);
-    // The same text already (instances sharing one file): nothing to do.
-    if (text === current || adopted === current) return;
-    replaceFile(file, adopted);
-    logger.info({ file }, "config file replaced by the one saved on another instance");
+  if (file === undefined) {
+    logger.warn(
+      "a config saved on another instance is not adopted: this instance runs without a config file",
+    );
     return;
   }
-  const draft = join(tmpdir(), `tsumugi-config-${randomUUID()}.yaml`);
-  writeFileSync(draft, text, { mode: 0o600 });
-  try {
-    target.apply(loadConfig({ file: draft, env: target.env, cwd: process.cwd() }).config);
-  } catch (error) {
-    const problems = error instanceof ConfigError ? error.problems : [String(error)];
+  const saved = saveConsoleEdit(
+    file,
+    withOwnKeys(edit, readConfigText(file)),
+    target.env,
+    target.secretsSchema(),
+  );
+  if (!saved.ok) {
     logger.warn(
-      { problems: problems.map((problem) => problem.replaceAll(draft, "(config from another instance)")) },
-      "config saved on another instance not applied here, keeping the previous config",
+      { problems: saved.problems },
+      "config saved on another instance refused here (it does not pass the console's checks against this instance's file); keeping the previous config",
     );
-  } finally {
-    rmSync(draft, { force: true });
+    return;
   }
+  logger.info({ file }, "config saved on another instance adopted");
+  target.apply(saved.config);
 }
 
 /**
- * The console's applyConfig in a cluster: the console saved `file` and applies it here; the
- * saved text then goes to the other instances too.
+ * How config changes meet the cluster. `console` is the console's applyConfig: the file it
+ * just saved goes to the other instances as the edit of the file before it (hideKeptSecrets),
+ * so no secret the edit kept crosses Redis. `file` applies a config read from the file by
+ * other means (the watcher, an adopted edit): later saves are compared with that file.
  */
-export function sharingSavedConfig(
+export function shareConfigEdits(
   apply: (next: TsumugiConfig) => void,
   file: string | undefined,
   cluster: Pick<Cluster, "configSaved">,
-): (next: TsumugiConfig) => void {
-  return (next) => {
-    apply(next);
-    if (file !== undefined) cluster.configSaved(readFileSync(file, "utf8"));
+  secretsSchema: () => JsonSchema,
+): { console: (next: TsumugiConfig) => void; file: (next: TsumugiConfig) => void } {
+  let before = readConfigText(file);
+  return {
+    console: (next) => {
+      const saved = readConfigText(file);
+      if (file !== undefined) cluster.configSaved(hideKeptSecrets(saved, before, secretsSchema()));
+      before = saved;
+      apply(next);
+    },
+    file: (next) => {
+      before = readConfigText(file);
+      apply(next);
+    },
   };
 }
 
@@ -80,11 +93,4 @@ function withOwnKeys(text: string, current: string): string {
     } else adopted.setIn(path, node);
   }
   return adopted.toString();
-}
-
-/** Writes a temporary file beside `file` and renames it over, so a reader never sees half of it. */
-function replaceFile(file: string, text: string): void {
-  const draft = `${file}.${randomUUID()}.tmp`;
-  writeFileSync(draft, text, { mode: 0o600 });
-  renameSync(draft, file);
 }

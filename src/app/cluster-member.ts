@@ -2,13 +2,17 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import type { TurnRunnerDeps } from "../agent/turn-runner.ts";
 import type { Batch } from "../chat/batch.ts";
 import { systemClock } from "../chat/clock.ts";
+import { type DeliveryLedger, LocalDeliveryLedger } from "../chat/delivery-ledger.ts";
 import { SlidingWindowCounter, type TurnWindows } from "../chat/rate-limiter.ts";
 import { DailyTokenTally, type TokenTally } from "../chat/token-budget.ts";
-import { TURN_WINDOW_MS } from "../chat/turn-limits.ts";
+import { budgetsSet, TURN_WINDOW_MS } from "../chat/turn-limits.ts";
 import { type Cluster, type ClusterParts, createCluster } from "../cluster/cluster.ts";
+import { SharedDeliveryLedger } from "../cluster/shared-deliveries.ts";
 import { type SharedLimitParts, sharedLimits } from "../cluster/shared-limits.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
+import type { Logger } from "../log/logger.ts";
 import type { MonitorHub } from "../monitor/monitor.ts";
+import type { MessageStore } from "../store/types.ts";
 
 /**
  * This instance's membership of a cluster (`cluster.redisUrl`; docs/scale-out.md), or undefined
@@ -31,13 +35,14 @@ const DROPPING_TRIGGERS = new Set(["batch.trimmed", "limit.reached", "access.den
 /**
  * Keeps each accepted trigger pending in Redis (answered by another instance if this one dies)
  * until a turn takes it — once the turn's start is committed, so a take-over finds the turn
- * instead — or it is trimmed or refused. Returns what the turn runner needs for that: this
- * instance's id (recorded on each turn) and the hook a committed start calls.
+ * instead — or it is trimmed or refused. Returns what the turn runner needs for that and for
+ * fencing: this instance's id (recorded on each turn), the hook a committed start calls, the
+ * lease token a turn carries, and where a turn the store refused goes (the session's owner).
  */
-export function keepTriggersPending(
+export function clusterTurns(
   cluster: Cluster,
   monitor: MonitorHub,
-): Pick<TurnRunnerDeps, "instanceId" | "triggersTaken"> {
+): Pick<TurnRunnerDeps, "instanceId" | "triggersTaken" | "fenceOf" | "handOver"> {
   monitor.subscribe((event) => {
     if (event.sessionId === undefined || !DROPPING_TRIGGERS.has(event.type)) return;
     cluster.triggersSettled(event.sessionId, (event.data.triggerIds as string[] | undefined) ?? []);
@@ -45,22 +50,27 @@ export function keepTriggersPending(
   return {
     instanceId: cluster.id,
     triggersTaken: (batch) => cluster.triggersSettled(batch.sessionId, batch.triggerIds),
+    fenceOf: (sessionId) => cluster.fenceOf(sessionId),
+    handOver: (work) => cluster.handOver(work),
   };
 }
 
 /**
  * Whether this instance may run the batch's turn: it owns (or takes) the session. Console and
- * stdio chats are this instance's own, whatever their session id.
+ * stdio chats are this instance's own, whatever their session id. When another instance owns
+ * the session (it took it while this one was paused), the batch's triggers go to it.
  */
-export function mayRunHere(
+export async function mayRunHere(
   cluster: Cluster,
   platformAdapters: ReadonlyMap<string, ChatAdapter>,
   batch: Batch,
 ): Promise<boolean> {
   const origin = batch.requestedBy ?? batch.messages[0];
-  return origin === undefined || !platformAdapters.has(origin.adapterId)
-    ? Promise.resolve(true)
-    : cluster.ensureOwned(origin);
+  if (origin === undefined || !platformAdapters.has(origin.adapterId)) return true;
+  if (await cluster.ensureOwned(origin)) return true;
+  if (batch.triggerIds.length > 0)
+    cluster.handOver({ sessionId: batch.sessionId, replyIds: [], triggerIds: batch.triggerIds });
+  return false;
 }
 
 /**
@@ -72,12 +82,22 @@ export function limitCounters(
   parts: Omit<SharedLimitParts, "redis" | "keys" | "time" | "budgets">,
   config: () => TsumugiConfig,
 ): { turns: TurnWindows; tokens: TokenTally } {
-  const budgets = () => config().limits.dailyTokens > 0 || config().limits.groupDailyTokens > 0;
+  const budgets = () => budgetsSet(config().limits);
   if (cluster) return sharedLimits({ ...cluster.shared, ...parts, time: systemClock, budgets });
   return {
     turns: new SlidingWindowCounter(TURN_WINDOW_MS),
     tokens: new DailyTokenTally(parts.store, parts.clock, systemClock),
   };
+}
+
+/** Which message events were taken in already: in Redis for the whole cluster, else in this process and the store. */
+export function deliveryLedger(
+  cluster: Cluster | undefined,
+  store: Pick<MessageStore, "findByMessageId">,
+  logger: Logger,
+): DeliveryLedger {
+  if (cluster) return new SharedDeliveryLedger({ ...cluster.shared, logger });
+  return new LocalDeliveryLedger(store, logger);
 }
 
 /**

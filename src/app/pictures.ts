@@ -4,6 +4,7 @@ import type { ConsolePictures } from "../api/deps.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
+import { PictureDecoder } from "../media/picture-decoder.ts";
 import { PictureDescriber } from "../media/picture-describer.ts";
 import { createPictureFetcher, oneBotGetImage } from "../media/picture-fetcher.ts";
 import { StickerCollection } from "../media/sticker-collection.ts";
@@ -20,16 +21,16 @@ export interface TurnPicturesDeps {
   stores: Pick<Stores, "pictures" | "stickers">;
   config: () => TsumugiConfig;
   prompts: { templates(): PromptTemplates };
-  adapters: ReadonlyMap<string, ChatAdapter>;
+  /** The account's picture fetcher ({@link accountPictureFetchers}). */
+  fetcherFor: (message: ChatMessage) => PictureFetcher;
   monitor: Monitor;
   logger: Logger;
 }
 
 /**
  * Each turn's picture descriptions (issue 17): one describer for the process (it counts the
- * day's vision calls), one fetcher per platform account (its `get_image` for pictures that
- * came with a file id only); and the kept stickers, which the describer fills and the planner's
- * `send_sticker` sends.
+ * day's attempts), the fetcher of the turn's platform account; and the kept stickers, which
+ * the describer fills and the planner's `send_sticker` sends.
  */
 export function turnPicturesOf(deps: TurnPicturesDeps): Pick<TurnRunnerDeps, "picturesForTurn" | "stickers"> {
   const stickers = new StickerCollection({
@@ -48,11 +49,10 @@ export function turnPicturesOf(deps: TurnPicturesDeps): Pick<TurnRunnerDeps, "pi
     monitor: deps.monitor,
     logger: deps.logger,
   });
-  const fetcherFor = accountPictureFetchers(deps);
   const picturesForTurn: TurnRunnerDeps["picturesForTurn"] = ({ replyId, origin, signal }) =>
     new TurnPictures(
       describer,
-      { replyId, sessionId: origin.sessionId, fetcher: fetcherFor(origin), signal },
+      { replyId, sessionId: origin.sessionId, fetcher: deps.fetcherFor(origin), signal },
       { look: plannerOrReplyerSees(deps.config().llm) },
     );
   return { picturesForTurn, stickers };
@@ -65,18 +65,28 @@ function plannerOrReplyerSees(llm: TsumugiConfig["llm"]): boolean {
 }
 
 /** What the console shows of pictures: their bytes fetched by the bot (never by the browser), their descriptions. */
-export function consolePicturesOf(deps: FetcherDeps & { store: PictureDescriptionStore }): ConsolePictures {
-  return { fetcherFor: accountPictureFetchers(deps), descriptions: deps.store };
+export function consolePicturesOf(deps: {
+  fetcherFor: (message: ChatMessage) => PictureFetcher;
+  store: PictureDescriptionStore;
+}): ConsolePictures {
+  return { fetcherFor: deps.fetcherFor, descriptions: deps.store };
 }
 
-type FetcherDeps = Pick<TurnPicturesDeps, "config" | "adapters" | "logger">;
+interface FetcherDeps {
+  config: () => TsumugiConfig;
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  logger: Logger;
+}
 
 /**
  * One fetcher per platform account, made on first use: its `get_image` resolves pictures that
- * came with a file id only. Plugins fetch the pictures of the message they were called for with it.
+ * came with a file id only. All of them share one decoder, so a picture decoded (or refused)
+ * for a turn is not decoded again for the console or a plugin. Plugins fetch the pictures of
+ * the message they were called for with it.
  */
 export function accountPictureFetchers(deps: FetcherDeps): (message: ChatMessage) => PictureFetcher {
   const fetchers = new Map<string, PictureFetcher>();
+  const decoder = new PictureDecoder({ settings: () => deps.config().media });
   return (message) => {
     const account = `${message.adapterId}\n${message.selfId}`;
     let fetcher = fetchers.get(account);
@@ -85,6 +95,7 @@ export function accountPictureFetchers(deps: FetcherDeps): (message: ChatMessage
       fetcher = createPictureFetcher({
         settings: () => deps.config().media,
         ...(adapter ? { getImage: oneBotGetImage(adapter, message.selfId) } : {}),
+        decoder,
         logger: deps.logger,
       });
       fetchers.set(account, fetcher);

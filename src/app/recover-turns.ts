@@ -36,7 +36,7 @@ function turnRecovery(parts: RecoveryParts): TurnRecovery {
     },
     accountReady: (origin, timeoutMs) => outbox.accountReady(origin, timeoutMs),
     // Recovered turns were admitted by the limits before the crash and absorb nothing new.
-    runAgain: (batch, recoveredFrom) => turnRunner.run(batch, () => undefined, recoveredFrom),
+    runAgain: (batch, interrupted) => turnRunner.run(batch, () => undefined, interrupted),
     monitor: parts.monitor,
     logger,
   });

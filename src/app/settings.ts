@@ -24,6 +24,7 @@ export function agentSettings(
     mode: config.chat.mode,
     maxRounds: config.agent.maxRounds,
     turnTimeoutMs: config.agent.turnTimeoutMs,
+    maxWaitSeconds: config.agent.maxWaitSeconds,
     history: config.chat.history,
     textChunkLimit: config.chat.textChunkLimit,
     digest: { task: taskOr(config, "digest"), maxTranscriptChars: config.chat.digest.maxTranscriptChars },

@@ -45,6 +45,8 @@ export class ChatService {
      * in a cluster, triggers are recorded as pending until their turn starts).
      */
     private readonly noticed: (message: ChatMessage, triggered: boolean) => void = () => {},
+    /** `log.messageText`: whether "message received" lines carry the start of the text. */
+    private readonly logMessageText: () => boolean = () => false,
   ) {}
 
   ingest(message: ChatMessage): void {
@@ -62,7 +64,8 @@ export class ChatService {
       quoted === undefined
         ? false
         : this.store.findByMessageId(sessionId, quoted).then(
-            (found) => found?.fromSelf === true,
+            // This account's own message: a reply to another account the bot runs is that one's.
+            (found) => found?.fromSelf === true && found.userId === message.selfId,
             (error: unknown) => {
               this.logger.warn(
                 { err: error, sessionId, quoted },
@@ -96,7 +99,7 @@ export class ChatService {
           sender: message.userId,
           trigger: trigger ?? "none",
           ...(denial === undefined ? {} : { denied: denial }),
-          text: clip(renderSegments(message.segments), 80),
+          ...this.contentFields(message),
         },
         "message received",
       );
@@ -114,6 +117,16 @@ export class ChatService {
     if (this.commands.dispatch(message)) return;
     this.noticed(message, trigger !== undefined);
     if (!this.batcher.offer(message, trigger !== undefined)) this.digests.offer(message);
+  }
+
+  /** What a log line says of a message's content: its shape, and its text only when `log.messageText` is on. */
+  private contentFields(message: ChatMessage): Record<string, unknown> {
+    const text = renderSegments(message.segments);
+    return {
+      kinds: [...new Set(message.segments.map((segment) => segment.type))],
+      chars: text.length,
+      ...(this.logMessageText() ? { text: clip(text, 80) } : {}),
+    };
   }
 
   private refuse(message: ChatMessage, rule: string): void {

@@ -106,7 +106,7 @@ export const accessSchema = group(
 );
 
 export const limitsSchema = group(
-  "Rate limits and daily token budgets. Over a limit the bot starts no turn and the timeline shows why.",
+  "Rate limits and daily token budgets. Over a limit the bot starts no turn (and a running turn that crosses a budget makes no further model call); the timeline shows why.",
   {
     userTurnsPerMinute: count(
       "Most turns one user may start in any 60 seconds, in all chats; 0 means no limit",
@@ -125,6 +125,11 @@ export const limitsSchema = group(
     ),
     groupDailyTokens: count(
       "Most tokens the turns of one group chat may use per day; 0 means no limit",
+      0,
+      0,
+    ),
+    userDailyTokens: count(
+      "Most tokens the turns one user starts may use per day, in all chats, private ones included; a turn that crosses it stops before its next model call; 0 means no limit",
       0,
       0,
     ),

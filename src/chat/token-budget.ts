@@ -1,38 +1,50 @@
 import type { ZonedClock } from "../context/clock-text.ts";
-import type { SessionTokens, UsageQuery, UsageRecord } from "../store/types.ts";
+import type { SessionTokens, UsageQuery, UsageRecord, UserTokens } from "../store/types.ts";
 import type { Clock } from "./clock.ts";
 
 /** Zone offsets change only on the quarter hour (see src/context/clock-text.ts). */
 const QUARTER_HOUR_MS = 15 * 60_000;
 
-/** Tokens spent today, in all chats and in one. */
+/** Tokens spent today, in all chats, in one and by one user's turns. */
 export interface TokensToday {
   /** `YYYY-MM-DD` in the clock's zone. */
   day: string;
   total: number;
   session: number;
+  /** The turns of the user asked about (0 when none was). */
+  user: number;
 }
 
 /** What a tally needs of an LLM call's usage record. */
-export type UsageOfCall = Pick<UsageRecord, "time" | "sessionId" | "promptTokens" | "completionTokens">;
+export type UsageOfCall = Pick<
+  UsageRecord,
+  "time" | "sessionId" | "userKey" | "promptTokens" | "completionTokens"
+>;
 
 /** Where today's spending is read from: the usage store. */
 export interface TokenStore {
   tokensBySession(query: UsageQuery): Promise<SessionTokens[]>;
+  tokensByUser(query: UsageQuery): Promise<UserTokens[]>;
 }
 
-/** Today's token spending, as the budgets check it before every turn. */
+/** Today's token spending, as the budgets check it before every turn and model call. */
 export interface TokenTally {
   /** Counts one LLM call (called for every usage record, as it is stored). */
   add(usage: UsageOfCall): void;
-  today(sessionId: string): Promise<TokensToday>;
+  /** Today's tokens in all chats, in `sessionId`, and of `userKey`'s turns when given. */
+  today(sessionId: string, userKey?: string): Promise<TokensToday>;
 }
 
-interface Tally {
-  clock: ZonedClock;
-  day: string;
+/** Today's spending so far: in all, per chat and per user. */
+export interface Spending {
   total: number;
   bySession: Map<string, number>;
+  byUser: Map<string, number>;
+}
+
+interface Tally extends Spending {
+  clock: ZonedClock;
+  day: string;
 }
 
 /**
@@ -57,15 +69,19 @@ export class DailyTokenTally implements TokenTally {
     if (!tally || tally.clock !== this.clock() || tally.clock.date(usage.time) !== tally.day) return;
     const tokens = usage.promptTokens + usage.completionTokens;
     tally.total += tokens;
-    if (usage.sessionId !== undefined) {
-      tally.bySession.set(usage.sessionId, (tally.bySession.get(usage.sessionId) ?? 0) + tokens);
-    }
+    if (usage.sessionId !== undefined) addTo(tally.bySession, usage.sessionId, tokens);
+    if (usage.userKey !== undefined) addTo(tally.byUser, usage.userKey, tokens);
   }
 
   /** Today's tokens; reads the store only on the first call of a day. */
-  async today(sessionId: string): Promise<TokensToday> {
+  async today(sessionId: string, userKey?: string): Promise<TokensToday> {
     const tally = await this.current();
-    return { day: tally.day, total: tally.total, session: tally.bySession.get(sessionId) ?? 0 };
+    return {
+      day: tally.day,
+      total: tally.total,
+      session: tally.bySession.get(sessionId) ?? 0,
+      user: userKey === undefined ? 0 : (tally.byUser.get(userKey) ?? 0),
+    };
   }
 
   private async current(): Promise<Tally> {
@@ -78,18 +94,24 @@ export class DailyTokenTally implements TokenTally {
   }
 }
 
-/** Tokens the store holds since `sinceMs`, in all chats and per chat. */
-export async function spentSince(
-  store: TokenStore,
-  sinceMs: number,
-): Promise<{ total: number; bySession: Map<string, number> }> {
+/** Tokens the store holds since `sinceMs`, in all chats, per chat and per user. */
+export async function spentSince(store: TokenStore, sinceMs: number): Promise<Spending> {
+  const [sessions, users] = await Promise.all([
+    store.tokensBySession({ sinceMs }),
+    store.tokensByUser({ sinceMs }),
+  ]);
   const bySession = new Map<string, number>();
   let total = 0;
-  for (const row of await store.tokensBySession({ sinceMs })) {
+  for (const row of sessions) {
     total += row.tokens;
     if (row.sessionId !== null) bySession.set(row.sessionId, row.tokens);
   }
-  return { total, bySession };
+  const byUser = new Map(users.map((row) => [row.userKey, row.tokens]));
+  return { total, bySession, byUser };
+}
+
+function addTo(counts: Map<string, number>, key: string, tokens: number): void {
+  counts.set(key, (counts.get(key) ?? 0) + tokens);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { userNamespace } from "../message/message-source.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { SessionOrigin } from "../reply/outbox.ts";
 import type { Batch } from "./batch.ts";
@@ -7,7 +8,7 @@ import type { Clock } from "./clock.ts";
 import type { LimitSettings } from "./config.ts";
 import type { TurnWindows, WindowVerdict } from "./rate-limiter.ts";
 import { recordRefusal } from "./refusal.ts";
-import type { TokensToday, TokenTally } from "./token-budget.ts";
+import type { TokenTally } from "./token-budget.ts";
 
 export type LimitName = Exclude<keyof LimitSettings, "notify">;
 
@@ -21,7 +22,13 @@ export const LIMIT_NOTICES: Record<LimitName, string> = {
   groupTurnsPerMinute: "大家说得太快了，稍后再试。",
   dailyTokens: "今天的额度用完了，明天再聊吧。",
   groupDailyTokens: "今天的额度用完了，明天再聊吧。",
+  userDailyTokens: "你今天的额度用完了，明天再聊吧。",
 };
+
+/** Whether any daily token budget is set (only then is today's spending read and counted). */
+export function budgetsSet(settings: LimitSettings): boolean {
+  return settings.dailyTokens > 0 || settings.groupDailyTokens > 0 || settings.userDailyTokens > 0;
+}
 
 /** A limit a batch ran into. */
 interface Breach {
@@ -49,11 +56,12 @@ export interface TurnLimitsDeps {
 }
 
 /**
- * The last check before a batch becomes a turn: daily token budgets (all chats, one group),
- * turns per minute of the group chat and of each user who started it. A batch over a budget
- * or its group's rate is refused whole; the messages of a user over their rate are taken out
- * and the rest answered. Only turns that start are counted. Digests count for budgets only
- * and are refused without a notice (nobody asked for them).
+ * The last check before a batch becomes a turn: daily token budgets (all chats, one group,
+ * each user who started it), turns per minute of the group chat and of each user who started
+ * it. A batch over a budget or its group's rate is refused whole; the messages of a user over
+ * their budget or rate are taken out and the rest answered. Only turns that start are counted.
+ * Digests count for budgets only and are refused without a notice (nobody asked for them).
+ * The budgets are checked again before each further model call of a running turn (`crossed`).
  */
 export class TurnLimits {
   /** Notice key (chat, limit, subject) → the period already noticed. */
@@ -64,14 +72,54 @@ export class TurnLimits {
   /** The batch, or the part of it, that may start a turn now; undefined when none may. */
   async admit(batch: Batch): Promise<Batch | undefined> {
     const settings = this.deps.settings();
-    const budgets = settings.dailyTokens > 0 || settings.groupDailyTokens > 0;
-    const today = budgets ? await this.deps.tokens.today(batch.sessionId) : undefined;
     const now = this.deps.clock.now();
-    const overBudget = today && this.budgetBreach(batch, settings, today, now);
+    const overBudget = budgetsSet(settings) && (await this.budgetBreach(batch, undefined, settings, now));
     if (overBudget) {
       await this.refuse(batch, overBudget, settings, now);
       return undefined;
     }
+    let admitted: Batch | undefined = batch;
+    if (settings.userDailyTokens > 0) {
+      for (const starter of starters(batch)) {
+        const breach = await this.budgetBreach(batch, userKey(starter), settings, now);
+        if (breach) admitted = await this.refuseStarter(admitted, starter, breach, settings, now);
+        if (!admitted) return undefined;
+      }
+    }
+    return this.admitRates(admitted, settings, now);
+  }
+
+  /**
+   * Before a running turn's next model call (its first was admitted): the budget its spending
+   * or anyone's crossed meanwhile, else undefined. The chat is told once, as when a turn is
+   * refused, under the turn's reply id; the reason returned names the budget.
+   */
+  async crossed(batch: Batch, replyId: string): Promise<string | undefined> {
+    const settings = this.deps.settings();
+    if (!budgetsSet(settings)) return undefined;
+    const now = this.deps.clock.now();
+    const breach = await this.budgetBreach(batch, turnUser(batch), settings, now);
+    if (!breach) return undefined;
+    const notify = settings.notify && batch.kind !== "digest" && this.firstNotice(batch, breach, now);
+    const reason = `${breachReason(breach)}; the turn stopped before its next model call`;
+    this.deps.monitor.emit({
+      type: "limit.reached",
+      replyId,
+      sessionId: batch.sessionId,
+      data: { ...breachDetail(batch, breach, notify), triggerIds: batch.triggerIds },
+    });
+    if (notify) {
+      try {
+        await this.deps.sendNotice(originOf(batch), LIMIT_NOTICES[breach.limit], replyId);
+      } catch (error) {
+        this.deps.logger.warn({ replyId, err: error }, "could not send the notice of a stopped turn");
+      }
+    }
+    this.deps.logger.info({ replyId, sessionId: batch.sessionId, reason }, "turn stopped by a budget");
+    return reason;
+  }
+
+  private async admitRates(batch: Batch, settings: LimitSettings, now: number): Promise<Batch | undefined> {
     // Rates are checked and counted in one step (TurnWindows), so turns starting together
     // cannot both pass a check only one of them should.
     const group = batch.kind !== "digest" && isGroup(batch) ? batch.sessionId : undefined;
@@ -92,26 +140,39 @@ export class TurnLimits {
       );
       return undefined;
     }
-    let admitted = batch;
+    let admitted: Batch | undefined = batch;
     for (const [index, starter] of users.entries()) {
       const window = verdict.each[index];
       if (!window || window.admitted) continue;
       const breach = rateBreach("userTurnsPerMinute", userKey(starter), window, settings);
-      const [theirs, rest] =
-        batch.kind === "realtime" ? splitBySender(admitted, starter.userId) : [admitted, undefined];
-      await this.refuse(theirs, breach, settings, now);
-      if (!rest) return undefined;
-      admitted = rest;
+      admitted = await this.refuseStarter(admitted, starter, breach, settings, now);
+      if (!admitted) return undefined;
     }
     return admitted;
   }
 
-  private budgetBreach(
+  /** Refuses a starter's messages; the rest of a realtime batch, when it still has triggers. */
+  private async refuseStarter(
     batch: Batch,
+    starter: ChatMessage,
+    breach: Breach,
     settings: LimitSettings,
-    today: TokensToday,
     now: number,
-  ): Breach | undefined {
+  ): Promise<Batch | undefined> {
+    const [theirs, rest] =
+      batch.kind === "realtime" ? splitBySender(batch, starter.userId) : [batch, undefined];
+    await this.refuse(theirs, breach, settings, now);
+    return rest;
+  }
+
+  /** The first daily budget today's spending is over: all chats', the group's, then `user`'s. */
+  private async budgetBreach(
+    batch: Batch,
+    user: string | undefined,
+    settings: LimitSettings,
+    now: number,
+  ): Promise<Breach | undefined> {
+    const today = await this.deps.tokens.today(batch.sessionId, user);
     // The day ends within a day of now: long enough to remember its notice.
     const periodEndsAt = now + DAY_MS;
     if (settings.dailyTokens > 0 && today.total >= settings.dailyTokens) {
@@ -137,6 +198,16 @@ export class TurnLimits {
         periodEndsAt,
       };
     }
+    if (settings.userDailyTokens > 0 && user !== undefined && today.user >= settings.userDailyTokens) {
+      return {
+        limit: "userDailyTokens",
+        subject: user,
+        value: today.user,
+        max: settings.userDailyTokens,
+        period: today.day,
+        periodEndsAt,
+      };
+    }
     return undefined;
   }
 
@@ -148,16 +219,8 @@ export class TurnLimits {
       {
         type: "limit.reached",
         batch,
-        detail: {
-          limit: breach.limit,
-          subject: breach.subject,
-          value: breach.value,
-          max: breach.max,
-          userId: batch.requestedBy?.userId ?? batch.messages.find((m) => !m.fromSelf)?.userId ?? null,
-          groupId: origin.groupId ?? null,
-          notified: notify,
-        },
-        reason: `limits.${breach.limit} reached: ${breach.value}/${breach.max} (${breach.subject})`,
+        detail: breachDetail(batch, breach, notify),
+        reason: breachReason(breach),
       },
       notify ? (replyId) => this.deps.sendNotice(origin, LIMIT_NOTICES[breach.limit], replyId) : undefined,
     );
@@ -171,6 +234,33 @@ export class TurnLimits {
     this.noticed.set(key, { period: breach.period, endsAt: breach.periodEndsAt });
     return true;
   }
+}
+
+/** What the timeline shows of a limit reached. */
+function breachDetail(batch: Batch, breach: Breach, notified: boolean): Record<string, unknown> {
+  return {
+    limit: breach.limit,
+    subject: breach.subject,
+    value: breach.value,
+    max: breach.max,
+    userId: batch.requestedBy?.userId ?? batch.messages.find((m) => !m.fromSelf)?.userId ?? null,
+    groupId: originOf(batch).groupId ?? null,
+    notified,
+  };
+}
+
+/** One line naming the limit, its subject and the values compared. */
+function breachReason(breach: Breach): string {
+  return `limits.${breach.limit} reached: ${breach.value}/${breach.max} (${breach.subject})`;
+}
+
+/**
+ * The user a turn's spending is counted for: who asked for a summary, else the sender of the
+ * first trigger from someone other than the bot; none for digests (nobody asked for them).
+ */
+export function turnUser(batch: Batch): string | undefined {
+  const starter = starters(batch)[0];
+  return starter && userKey(starter);
 }
 
 /** A rate limit a window refused; one notice until the window frees. */
@@ -203,9 +293,9 @@ function starters(batch: Batch): ChatMessage[] {
   return [...byUser.values()];
 }
 
-/** A user across chats and adapters of one platform. */
+/** A user across chats and adapters of one platform (of one stdio channel: each names its own users). */
 function userKey(message: ChatMessage): string {
-  return `${message.platform}:${message.userId}`;
+  return `${userNamespace(message)}:${message.userId}`;
 }
 
 /** The sender's messages of a realtime batch, and the rest when they still trigger a turn. */

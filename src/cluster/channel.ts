@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
+import type { ClusterSeal } from "./seal.ts";
 
 /** What travels on a channel: the sender's instance id and its message. */
 interface Posted<T> {
@@ -10,7 +11,8 @@ interface Posted<T> {
 /**
  * A Redis pub/sub channel among the instances: what one publishes reaches every other one
  * subscribed at that moment, and never comes back to itself. At most once, so only for news
- * an instance may miss (being down, or Redis being down, at the time).
+ * an instance may miss (being down, or Redis being down, at the time). Every message is sealed
+ * (signed with cluster.secret); one that is not is refused before it is read.
  */
 export class ClusterChannel<T> {
   constructor(
@@ -19,6 +21,7 @@ export class ClusterChannel<T> {
     private readonly subscriber: Redis,
     readonly name: string,
     private readonly id: string,
+    private readonly seal: ClusterSeal,
     private readonly logger: Logger,
   ) {}
 
@@ -26,9 +29,11 @@ export class ClusterChannel<T> {
   async listen(handler: (body: T, from: string) => void): Promise<void> {
     this.subscriber.on("message", (channel: string, message: string) => {
       if (channel !== this.name) return;
+      const opened = this.seal.open(this.name, message);
+      if (opened === undefined) return;
       let posted: Posted<T>;
       try {
-        posted = JSON.parse(message) as Posted<T>;
+        posted = JSON.parse(opened) as Posted<T>;
       } catch {
         this.logger.warn({ channel }, "ignored a cluster message that is not JSON");
         return;
@@ -46,6 +51,6 @@ export class ClusterChannel<T> {
   /** Resolves with how many instances (this one included) received it. */
   async publish(body: T): Promise<number> {
     const posted: Posted<T> = { from: this.id, body };
-    return this.redis.publish(this.name, JSON.stringify(posted));
+    return this.redis.publish(this.name, this.seal.seal(this.name, JSON.stringify(posted)));
   }
 }

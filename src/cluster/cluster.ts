@@ -3,6 +3,7 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { LiveTimeline } from "../monitor/timeline.ts";
+import type { FenceToken } from "../store/session-fence.ts";
 import type { StorageStatus, TurnStore } from "../store/types.ts";
 import { AccountRegistry, ClusterAdapter } from "./accounts.ts";
 import { ClusterChannel } from "./channel.ts";
@@ -14,6 +15,7 @@ import { type EventNews, EventRelay } from "./event-relay.ts";
 import { type Envelope, Inbox, type RecoveryWork } from "./inbox.ts";
 import { ClusterKeys } from "./keys.ts";
 import { anotherConnection, connectRedis } from "./redis-client.ts";
+import { ClusterSeal } from "./seal.ts";
 import { SessionRouter } from "./session-router.ts";
 import { PendingTriggers, Takeover } from "./takeover.ts";
 
@@ -29,7 +31,8 @@ export interface ClusterParts {
   ingest(message: ChatMessage): void;
   forgetCached(sessionId: string): void;
   busy(sessionId: string): boolean;
-  turns: Pick<TurnStore, "running">;
+  /** Turns a dead instance left running; where a new lease token is recorded (fencing). */
+  turns: Pick<TurnStore, "running" | "advanceFence">;
   /** Settles a dead instance's turns and answers its pending triggers, in a session this instance owns. */
   recover(work: RecoveryWork): Promise<void>;
   storage: () => StorageStatus;
@@ -47,6 +50,14 @@ export interface Cluster {
   route(message: ChatMessage): void;
   /** Whether a turn of the session may run here (see SessionRouter.ensureOwned). */
   ensureOwned(origin: Pick<ChatMessage, "sessionId" | "adapterId" | "selfId">): Promise<boolean>;
+  /** The fencing token of the session's lease while this instance holds it: a turn carries it to the store. */
+  fenceOf(sessionId: string): FenceToken | undefined;
+  /**
+   * Work of a session this instance may no longer do (it lost the lease: a turn refused by the
+   * store, a batch whose session another owns now) goes to the session's current owner, which
+   * settles the turns and answers the triggers no turn has taken.
+   */
+  handOver(work: Omit<RecoveryWork, "from">): void;
   /** The adapter the rest of the bot uses: calls for accounts connected elsewhere go there. */
   adapter(local: ChatAdapter): ChatAdapter;
   /** A platform account connected to or disconnected from this instance. */
@@ -67,8 +78,8 @@ export interface Cluster {
    * what the console follows live: `local`'s events and theirs, tagged with `instance`.
    */
   shareTimeline(local: LiveTimeline): LiveTimeline;
-  /** The config file text this instance's console just saved: every other instance adopts it. */
-  configSaved(text: string): void;
+  /** A config this instance's console just saved, as an edit (see ConfigNews): every other instance adopts it. */
+  configSaved(edit: string): void;
   /** A plugin or component the `/plugins` command switched here: every other instance follows. */
   pluginSwitched(ref: string, enabled: boolean): void;
   /** Starts the heartbeat, the inbox and forward-ws dialling by lease. */
@@ -92,14 +103,16 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
   // Pub/sub (live events, config edits) needs a connection of its own.
   const subscriber = await anotherConnection(redis, "pub/sub", log);
   const keys = new ClusterKeys(settings.keyPrefix);
+  // Signs what this instance sends and checks what it receives: only instances knowing the secret are heard.
+  const seal = new ClusterSeal(settings.secret, log);
   const events = new EventRelay(
-    new ClusterChannel<EventNews>(redis, subscriber, keys.events, id, log),
+    new ClusterChannel<EventNews>(redis, subscriber, keys.events, id, seal, log),
     // Said again at every heartbeat (leaseMs / 3): a lost notice or two does not stop the events.
     settings.leaseMs,
     log,
   );
   const configs = new ConfigRelay(
-    new ClusterChannel<ConfigNews>(redis, subscriber, keys.config, id, log),
+    new ClusterChannel<ConfigNews>(redis, subscriber, keys.config, id, seal, log),
     parts.adopt,
     log,
   );
@@ -134,7 +147,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     }),
     log,
   );
-  const inbox = new Inbox(redis, reader, keys, id, log);
+  const inbox = new Inbox(redis, reader, keys, id, seal, coordinator, log);
   const registry = new AccountRegistry(coordinator, localAccounts);
   router = new SessionRouter({
     coordinator,
@@ -144,10 +157,11 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     busy: parts.busy,
     accountHere: (adapterId, selfId) =>
       localAccounts().some((account) => account.adapterId === adapterId && account.selfId === selfId),
+    advanceFence: (sessionId, fence) => parts.turns.advanceFence(sessionId, fence),
     logger: log,
   });
   const sessions = router;
-  const pending = new PendingTriggers(coordinator, log);
+  const pending = new PendingTriggers(coordinator, seal, log);
   const takeover = new Takeover({
     coordinator,
     inbox,
@@ -195,6 +209,18 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     shared: { redis, keys },
     route: (message) => void sessions.route(message),
     ensureOwned: (origin) => sessions.ensureOwned(origin),
+    fenceOf: (sessionId) => sessions.fenceOf(sessionId),
+    handOver: (work) => {
+      pending.settled(work.sessionId, work.triggerIds);
+      takeover
+        .dispatch({ ...work, from: id })
+        .catch((error: unknown) =>
+          log.error(
+            { err: error, sessionId: work.sessionId, triggerIds: work.triggerIds },
+            "could not hand a session's work to its owner",
+          ),
+        );
+    },
     adapter: (local) => {
       const adapter = new ClusterAdapter(local, registry, inbox, id);
       wrapped.set(local.id, adapter);
@@ -212,7 +238,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     instances: () => coordinator.instances(),
     takenOver: async () => (await redis.exists(keys.takeover(id))) === 1,
     shareTimeline: (local) => events.share(local),
-    configSaved: (text) => configs.publish({ file: text }),
+    configSaved: (edit) => configs.publish({ edit }),
     pluginSwitched: (ref, enabled) => configs.publish({ plugin: ref, enabled }),
     start: async () => {
       coordinator.onBeat(() => sessions.beat());
@@ -222,7 +248,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
       coordinator.onBeat(() => events.beat());
       await coordinator.join();
       await Promise.all([events.start(), configs.start()]);
-      inbox.start(handle);
+      await inbox.start(handle);
       // Triggers this instance's previous run accepted and never started (it restarted too fast
       // for the others to notice it was gone).
       for (const [sessionId, triggerIds] of await pending.takeFrom(id)) {

@@ -4,23 +4,26 @@ import type { ClusterChannel } from "./channel.ts";
 
 /** What one instance hands the others so that all of them run alike. */
 export type ConfigNews =
-  /** The config file text its console just saved (config page, plugin page, first-run setup). */
-  | { file: string }
+  /**
+   * A config its console just saved (config page, plugin page, first-run setup), as an edit in
+   * the console's own form: the secrets it kept are hidden, so they never cross Redis.
+   */
+  | { edit: string }
   /** A plugin or component switched at run time by the `/plugins` command. */
   | { plugin: string; enabled: boolean };
 
 /** How an instance takes the others' news in. */
 export interface ConfigAdopter {
-  /** Adopts a config file text (writes this instance's config file, or applies it). */
-  file(text: string): void;
+  /** Adopts an edit saved on another instance: through the console's checks, against this instance's file. */
+  edit(text: string): void;
   /** Switches a plugin or component here too. */
   plugin(ref: string, enabled: boolean): Promise<PluginChangeResult>;
 }
 
 /**
- * Config edits and plugin switches made on one instance, handed to every other one. A file
- * text is the whole file as saved; each instance expands its `${VAR}` references with its own
- * environment. Adopting never publishes again, so news does not echo between instances.
+ * Config edits and plugin switches made on one instance, handed to every other one. Each
+ * instance takes an edit in as its console would (its own kept secrets, its own `${VAR}`
+ * expansion). Adopting never publishes again, so news does not echo between instances.
  */
 export class ConfigRelay {
   constructor(
@@ -31,9 +34,9 @@ export class ConfigRelay {
 
   start(): Promise<void> {
     return this.channel.listen((news, from) => {
-      if ("file" in news) {
+      if ("edit" in news) {
         this.logger.info({ from }, "config saved on another instance; adopting it");
-        this.adopt.file(news.file);
+        this.adopt.edit(news.edit);
         return;
       }
       const { plugin, enabled } = news;

@@ -1,4 +1,4 @@
-import type { Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { formattedString, group, milliseconds } from "../schema/fields.ts";
 
 /** The `cluster` config key: several instances sharing the work over Redis (issue 20). */
@@ -10,6 +10,12 @@ export const clusterSchema = group(
       writeOnly: true,
       description:
         'Redis that the instances coordinate through, e.g. "redis://:password@10.0.0.5:6379/0"; empty: no cluster.',
+    }),
+    secret: Type.String({
+      default: "",
+      writeOnly: true,
+      description:
+        'Shared by every instance and by nobody else: each message between instances is signed with it (HMAC-SHA256) and one without a valid signature is refused. Required with redisUrl, at least 16 characters, e.g. the output of "openssl rand -hex 32", best kept in an environment variable.',
     }),
     instanceId: formattedString("instance-id", {
       default: "",

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log/logger.ts";
+import type { FenceToken } from "../store/session-fence.ts";
 import type { ClusterKeys } from "./keys.ts";
 import { RedisScript } from "./redis-script.ts";
 
@@ -29,6 +30,19 @@ if not holder then
 end
 if holder == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) end
 return holder`);
+
+/**
+ * Claims session lease `KEYS[1]` for `ARGV[1]` unless another holds it: answers the holder, and
+ * when that is `ARGV[1]`, Redis's clock (seconds, microseconds) as the lease's fencing token.
+ * Redis's own clock, so the token grows from one holder to the next whichever instance claims,
+ * also after Redis restarts and forgets every lease (a counter kept in Redis would restart at 0).
+ */
+const CLAIM_SESSION = new RedisScript(`
+local holder = redis.call('get', KEYS[1])
+if holder and holder ~= ARGV[1] then return {holder} end
+redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local now = redis.call('time')
+return {ARGV[1], now[1], now[2]}`);
 
 /** Extends each of KEYS held by `ARGV[1]`; answers 1/0 per key (0: lost to another, or expired). */
 const RENEW = new RedisScript(`
@@ -65,6 +79,10 @@ export class Coordinator {
   #failing = false;
   /** When the heartbeat last came back from an outage (0: never failed). */
   #backAt = 0;
+  /** When the newest heartbeat that reached Redis was sent: the leases held were renewed after it. */
+  #renewedAt = 0;
+  /** When the heartbeat timer last fired: a much longer gap means the process was paused. */
+  #firedAt = 0;
 
   constructor(
     readonly redis: Redis,
@@ -77,9 +95,39 @@ export class Coordinator {
 
   /** Registers the instance and starts its heartbeat. */
   async join(): Promise<void> {
+    const sentAt = Date.now();
     await this.#publish();
-    this.#timer = setInterval(() => void this.beat(), Math.max(200, Math.floor(this.leaseMs / 3)));
+    this.#renewedAt = sentAt;
+    this.#firedAt = Date.now();
+    this.#timer = setInterval(
+      () => {
+        this.#noticePause();
+        void this.beat();
+      },
+      Math.max(200, Math.floor(this.leaseMs / 3)),
+    );
     this.#timer.unref();
+  }
+
+  /**
+   * Whether the leases this instance holds are surely still its own: its last heartbeat reached
+   * Redis less than a lease ago. False after a pause (SIGSTOP, a hung VM, a long GC) or a Redis
+   * outage: then the next heartbeat says which leases are still held (see `beat`).
+   */
+  get leasesCurrent(): boolean {
+    return Date.now() - this.#renewedAt < this.leaseMs;
+  }
+
+  /** One line when the heartbeat timer fires a lease or more late: the process was paused. */
+  #noticePause(): void {
+    const now = Date.now();
+    const pausedMs = now - this.#firedAt;
+    this.#firedAt = now;
+    if (pausedMs < this.leaseMs) return;
+    this.logger.warn(
+      { pausedMs, leaseMs: this.leaseMs },
+      "this instance was paused longer than a lease: sessions others took meanwhile are theirs now; its turns in those sessions stop before their next send and their messages go to the new owner",
+    );
   }
 
   /** Runs `task` at every heartbeat, after the instance's own key is renewed. */
@@ -96,6 +144,7 @@ export class Coordinator {
   }
 
   async #beat(): Promise<void> {
+    const sentAt = Date.now();
     try {
       await this.#publish();
     } catch (error) {
@@ -113,6 +162,7 @@ export class Coordinator {
       this.#backAt = Date.now();
     }
     this.#failing = false;
+    this.#renewedAt = sentAt;
     for (const task of this.#tasks) {
       try {
         await task();
@@ -147,6 +197,20 @@ export class Coordinator {
     return (await CLAIM.run(this.redis, [key], [this.id, this.leaseMs])) as string;
   }
 
+  /**
+   * Claims a session's lease (`key`) for this instance unless another holds it; resolves with
+   * the holder and, when this instance holds it now, the lease's fencing token.
+   */
+  async claimSession(key: string): Promise<{ holder: string; fence?: FenceToken }> {
+    const [holder, seconds, micros] = (await CLAIM_SESSION.run(
+      this.redis,
+      [key],
+      [this.id, this.leaseMs],
+    )) as [string, string?, string?];
+    if (seconds === undefined || micros === undefined) return { holder };
+    return { holder, fence: Number(seconds) * 1_000_000 + Number(micros) };
+  }
+
   /** Extends the leases this instance holds; resolves with the keys it no longer holds. */
   async renew(keys: readonly string[]): Promise<string[]> {
     if (keys.length === 0) return [];
@@ -179,8 +243,14 @@ export class Coordinator {
     return ids.filter((_, index) => values[index] === null);
   }
 
-  async isAlive(id: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.instance(id))) === 1;
+  /**
+   * Whether instance `id` beats on time: its heartbeat was renewed within the last third of a
+   * lease or so (two beats missed at most). An instance paused or dying is not, a little before
+   * its heartbeat expires: it is given no new messages (see SessionRouter.claimLive).
+   */
+  async beatsOnTime(id: string): Promise<boolean> {
+    const remainingMs = await this.redis.pttl(this.keys.instance(id));
+    return remainingMs > this.leaseMs / 3;
   }
 
   /**

@@ -4,7 +4,9 @@ import type { SendTarget } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
+import type { Coordinator } from "./coordinator.ts";
 import type { ClusterKeys } from "./keys.ts";
+import type { ClusterSeal } from "./seal.ts";
 
 /** What one instance asks of the adapter connection another holds. */
 export type AdapterCall =
@@ -54,8 +56,12 @@ interface Waiting {
 /**
  * The instances' mail: each reads its own list (`inbox:<id>`) in order on a connection of its
  * own (reads block), and writes into the others'. Remote adapter calls are answered through
- * the caller's inbox. A dead instance's list stays in Redis until whoever takes over its work
- * drains it, so nothing posted to it is lost.
+ * the caller's inbox. Reading moves an envelope into the instance's `processing:<id>` list in
+ * the same command (BLMOVE), and it is removed from there only once handled: an envelope Redis
+ * hands to a reader that dies (a SIGKILL while the read is on the wire) is not lost. Whoever
+ * takes over a dead instance's work drains both lists, processing first; an instance restarted
+ * under the same id reads its own processing list again. Every envelope is sealed for the
+ * inbox it is posted to (signed with cluster.secret); one that is not is refused before it is read.
  */
 export class Inbox {
   readonly #waiting = new Map<string, Waiting>();
@@ -68,18 +74,27 @@ export class Inbox {
     private readonly reader: Redis,
     private readonly keys: ClusterKeys,
     private readonly id: string,
+    private readonly seal: ClusterSeal,
+    /** Whether this instance's leases are current, and the heartbeat that tells after a pause. */
+    private readonly leases: Pick<Coordinator, "leasesCurrent" | "beat">,
     private readonly logger: Logger,
   ) {}
 
-  /** Reads envelopes until `stop`: messages and recovery work in order, calls concurrently. */
-  start(handle: (envelope: Envelope) => Promise<void>): void {
+  /**
+   * Reads envelopes until `stop`: messages and recovery work in order, calls concurrently.
+   * Envelopes a previous run under this id left unfinished are read again first.
+   */
+  async start(handle: (envelope: Envelope) => Promise<void>): Promise<void> {
+    const inbox = this.keys.inbox(this.id);
+    const processing = this.keys.processing(this.id);
+    while ((await this.redis.lmove(processing, inbox, "RIGHT", "LEFT")) !== null);
     this.#running = true;
     this.#loop = (async () => {
       let failing = false;
       while (this.#running) {
-        let popped: [string, string] | null;
+        let sealed: string | null;
         try {
-          popped = await this.reader.blpop(this.keys.inbox(this.id), POLL_SECONDS);
+          sealed = await this.reader.blmove(inbox, processing, "LEFT", "RIGHT", POLL_SECONDS);
           failing = false;
         } catch (error) {
           if (!this.#running) break;
@@ -90,14 +105,49 @@ export class Inbox {
           await new Promise((resolve) => setTimeout(resolve, 500));
           continue;
         }
-        const envelope = popped && parseEnvelope(popped[1], this.logger);
-        if (!envelope) continue;
-        if (envelope.type === "answer") this.#answered(envelope);
-        else if (envelope.type === "call")
-          void handle(envelope).catch((error: unknown) => this.#failed(error));
-        else await handle(envelope).catch((error: unknown) => this.#failed(error));
+        if (sealed === null || !(await this.#stillMine(sealed))) continue;
+        const envelope = this.#open(this.id, sealed);
+        const done = () => this.#ack(sealed);
+        if (!envelope) await done();
+        else if (envelope.type === "answer") {
+          this.#answered(envelope);
+          await done();
+        } else if (envelope.type === "call")
+          void handle(envelope)
+            .catch((error: unknown) => this.#failed(error))
+            .then(done);
+        else
+          await handle(envelope)
+            .catch((error: unknown) => this.#failed(error))
+            .then(done);
       }
     })();
+  }
+
+  /**
+   * Whether an envelope just read is still this instance's to handle. Read after a pause (the
+   * answer to a read sent before it), it may have been taken over with the rest of this
+   * instance's work meanwhile: the heartbeat first says where this instance stands, then the
+   * envelope is handled only if it is still in the processing list.
+   */
+  async #stillMine(sealed: string): Promise<boolean> {
+    if (this.leases.leasesCurrent) return true;
+    await this.leases.beat();
+    try {
+      return (await this.redis.lpos(this.keys.processing(this.id), sealed)) !== null;
+    } catch {
+      return true; // Redis is gone: handled here rather than lost
+    }
+  }
+
+  /** Removes a handled envelope from the processing list. */
+  async #ack(sealed: string): Promise<void> {
+    try {
+      await this.redis.lrem(this.keys.processing(this.id), 1, sealed);
+    } catch (error) {
+      // Left there, it is handled again if this instance restarts or is taken over: logged.
+      this.logger.warn({ err: error }, "could not mark a cluster envelope handled");
+    }
   }
 
   async stop(): Promise<void> {
@@ -118,7 +168,8 @@ export class Inbox {
         `cluster: a ${envelope.type} for instance ${to} is larger than ${MAX_ENVELOPE_BYTES} bytes`,
       );
     }
-    await this.redis.rpush(this.keys.inbox(to), text);
+    const inbox = this.keys.inbox(to);
+    await this.redis.rpush(inbox, this.seal.seal(inbox, text));
   }
 
   /** Calls an adapter through the instance holding its connection; rejects on its error or after the timeout. */
@@ -174,17 +225,31 @@ export class Inbox {
     await this.post(call.from, envelope);
   }
 
-  /** Takes every envelope left in a dead instance's inbox, oldest first. */
+  /**
+   * Takes every envelope a dead instance left, oldest first: those it was handling when it
+   * stopped, then those it never read. One transaction, so an instance restarting under the
+   * same id and its taker never both get them.
+   */
   async drain(of: string): Promise<Envelope[]> {
-    const drained: Envelope[] = [];
-    for (;;) {
-      const text = await this.redis.lpop(this.keys.inbox(of));
-      if (text === null) break;
-      const envelope = parseEnvelope(text, this.logger);
-      if (envelope) drained.push(envelope);
-    }
-    await this.redis.del(this.keys.inbox(of));
-    return drained;
+    const processing = this.keys.processing(of);
+    const inbox = this.keys.inbox(of);
+    const results = await this.redis
+      .multi()
+      .lrange(processing, 0, -1)
+      .lrange(inbox, 0, -1)
+      .del(processing, inbox)
+      .exec();
+    const lists = (results ?? []).slice(0, 2).map(([error, value]) => {
+      if (error) throw error;
+      return value as string[];
+    });
+    return lists.flat().flatMap((text) => this.#open(of, text) ?? []);
+  }
+
+  /** The envelope read from instance `of`'s inbox; undefined when refused or unreadable (logged). */
+  #open(of: string, sealed: string): Envelope | undefined {
+    const text = this.seal.open(this.keys.inbox(of), sealed);
+    return text === undefined ? undefined : parseEnvelope(text, this.logger);
   }
 
   #failed(error: unknown): void {

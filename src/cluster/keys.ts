@@ -32,6 +32,11 @@ export class ClusterKeys {
     return `${this.prefix}:inbox:${id}`;
   }
 
+  /** Envelopes an instance took from its inbox and has not finished handling, oldest first. */
+  processing(id: string): string {
+    return `${this.prefix}:processing:${id}`;
+  }
+
   /** Triggers an instance accepted whose turn has not started: `sessionId\nmessageId` → time. */
   pending(id: string): string {
     return `${this.prefix}:pending:${id}`;

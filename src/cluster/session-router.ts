@@ -1,5 +1,6 @@
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { FenceToken } from "../store/session-fence.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { Inbox } from "./inbox.ts";
 
@@ -14,14 +15,22 @@ export interface SessionRouterDeps {
   busy(sessionId: string): boolean;
   /** Whether the account answering the session is connected to this instance. */
   accountHere(adapterId: string, selfId: string): boolean;
+  /** Records a new lease token in the store before anything is done under it (TurnStore.advanceFence). */
+  advanceFence(sessionId: string, fence: FenceToken): Promise<void>;
   logger: Logger;
 }
 
+/** Where work for a session comes from: a message's account, unknown for recovery work. */
+type WorkOrigin = Pick<ChatMessage, "sessionId"> & Partial<Pick<ChatMessage, "adapterId" | "selfId">>;
+
 interface OwnedSession {
-  adapterId: string;
-  selfId: string;
+  /** The account answering the session, when known. */
+  adapterId?: string;
+  selfId?: string;
   /** Unix ms of the newest message or turn. */
   activeAt: number;
+  /** The lease's fencing token, which the session's turns carry; undefined when the store could not record it. */
+  fence: FenceToken | undefined;
 }
 
 /** A message handed on more often than this is taken in where it is (ownership kept moving). */
@@ -43,6 +52,8 @@ export class SessionRouter {
   readonly #owned = new Map<string, OwnedSession>();
   /** Per session, the claim in flight; the session's later messages wait behind it, in order. */
   readonly #routing = new Map<string, Promise<void>>();
+  /** Per session, the lease claim in flight (for a message, a turn or recovery work). */
+  readonly #claiming = new Map<string, Promise<string>>();
 
   constructor(private readonly deps: SessionRouterDeps) {}
 
@@ -54,12 +65,18 @@ export class SessionRouter {
     return this.#owned.has(sessionId);
   }
 
+  /** The fencing token of the session's lease while this instance holds it. */
+  fenceOf(sessionId: string): FenceToken | undefined {
+    return this.#owned.get(sessionId)?.fence;
+  }
+
   /** Takes the message in here when this instance owns (or can take) its session, else hands it on. */
   route(message: ChatMessage, hops = 0): Promise<void> {
     const { sessionId } = message;
     const owned = this.#owned.get(sessionId);
     const before = this.#routing.get(sessionId);
-    if (owned && !before) {
+    // After a pause the lease may be another's: the claim below looks first (#claimAndRoute).
+    if (owned && !before && this.deps.coordinator.leasesCurrent) {
       owned.activeAt = Date.now();
       this.deps.ingest(message);
       return Promise.resolve();
@@ -84,6 +101,7 @@ export class SessionRouter {
    * may fire after the session was let go). False when another instance owns it.
    */
   async ensureOwned(origin: Pick<ChatMessage, "sessionId" | "adapterId" | "selfId">): Promise<boolean> {
+    await this.#currentLeases();
     const owned = this.#owned.get(origin.sessionId);
     if (owned) {
       owned.activeAt = Date.now();
@@ -91,7 +109,7 @@ export class SessionRouter {
     }
     let holder: string;
     try {
-      holder = await this.claimLive(origin.sessionId);
+      holder = await this.#claim(origin);
     } catch (error) {
       // Redis is down: as in `route`, answering without the lease beats not answering.
       this.deps.logger.warn(
@@ -100,43 +118,80 @@ export class SessionRouter {
       );
       return true;
     }
-    if (holder === this.deps.coordinator.id) this.#take(origin);
     return holder === this.deps.coordinator.id;
   }
 
   /**
-   * Claims the session; resolves with the live instance holding it (this one if it was free).
-   * A holder whose heartbeat expired keeps its lease a moment longer: wait for it to lapse
-   * rather than post to an inbox nobody reads (its taker may have drained it already).
+   * Claims the session for work that came from `origin` (a message, recovery work); resolves
+   * with the live instance holding it: this one when it was free (then owned here, its new
+   * lease token recorded in the store first), or the holder when that one beats on time. A
+   * holder whose heartbeat is late (paused, dying) is given nothing new: wait for its lease to
+   * lapse and take the session, for at most two leases; after that the message goes to its
+   * inbox all the same, where whoever takes its work over finds it.
    */
-  async claimLive(sessionId: string): Promise<string> {
+  async #claim(origin: WorkOrigin): Promise<string> {
+    const { coordinator } = this.deps;
+    // One claim of a session at a time here: a second would take a second token.
+    const inFlight = this.#claiming.get(origin.sessionId);
+    if (inFlight) {
+      await inFlight.catch(() => undefined);
+      if (this.#owned.has(origin.sessionId)) return coordinator.id;
+    }
+    const claiming = this.#claimOnce(origin);
+    this.#claiming.set(origin.sessionId, claiming);
+    try {
+      return await claiming;
+    } finally {
+      if (this.#claiming.get(origin.sessionId) === claiming) this.#claiming.delete(origin.sessionId);
+    }
+  }
+
+  async #claimOnce(origin: WorkOrigin): Promise<string> {
     const { coordinator } = this.deps;
     const deadline = Date.now() + 2 * coordinator.leaseMs;
     for (;;) {
-      const holder = await coordinator.claim(coordinator.keys.session(sessionId));
-      if (holder === coordinator.id || Date.now() > deadline || (await coordinator.isAlive(holder)))
+      const { holder, fence } = await coordinator.claimSession(coordinator.keys.session(origin.sessionId));
+      if (holder === coordinator.id) {
+        await this.#take(origin, fence);
         return holder;
+      }
+      if (Date.now() > deadline || (await coordinator.beatsOnTime(holder))) return holder;
       await new Promise((resolve) => setTimeout(resolve, RETRY_CLAIM_MS));
     }
+  }
+
+  /** Claims the session unless this instance owns it already (see `#claim`). */
+  async claimLive(origin: WorkOrigin): Promise<string> {
+    await this.#currentLeases();
+    if (this.#owned.has(origin.sessionId)) return this.deps.coordinator.id;
+    return this.#claim(origin);
+  }
+
+  /** After a pause, learns first which leases are still held (the heartbeat drops the lost ones). */
+  async #currentLeases(): Promise<void> {
+    if (!this.deps.coordinator.leasesCurrent) await this.deps.coordinator.beat();
   }
 
   /** Heartbeat: renews the leases held, forgets the ones lost, lets go of idle sessions. */
   async beat(): Promise<void> {
     const { coordinator, logger } = this.deps;
     const lost = await coordinator.renew([...this.#owned.keys()].map((id) => coordinator.keys.session(id)));
-    for (const key of lost) {
-      const sessionId = key.slice(coordinator.keys.session("").length);
-      this.#owned.delete(sessionId);
+    const lostSessions = lost.map((key) => key.slice(coordinator.keys.session("").length));
+    for (const sessionId of lostSessions) this.#owned.delete(sessionId);
+    if (lostSessions.length > 0) {
       logger.warn(
-        { sessionId },
-        "lost the lease of a session (not renewed in time: a pause or a Redis outage)",
+        { sessionIds: lostSessions.slice(0, 20), count: lostSessions.length },
+        "lost the lease of sessions (not renewed in time: a pause or a Redis outage); their turns here stop before their next send",
       );
     }
     const now = Date.now();
     for (const [sessionId, owned] of this.#owned) {
       if (this.deps.busy(sessionId) || this.#routing.has(sessionId)) continue;
       const idle = now - owned.activeAt;
-      const away = !this.deps.accountHere(owned.adapterId, owned.selfId);
+      const away =
+        owned.adapterId !== undefined &&
+        owned.selfId !== undefined &&
+        !this.deps.accountHere(owned.adapterId, owned.selfId);
       if (idle < IDLE_RELEASE_MS && !(away && idle >= AWAY_RELEASE_MS)) continue;
       this.#owned.delete(sessionId);
       await coordinator.release(coordinator.keys.session(sessionId));
@@ -153,13 +208,9 @@ export class SessionRouter {
 
   async #claimAndRoute(message: ChatMessage, hops: number): Promise<void> {
     const { coordinator, logger } = this.deps;
-    if (this.#owned.has(message.sessionId)) {
-      this.deps.ingest(message);
-      return;
-    }
     let holder: string;
     try {
-      holder = await this.claimLive(message.sessionId);
+      holder = await this.claimLive(message);
     } catch (error) {
       // Redis is down: answering without the lease beats dropping the message.
       logger.warn(
@@ -170,7 +221,7 @@ export class SessionRouter {
       return;
     }
     if (holder === coordinator.id) {
-      this.#take(message);
+      this.#touch(message.sessionId);
       this.deps.ingest(message);
       return;
     }
@@ -194,12 +245,42 @@ export class SessionRouter {
     }
   }
 
-  #take(origin: Pick<ChatMessage, "sessionId" | "adapterId" | "selfId">): void {
-    this.#owned.set(origin.sessionId, {
+  #touch(sessionId: string): void {
+    const owned = this.#owned.get(sessionId);
+    if (owned) owned.activeAt = Date.now();
+  }
+
+  /**
+   * Owns the session from now on, under lease token `fence`, once the store has it: from then
+   * on it refuses the steps of turns still running under an older token (a paused instance).
+   */
+  async #take(origin: WorkOrigin, fence?: FenceToken): Promise<void> {
+    const { sessionId } = origin;
+    const held = this.#owned.get(sessionId);
+    if (held) {
+      held.activeAt = Date.now();
+      return;
+    }
+    let recorded = fence;
+    if (fence !== undefined) {
+      try {
+        await this.deps.advanceFence(sessionId, fence);
+      } catch (error) {
+        // The database is down (its turns cannot be recorded either) or has a newer token
+        // (Redis's clock went back): the session's turns run unfenced rather than not at all.
+        this.deps.logger.warn(
+          { err: error, sessionId },
+          "could not record the session's lease token; its turns here run unfenced",
+        );
+        recorded = undefined;
+      }
+    }
+    this.#owned.set(sessionId, {
       adapterId: origin.adapterId,
       selfId: origin.selfId,
       activeAt: Date.now(),
+      fence: recorded,
     });
-    this.deps.forgetCached(origin.sessionId);
+    this.deps.forgetCached(sessionId);
   }
 }

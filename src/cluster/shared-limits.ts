@@ -61,14 +61,14 @@ end
 return verdicts`);
 
 /**
- * Adds ARGV[1] tokens to a day's tally (hash KEYS[1]): to `all` and, when given, to the chat's
- * field ARGV[2]. Only once the tally was read from the store: until then the store holds the
- * call already and the reading counts it.
+ * Adds ARGV[1] tokens to a day's tally (hash KEYS[1]): to `all` and to the fields ARGV[2…] (the
+ * chat's, the user's) when given. Only once the tally was read from the store: until then the
+ * store holds the call already and the reading counts it.
  */
 const ADD_TOKENS = new RedisScript(`
 if redis.call('exists', KEYS[1]) == 0 then return 0 end
 redis.call('hincrby', KEYS[1], 'all', ARGV[1])
-if ARGV[2] then redis.call('hincrby', KEYS[1], ARGV[2], ARGV[1]) end
+for i = 2, #ARGV do redis.call('hincrby', KEYS[1], ARGV[i], ARGV[1]) end
 return 1`);
 
 /** Sets a day's tally (KEYS[1]) from the store unless an instance did already. ARGV: ttl, field, value, … */
@@ -185,9 +185,9 @@ class SharedTurnWindows implements TurnWindows {
 }
 
 /**
- * Today's tokens in one hash per day (`all` and `s:<session id>`), started from the usage store
- * by the first instance that asks on that day, then added to by every instance as it records
- * its calls. A day is named by the moment it began, so a change of time zone starts a new one.
+ * Today's tokens in one hash per day (`all`, `s:<session id>`, `u:<user key>`), started from
+ * the usage store by the first instance that asks on that day, then added to by every instance
+ * as it records its calls. A day is named by the moment it began, so a change of time zone starts a new one.
  */
 class SharedTokenTally implements TokenTally {
   /** Fed every call too, read only while Redis fails (it starts from the store then). */
@@ -210,39 +210,51 @@ class SharedTokenTally implements TokenTally {
     }
     const tokens = usage.promptTokens + usage.completionTokens;
     const key = this.#dayKey(startOfDay(this.parts.clock(), usage.time));
-    const session = usage.sessionId === undefined ? [] : [sessionField(usage.sessionId)];
+    const fields = [
+      ...(usage.sessionId === undefined ? [] : [sessionField(usage.sessionId)]),
+      ...(usage.userKey === undefined ? [] : [userField(usage.userKey)]),
+    ];
     void this.fallback.run(
-      () => ADD_TOKENS.run(this.parts.redis, [key], [tokens, ...session]),
+      () => ADD_TOKENS.run(this.parts.redis, [key], [tokens, ...fields]),
       () => undefined,
     );
   }
 
-  today(sessionId: string): Promise<TokensToday> {
+  today(sessionId: string, userKey?: string): Promise<TokensToday> {
     return this.fallback.run(
-      () => this.#shared(sessionId),
-      () => this.#local.today(sessionId),
+      () => this.#shared(sessionId, userKey),
+      () => this.#local.today(sessionId, userKey),
     );
   }
 
-  async #shared(sessionId: string): Promise<TokensToday> {
+  async #shared(sessionId: string, userKey: string | undefined): Promise<TokensToday> {
     const { redis, store, clock, time } = this.parts;
     const zoned = clock();
     const now = time.now();
     const since = startOfDay(zoned, now);
     const key = this.#dayKey(since);
-    const read = () => redis.hmget(key, "all", sessionField(sessionId));
+    const fields = ["all", sessionField(sessionId), ...(userKey === undefined ? [] : [userField(userKey)])];
+    const read = () => redis.hmget(key, ...fields);
     if (this.#stale) {
       this.#stale = false;
       await redis.del(key);
     }
-    let [total, session] = await read();
+    let [total, session, user] = await read();
     if (total === null) {
       const spent = await spentSince(store, since);
-      const fields = [...spent.bySession].flatMap(([id, tokens]) => [sessionField(id), tokens]);
-      await START_TALLY.run(redis, [key], [TALLY_TTL_MS, "all", spent.total, ...fields]);
-      [total, session] = await read();
+      const counts = [
+        ...[...spent.bySession].flatMap(([id, tokens]) => [sessionField(id), tokens]),
+        ...[...spent.byUser].flatMap(([id, tokens]) => [userField(id), tokens]),
+      ];
+      await START_TALLY.run(redis, [key], [TALLY_TTL_MS, "all", spent.total, ...counts]);
+      [total, session, user] = await read();
     }
-    return { day: zoned.date(now), total: Number(total ?? 0), session: Number(session ?? 0) };
+    return {
+      day: zoned.date(now),
+      total: Number(total ?? 0),
+      session: Number(session ?? 0),
+      user: Number(user ?? 0),
+    };
   }
 
   #dayKey(startOfDayMs: number): string {
@@ -252,6 +264,10 @@ class SharedTokenTally implements TokenTally {
 
 function sessionField(sessionId: string): string {
   return `s:${sessionId}`;
+}
+
+function userField(userKey: string): string {
+  return `u:${userKey}`;
 }
 
 /** `work`, or a rejection once `ms` passed without its answer. */

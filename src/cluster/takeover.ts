@@ -3,6 +3,7 @@ import type { ChatMessage } from "../message/inbound.ts";
 import type { TurnStore } from "../store/types.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { Envelope, Inbox, RecoveryWork } from "./inbox.ts";
+import type { ClusterSeal } from "./seal.ts";
 import type { SessionRouter } from "./session-router.ts";
 
 /** How long the instance taking over a dead one's work keeps others from doing it too. */
@@ -11,18 +12,21 @@ const TAKEOVER_LOCK_MS = 60_000;
 /**
  * Triggers this instance accepted whose turn has not started yet, kept in Redis
  * (`pending:<id>`), so that if the instance dies in a batching window another answers them.
- * A turn's start, a refusal or a trim takes them out.
+ * A turn's start, a refusal or a trim takes them out. Each is sealed (its value is the field
+ * signed with cluster.secret), so one written into Redis by anyone else is not answered.
  */
 export class PendingTriggers {
   constructor(
     private readonly coordinator: Coordinator,
+    private readonly seal: ClusterSeal,
     private readonly logger: Logger,
   ) {}
 
   accepted(message: Pick<ChatMessage, "sessionId" | "messageId">): void {
     const { redis, keys, id } = this.coordinator;
+    const pending = field(message.sessionId, message.messageId);
     redis
-      .hset(keys.pending(id), field(message.sessionId, message.messageId), Date.now())
+      .hset(keys.pending(id), pending, this.seal.seal(keys.pending(id), pending))
       .catch((error: unknown) => this.#failed(error));
   }
 
@@ -42,7 +46,8 @@ export class PendingTriggers {
     if (read?.[0]) throw read[0];
     const entries = (read?.[1] ?? {}) as Record<string, string>;
     const bySession = new Map<string, string[]>();
-    for (const key of Object.keys(entries)) {
+    for (const [key, sealed] of Object.entries(entries)) {
+      if (this.seal.open(keys.pending(dead), sealed) !== key) continue;
       const [sessionId, messageId] = key.split("\n") as [string, string];
       bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), messageId]);
     }
@@ -101,7 +106,7 @@ export class Takeover {
   /** Sends recovery work to the session's owner, taking the session when nobody has it. */
   async dispatch(work: RecoveryWork): Promise<void> {
     const { coordinator, router, inbox } = this.deps;
-    const owner = await router.claimLive(work.sessionId);
+    const owner = await router.claimLive({ sessionId: work.sessionId });
     if (owner !== coordinator.id) {
       await inbox.post(owner, { type: "recover", work });
       return;

@@ -22,6 +22,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
       : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
     ...findUnauthenticatedAdapters(config),
     ...findMcpProblems(config.mcp),
+    ...findClusterSecretProblems(config),
     ...(config.cluster.redisUrl === "" || /^postgres(ql)?:/i.test(config.storage.url)
       ? []
       : [
@@ -60,6 +61,27 @@ function findUnauthenticatedAdapters(config: TsumugiConfig): string[] {
     }
     return [];
   });
+}
+
+/** Shortest cluster.secret accepted: a short one could be guessed from a signed message. */
+const MIN_CLUSTER_SECRET = 16;
+
+/**
+ * Instances trust each other's messages only when signed with cluster.secret: without it,
+ * anyone who can write to Redis could change the config of every instance or run admin
+ * commands, so a cluster does not start.
+ */
+function findClusterSecretProblems(config: TsumugiConfig): string[] {
+  const { redisUrl, secret } = config.cluster;
+  if (redisUrl === "" || secret.length >= MIN_CLUSTER_SECRET) return [];
+  return [
+    problemAt(
+      ["cluster", "secret"],
+      secret === ""
+        ? "required with cluster.redisUrl: it signs every message between instances (e.g. the output of `openssl rand -hex 32`)"
+        : `too short: at least ${MIN_CLUSTER_SECRET} characters`,
+    ),
+  ];
 }
 
 function findDuplicateIds(ids: string[], pathOf: (index: number) => KeyPath): string[] {

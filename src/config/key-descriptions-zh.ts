@@ -71,9 +71,12 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "media.allowLocalFiles":
     "`get_image` 回答的是本机文件路径时读取该文件（OneBot 实现与机器人在同一台机器上）；只读普通文件。",
   "media.maxBytes": "获取的图片最大字节数；超过的不下载",
-  "media.timeoutMs": "一次获取（含重定向）的时间上限（毫秒）",
+  "media.timeoutMs": "一次获取（含重定向和解码）的时间上限（毫秒）",
+  "media.maxVisionSide": "给模型或控制台看的图片最长边（像素）；更长的图片先缩小（省图片 token）",
   "agent.maxRounds": "一轮中最多调用规划器的次数",
   "agent.turnTimeoutMs": "一整轮的时间上限（毫秒）",
+  "agent.maxWaitSeconds":
+    "规划器的 wait 工具在一轮中总共最多能等待的秒数（各次调用合计；单次最多 60 秒）；用完后规划器会被告知必须立即决定",
   "prompts.language": "内置模板的语言（`prompts/<语言>/`）。",
   "prompts.dir":
     "自定义模板所在的文件夹，文件名与内置模板相同（planner.md 等）；缺少的模板仍用内置的。相对于配置文件所在目录。",
@@ -130,18 +133,32 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "limits.dailyTokens":
     "所有 LLM 调用每天最多使用的 token 数（提示词加生成），用完后不再开始新的一轮；“每天”按 `chat.timezone` 计算；`0` 表示不限",
   "limits.groupDailyTokens": "一个群聊的各轮每天最多使用的 token 数；`0` 表示不限",
+  "limits.userDailyTokens":
+    "一个用户发起的各轮每天最多使用的 token 数（所有聊天合计，私聊也算）；某一轮中途超出时，不再进行下一次模型调用；`0` 表示不限",
   "limits.notify": "达到限制时在该聊天里提示一次（直到限制解除）；设为 `false` 则不提示。",
   "plugins.dirs": "插件目录：其中的每个子目录都是一个插件。",
   "plugins.disabled": "不加载的插件或单个组件。",
   "plugins.config": "插件 id → 该插件的配置对象（按插件自己的 schema 校验）。",
+  "plugins.sandbox":
+    "没有列为受信任的 stdio 插件、Python 插件和 MCP stdio 服务器如何启动。auto：能运行 bubblewrap（bwrap）的地方隔离运行，否则不隔离（干净的环境变量；机器人以 root 运行时换成另一个用户；内存上限）并警告一次；bwrap：隔离运行，bwrap 无法运行时拒绝启动；off：从不隔离（与没有 bwrap 时的 auto 相同，但不警告）。在进程下次启动时生效。见 docs/security.md。",
+  "plugins.trusted":
+    "进程以机器人自己的用户、不加隔离运行的插件（与引入沙箱之前相同；MCP 服务器用 mcp.servers[].trusted）。Node 插件总是在机器人进程内运行。",
+  "plugins.sandboxMemoryMb":
+    "不受信任的插件或 MCP 服务器进程最多可分配的内存（堆和匿名映射，RLIMIT_DATA），单位 MB；0：不限。",
+  "plugins.sandboxUid":
+    "机器人以 root 运行时：不受信任的插件和 MCP 服务器进程使用的用户 id（65534：nobody）。",
+  "plugins.sandboxGid": "机器人以 root 运行时：它们使用的组 id（65534：nogroup）。",
   "mcp.pingIntervalMs": "多久 ping 一次已连接的服务器；没有回应的服务器视为断开，会重新连接（毫秒）",
   "mcp.servers": "Model Context Protocol 服务器：每个是说 stdio 的子进程（command）或一个 HTTP 端点（url）。",
   "mcp.servers[].id":
     '服务器 id，在 MCP 服务器之间唯一：它的工具对模型叫作 "mcp__<id>__<工具>"，在 plugins.disabled 里写作 "mcp:<id>" / "mcp:<id>.<工具>" 来停用。',
   "mcp.servers[].enabled": "false：不启动也不连接这个服务器。",
+  "mcp.servers[].trusted":
+    "stdio 服务器：true 时以机器人自己的用户、不加隔离运行；false（默认）时按 plugins.sandbox 对不受信任插件的方式启动。",
   "mcp.servers[].command":
     "stdio 服务器：程序和参数，例如 [node, server.mjs]，作为子进程启动（不经过 shell）。command 和 url 二选一。",
-  "mcp.servers[].cwd": "stdio 服务器：启动时所在的目录（默认为机器人的工作目录）。",
+  "mcp.servers[].cwd":
+    "stdio 服务器：启动时所在的目录（默认为机器人的工作目录；隔离运行时为一个私有的空目录）。隔离运行的服务器只能读取它。",
   "mcp.servers[].env":
     "stdio 服务器：在像 stdio 插件一样继承的基本变量（PATH、HOME、USER、LANG、LC_*、TZ、临时目录）之外添加的环境变量；机器人自己的密钥不会传过去。",
   "mcp.servers[].url": "HTTP 服务器：它的端点，例如 http://127.0.0.1:8808/mcp。command 和 url 二选一。",
@@ -152,11 +169,16 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "mcp.servers[].allowedSessions":
     '只有这些会话能用它的工具：会话 id 或其 "group:<id>" / "private:<id>" 结尾；不填表示所有会话。',
   "media.vision.maxPerTurn": "每轮最多调用模型描述的图片数；其余（已缓存的除外）保持占位符",
-  "media.vision.maxPerDay": "本进程每天最多调用视觉模型的次数（在内存中按本地日期计数，重启后重新计数）",
+  "media.vision.maxPerDay":
+    "本进程每天最多尝试描述的图片数：每张在下载前就计数，不论能否读取（在内存中按本地日期计数，重启后重新计数）",
   "media.vision.timeoutMs": "描述一张图片（下载和模型调用合计）的最长时间（毫秒）",
   "stickers.enabled": "是否收藏聊天里描述过的表情包并向规划器提供 send_sticker；关闭时既不收藏也不提供",
   "stickers.groups": "收藏和发送表情包的群号；留空表示所有群和私聊，填写后只在这些群",
   "stickers.capacity": "最多收藏的表情包数；超出时丢弃用得最少的（其次是最久没用的、最早收藏的）",
+  "stickers.maxTotalBytes":
+    "所有收藏的表情包合计最多占用的字节数（保存在数据库中）；超出时丢弃用得最少的（其次是最久没用的、最早收藏的）",
+  "stickers.shareAcrossChats":
+    "是否把在一个聊天里收藏的表情包也发到其他聊天；关闭时表情包只在收藏它的聊天里发送",
   "memory.enabled":
     "是否记忆：提示词里的回忆、规划器的 remember 和 recall 工具、后台学习（需要 llm.models.memory）、/forget 和 /memory；关闭时不回忆也不学习（已存的保留）",
   "memory.recallChars": "一次提示词中回忆内容的最多字符数",
@@ -168,6 +190,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "忘记发送者相关的一切记忆的命令词（管理员可以指定用户 id 或记忆编号 #id）；留空关闭该命令",
   "memory.showCommands": '显示关于发送者的记忆的命令词（管理员可以指定用户 id 或 "group"）；留空关闭该命令',
   "cluster.redisUrl": '各实例协调所用的 Redis，例如 "redis://:密码@10.0.0.5:6379/0"；为空：不组成集群。',
+  "cluster.secret":
+    '所有实例共用、别人都不知道的密钥：实例之间的每条消息都用它签名（HMAC-SHA256），签名不对的消息会被拒绝。设置了 redisUrl 时必填，至少 16 个字符，例如 "openssl rand -hex 32" 的输出，最好放在环境变量里。',
   "cluster.instanceId":
     "本实例在集群中的名字（1-64 个小写字母、数字、_ 或 -）；为空：主机名加进程号。名字固定时，重启后的实例会立即自己处理它被打断的回合。",
   "cluster.leaseMs":
@@ -176,4 +200,5 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "monitor.maxEvents": "最多保留的监控事件数；超出时删除最早的",
   "monitor.maxAgeHours": "监控事件保留的小时数，更早的会被删除",
   "log.level": "写入日志的最低级别。",
+  "log.messageText": "把收到的每条消息的前 80 个字符写入日志（info）。关闭时只记录其 id、长度和消息段类型。",
 };

@@ -1,4 +1,5 @@
 import type { ClockText } from "./clock-text.ts";
+import { CONTINUATION_INDENT, messageText } from "./message-line.ts";
 import type { ResolvedQuote } from "./quote-types.ts";
 
 /**
@@ -11,17 +12,21 @@ import type { ResolvedQuote } from "./quote-types.ts";
  *
  * The head falls back to `[引用消息：<text>` when no sender is known; a node's sender falls
  * back to the bare id, then to `未知`; parts without a time leave the time out; the closing
- * line is `（已截断）]` when anything was left out.
+ * line is `（已截断）]` when anything was left out. Quoted text is written as a transcript's
+ * (message-line.ts): its further lines indented under its own, never at column 0.
  */
 export function formatQuoteContext(quote: ResolvedQuote, clock: ClockText): string {
   const hasSender = quote.senderName !== undefined || quote.senderId !== undefined;
+  const text = messageText(quote.text);
   const head = hasSender
-    ? `[引用 ${who(quote.senderName, quote.senderId)}${quote.time === undefined ? "" : ` 于 ${clock(quote.time)}`} 的消息：${quote.text}`
-    : `[引用消息：${quote.text}`;
+    ? `[引用 ${who(quote.senderName, quote.senderId)}${quote.time === undefined ? "" : ` 于 ${clock(quote.time)}`} 的消息：${text}`
+    : `[引用消息：${text}`;
   const lines = [head];
   for (const node of quote.nodes) {
     const time = node.time === undefined ? "" : ` ${clock(node.time)}`;
-    lines.push(`${"  ".repeat(node.depth + 1)}- ${who(node.senderName, node.senderId)}${time}：${node.text}`);
+    const indent = CONTINUATION_INDENT.repeat(node.depth + 1);
+    const nodeText = messageText(node.text, `${indent}${CONTINUATION_INDENT}`);
+    lines.push(`${indent}- ${who(node.senderName, node.senderId)}${time}：${nodeText}`);
   }
   lines.push(quote.truncated ? "（已截断）]" : "]");
   return lines.join("\n");

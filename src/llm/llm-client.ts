@@ -217,6 +217,7 @@ export class LlmClient {
         success: true,
         replyId: request.replyId,
         sessionId: request.sessionId,
+        userKey: request.userKey,
       });
       if (response.warnings?.length) {
         this.options.logger.debug(
@@ -296,6 +297,7 @@ export class LlmClient {
       error: failure.message,
       replyId: request.replyId,
       sessionId: request.sessionId,
+      userKey: request.userKey,
     });
     this.options.logger.warn(
       {

@@ -55,6 +55,8 @@ export interface LlmRequest {
   replyId?: string;
   /** The chat the call is for, carried into usage records (daily token budgets sum them per chat). */
   sessionId?: string;
+  /** The user whose turn the call is for, carried into usage records (the per-user daily budget). */
+  userKey?: string;
   /**
    * Set: the user messages' images go only to models listed in `llm.acceptsImages`, the others
    * get the text alone (the planner and replyer looking at a chat's pictures). Unset: every

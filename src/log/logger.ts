@@ -30,6 +30,22 @@ export function scrubText(text: string): string {
     .replace(/(Bearer\s+)[^\s"']+/gi, "$1***");
 }
 
+/** Shorter secrets are left in free text: blanking every such word or number would garble lines. */
+const MIN_REDACTED_SECRET_LENGTH = 4;
+
+/**
+ * Free text another program wrote (a plugin's stderr) with every one of `secrets` replaced:
+ * the values the config schema marks secret (`secretValues` in schema/secret-paths.ts, the
+ * same walker that finds the keys redacted above), longest first.
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) {
+    if (secret.length >= MIN_REDACTED_SECRET_LENGTH) redacted = redacted.replaceAll(secret, "***");
+  }
+  return redacted;
+}
+
 export interface LoggerOptions {
   level?: string;
   /** Where lines go; defaults to stdout. Tests pass a stream to read them back. */

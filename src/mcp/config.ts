@@ -11,6 +11,11 @@ const serverSchema = Type.Object(
         'Server id, unique among MCP servers: its tools are named "mcp__<id>__<tool>" for the model and switched as "mcp:<id>" / "mcp:<id>.<tool>" in plugins.disabled.',
     }),
     enabled: Type.Boolean({ default: true, description: "false: the server is not started or connected." }),
+    trusted: Type.Boolean({
+      default: false,
+      description:
+        "Stdio server: true runs it as the bot's own user with no isolation; false (default) starts it as plugins.sandbox says for untrusted plugins.",
+    }),
     command: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         minItems: 1,
@@ -21,7 +26,8 @@ const serverSchema = Type.Object(
     cwd: Type.Optional(
       Type.String({
         minLength: 1,
-        description: "Stdio server: the folder it starts in (default: the bot's).",
+        description:
+          "Stdio server: the folder it starts in (default: the bot's; isolated: a private empty folder). An isolated server sees it read-only.",
       }),
     ),
     // Values are secrets: API keys are what servers usually read from their environment.

@@ -6,6 +6,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { PluginSwitches } from "../plugins/component-switches.ts";
 import { type ExternalPlugins, pluginIdOf } from "../plugins/external-plugins.ts";
+import type { ProcessIsolation } from "../plugins/isolation/process-isolation.ts";
 import type { PluginChangeResult } from "../plugins/plugin-status.ts";
 import { SerialQueue } from "../plugins/serial-queue.ts";
 import type { PluginStatus, ProcessStatus } from "../plugins/status-types.ts";
@@ -25,6 +26,10 @@ export interface McpHostDeps {
   tools: Pick<ToolRegistry, "add">;
   /** A fresh schema compiler for each tools/list answer (servers may reuse `$id`s). */
   createAjv: () => Ajv;
+  /** Starts stdio servers' processes (shared with the stdio plugins). */
+  isolation: ProcessIsolation;
+  /** The secret values of the bot's config, redacted from stdio servers' stderr. */
+  secrets: () => readonly string[];
   monitor: Monitor;
   logger: Logger;
 }
@@ -195,6 +200,8 @@ export class McpHost implements ExternalPlugins {
         monitor: this.deps.monitor,
         logger: this.deps.logger.child({ stage: "mcp", server: record.settings.id }),
         pingIntervalMs: () => this.deps.settings().pingIntervalMs,
+        isolation: this.deps.isolation,
+        secrets: this.deps.secrets,
       });
       record.connection = connection;
       connection.start();
@@ -302,6 +309,7 @@ export class McpHost implements ExternalPlugins {
       version: server.serverVersion ?? "",
       description: `MCP server (${server.transport})`,
       runtime: "mcp",
+      ...(server.launch ? { launch: server.launch } : {}),
       state: server.state === "disabled" ? "disabled" : "enabled",
       components: server.tools.map((tool) => ({
         kind: "tool",

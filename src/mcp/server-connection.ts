@@ -10,9 +10,10 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../log/logger.ts";
+import { type Logger, redactSecrets } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
-import { pluginEnvironment } from "../plugins/stdio/plugin-process.ts";
+import type { ProcessIsolation } from "../plugins/isolation/process-isolation.ts";
+import { logStderr, pluginEnvironment } from "../plugins/stdio/plugin-process.ts";
 import { retryDelayMs, STABLE_UPTIME_MS } from "../plugins/stdio/supervision.ts";
 import { errorMessage } from "../util/values.ts";
 import type { McpServerSettings } from "./config.ts";
@@ -31,6 +32,10 @@ export interface ServerConnectionDeps {
   logger: Logger;
   /** How often a connected server is pinged (`mcp.pingIntervalMs`): an HTTP server that went away is noticed by it. */
   pingIntervalMs: () => number;
+  /** Starts a stdio server's process as `plugins.sandbox` says (unless the server is `trusted`). */
+  isolation: ProcessIsolation;
+  /** The secret values of the bot's config, redacted from a stdio server's stderr. */
+  secrets: () => readonly string[];
 }
 
 type Status = Omit<McpServerStatus, "tools">;
@@ -133,7 +138,8 @@ export class ServerConnection {
     client.onclose = () => this.lost(generation, "connection closed");
     client.onerror = (error) => this.deps.logger.debug({ err: error }, "MCP transport error");
     try {
-      const transport = this.transport();
+      const transport = await this.transport();
+      if (generation !== this.generation) return;
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
       if (generation !== this.generation) {
         await client.close().catch(() => {});
@@ -161,22 +167,34 @@ export class ServerConnection {
     }
   }
 
-  private transport(): Transport {
+  private async transport(): Promise<Transport> {
     const { settings } = this.deps;
     if (settings.command) {
-      const [command = "", ...args] = settings.command;
-      const transport = new StdioClientTransport({
-        command,
-        args,
+      const plan = await this.deps.isolation.prepare({
+        command: settings.command,
+        ...(settings.cwd ? { cwd: resolve(settings.cwd) } : {}),
         // The stdio plugins' minimal environment (no API keys of the bot) plus the server's own.
         env: { ...pluginEnvironment(process.env, []), ...settings.env },
-        ...(settings.cwd ? { cwd: resolve(settings.cwd) } : {}),
+        trusted: settings.trusted,
+        network: true,
+      });
+      this.status.launch = plan.mode;
+      const transport = new StdioClientTransport({
+        command: plan.file,
+        args: plan.args,
+        env: plan.env,
+        cwd: plan.cwd,
         stderr: "pipe",
       });
-      // A server's own diagnostics, kept out of the bot's stderr.
-      transport.stderr?.on("data", (chunk: Buffer) =>
-        this.deps.logger.debug({ stderr: chunk.toString().trimEnd() }, "MCP server stderr"),
-      );
+      // A server's own diagnostics, kept out of the bot's stderr (and its secrets out of the log).
+      const { stderr } = transport;
+      if (stderr) {
+        logStderr(
+          stderr,
+          (text) => redactSecrets(text, this.deps.secrets()),
+          (text) => this.deps.logger.debug({ stream: "stderr" }, text),
+        );
+      }
       return transport;
     }
     const url = new URL(settings.url ?? "");

@@ -2,6 +2,7 @@
  * An MCP server as the console's MCP page shows it. Type-only, with no runtime imports: the
  * console's front end imports these too.
  */
+import type { LaunchMode } from "../plugins/status-types.ts";
 
 /**
  * `connecting`: starting the process / opening the session (also after a failure); `connected`:
@@ -33,6 +34,8 @@ export interface McpServerStatus {
   /** What the server calls itself in its `initialize` answer, once connected. */
   serverName?: string;
   serverVersion?: string;
+  /** A stdio server: how its process was last started (plugins.sandbox, `trusted`). */
+  launch?: LaunchMode;
   pid?: number;
   connectedAt?: number;
   /** How often it was connected again after a failure (or a restart from the console). */

@@ -14,7 +14,12 @@ export const mediaSchema = group("Fetching pictures and stickers that arrive in 
       "Read a local file path that get_image answers with (the OneBot implementation runs on this machine).",
   }),
   maxBytes: count("Largest picture fetched, in bytes", 10 * 1024 * 1024),
-  timeoutMs: milliseconds("Limit for one whole fetch, redirects included", 10_000),
+  timeoutMs: milliseconds("Limit for one whole fetch, redirects and decoding included", 10_000),
+  maxVisionSide: count(
+    "Longest side, in pixels, of a picture shown to a model or the console; a longer one is scaled down (fewer image tokens)",
+    1568,
+    64,
+  ),
   vision: visionSchema,
 });
 

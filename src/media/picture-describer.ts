@@ -34,6 +34,8 @@ export interface PictureTurn {
 
 /** A picture that failed is not tried again for this long (its url expired, the model refuses it). */
 const FAILURE_PAUSE_MS = 10 * 60_000;
+/** What a picture the bot could not read (broken, too large, not a picture) shows in the transcript. */
+const UNREADABLE = "无法读取";
 const MAX_REMEMBERED_FAILURES = 1_000;
 /** Longest description kept: a description is a line of the transcript, not an essay. */
 const MAX_DESCRIPTION_CHARS = 60;
@@ -42,13 +44,15 @@ const MAX_OUTPUT_TOKENS = 120;
 /**
  * Describes pictures once: a file id seen before, or content (SHA-256) described before,
  * costs no model call; anything else is fetched and described by the vision task, and the
- * description is stored. Counts today's vision calls in memory for `media.vision.maxPerDay`.
- * Never throws for what a platform or model did: a failure is a monitor event and undefined.
+ * description is stored. Counts today's attempts in memory for `media.vision.maxPerDay`:
+ * each costs one before it is fetched, whatever its outcome, so pictures that fail to decode
+ * cannot be sent without end. Never throws for what a platform or model did: a failure is a
+ * monitor event, and undefined (a placeholder) or, for a picture that cannot be read, `无法读取`.
  */
 export class PictureDescriber {
-  private day = { key: "", calls: 0 };
-  /** Picture key → when it may be tried again. */
-  private readonly failures = new Map<string, number>();
+  private day = { key: "", attempts: 0 };
+  /** Picture key → when it may be tried again, and what it shows until then (unreadable ones). */
+  private readonly failures = new Map<string, { until: number; text?: PictureText }>();
 
   constructor(private readonly deps: PictureDescriberDeps) {}
 
@@ -72,13 +76,13 @@ export class PictureDescriber {
     }
   }
 
-  /** Whether a picture failed recently, so it stays a placeholder without another try. */
-  failedRecently(key: string): boolean {
-    const until = this.failures.get(key);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
+  /** A picture that failed recently is not tried again: it shows `text` if it has one, else its placeholder. */
+  recentFailure(key: string): { text?: PictureText } | undefined {
+    const failure = this.failures.get(key);
+    if (failure === undefined) return undefined;
+    if (failure.until > Date.now()) return failure;
     this.failures.delete(key);
-    return false;
+    return undefined;
   }
 
   /** Fetches (unless it came inline) and describes one picture, bounded by `media.vision.timeoutMs`. */
@@ -95,8 +99,15 @@ export class PictureDescriber {
     const started = performance.now();
     let stage: "fetch" | "model" = "fetch";
     try {
+      if (!this.takeDailyAttempt()) {
+        this.emitSkipped(turn, 1, "daily cap");
+        return undefined;
+      }
       const fetched = await fetchKeyedPicture(picture, turn.fetcher, controller.signal);
-      if (!fetched.ok) return this.failed(key, ref, turn, "fetch", fetched.reason);
+      if (!fetched.ok) {
+        const shown = fetched.unreadable ? { kind: ref.kind, description: UNREADABLE } : undefined;
+        return this.failed(key, ref, turn, "fetch", fetched.reason, shown);
+      }
       const fetchMs = performance.now() - started;
       const { bytes, mime, sha256 } = fetched.picture;
       const known = await this.deps.store.findBySha256(sha256);
@@ -104,10 +115,6 @@ export class PictureDescriber {
         if (ref.fileId !== undefined) await this.deps.store.linkFileId(ref.fileId, sha256);
         this.emit(turn, "vision.described", { kind: ref.kind, cached: true, model: known.model, fetchMs });
         return { kind: ref.kind, description: known.description };
-      }
-      if (!this.takeDailyCall()) {
-        this.emitSkipped(turn, 1, "daily cap");
-        return undefined;
       }
       stage = "model";
       const result = await this.deps.llm.generate({
@@ -163,17 +170,17 @@ export class PictureDescriber {
     this.emit(turn, "vision.skipped", { count, reason });
   }
 
-  /** Whether today's vision calls are used up: then nothing new is even fetched. */
+  /** Whether today's attempts are used up: then nothing new is even fetched. */
   dailyCapReached(): boolean {
     const today = this.deps.today?.() ?? new Date().toDateString();
-    if (this.day.key !== today) this.day = { key: today, calls: 0 };
-    return this.day.calls >= this.deps.settings().maxPerDay;
+    if (this.day.key !== today) this.day = { key: today, attempts: 0 };
+    return this.day.attempts >= this.deps.settings().maxPerDay;
   }
 
-  /** Takes one vision call from today's budget; false once it is spent. */
-  private takeDailyCall(): boolean {
+  /** Takes one attempt from today's budget; false once it is spent. */
+  private takeDailyAttempt(): boolean {
     if (this.dailyCapReached()) return false;
-    this.day.calls++;
+    this.day.attempts++;
     return true;
   }
 
@@ -192,15 +199,17 @@ export class PictureDescriber {
     }
   }
 
+  /** Records the failure (timeline, and not tried again for a while); answers what the picture shows meanwhile. */
   private failed(
     key: string,
     ref: PictureRef,
     turn: PictureTurn,
     stage: "fetch" | "model",
     reason: string,
-  ): undefined {
+    shown?: PictureText,
+  ): PictureText | undefined {
     if (this.failures.size >= MAX_REMEMBERED_FAILURES) this.failures.clear();
-    this.failures.set(key, Date.now() + FAILURE_PAUSE_MS);
+    this.failures.set(key, { until: Date.now() + FAILURE_PAUSE_MS, ...(shown ? { text: shown } : {}) });
     this.emit(turn, "vision.failed", { kind: ref.kind, stage, reason });
     // The fetcher logs its own failures.
     if (stage === "model") {
@@ -209,7 +218,7 @@ export class PictureDescriber {
         `picture not described: ${reason}`,
       );
     }
-    return undefined;
+    return shown;
   }
 
   private emit(

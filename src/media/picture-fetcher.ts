@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { constants, open } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,8 +7,7 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { errorMessage } from "../util/values.ts";
 import type { MediaSettings } from "./config.ts";
-import { gifFirstFrameAsPng } from "./gif-first-frame.ts";
-import { notAPictureReason, sniffPictureMime } from "./picture-type.ts";
+import type { PictureDecoder } from "./picture-decoder.ts";
 import type { PictureFetch, PictureFetcher, PictureRef } from "./types.ts";
 import {
   type HostResolver,
@@ -32,6 +30,8 @@ export interface PictureFetcherDeps {
   settings: () => PictureFetchSettings;
   /** OneBot `get_image` of the chat's account ({@link oneBotGetImage}); without it a bare file id is not fetched. */
   getImage?: GetImage;
+  /** Shared by every account's fetcher: what it decoded (or refused) once is not decoded again. */
+  decoder: PictureDecoder;
   logger: Logger;
   /** How host names become addresses; the system's (dns.lookup) unless a test names hosts of its own. */
   resolveHost?: HostResolver;
@@ -39,7 +39,10 @@ export interface PictureFetcherDeps {
 
 /** Fetches pictures of one account's chats with every limit of `media` (see docs/security.md). */
 export function createPictureFetcher(deps: PictureFetcherDeps): PictureFetcher {
-  return { fetch: (ref, signal) => fetchPicture(ref, signal, deps) };
+  return {
+    fetch: (ref, signal) => fetchPicture(ref, signal, deps),
+    decode: async (bytes) => logged(await deps.decoder.decode(bytes), {}, deps.logger),
+  };
 }
 
 /** `get_image` as a OneBot action of one account, for {@link PictureFetcherDeps.getImage}. */
@@ -58,21 +61,22 @@ async function fetchPicture(
   const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
   let result: PictureFetch;
   try {
+    // Decoding runs within the same deadline (and stops by itself at media.timeoutMs).
     const fetched = await untilAborted(fetchBytes(ref, settings, signal, deps), signal);
-    result = fetched.ok ? toPicture(fetched.body) : fetched;
+    result = fetched.ok ? await untilAborted(deps.decoder.decode(fetched.body), signal) : fetched;
   } catch (error) {
     result = {
       ok: false,
       reason: thrownReason(error, callerSignal, Date.now() - startedAt, settings.timeoutMs),
     };
   }
-  if (!result.ok) {
-    // Only the host: QQ's picture URLs carry access keys.
-    deps.logger.warn(
-      { host: hostOf(ref.url), fileId: ref.fileId, reason: result.reason },
-      "picture not fetched",
-    );
-  }
+  // Only the host: QQ's picture URLs carry access keys.
+  return logged(result, { host: hostOf(ref.url), fileId: ref.fileId }, deps.logger);
+}
+
+/** `result`, its failure logged once with where the picture came from and why. */
+function logged(result: PictureFetch, source: Record<string, unknown>, logger: Logger): PictureFetch {
+  if (!result.ok) logger.warn({ ...source, reason: result.reason }, "picture not fetched");
   return result;
 }
 
@@ -128,25 +132,6 @@ async function readLocalFile(path: string, maxBytes: number): Promise<VettedGet>
   } finally {
     await handle.close();
   }
-}
-
-/** Checks the type by magic bytes; a GIF becomes its first frame as a PNG. Also for bytes a segment carried inline. */
-export function toPicture(body: Buffer): PictureFetch {
-  const sniffed = sniffPictureMime(body);
-  if (sniffed === undefined) return { ok: false, reason: notAPictureReason(body) };
-  if (sniffed !== "image/gif")
-    return { ok: true, picture: { bytes: body, mime: sniffed, sha256: sha256Of(body) } };
-  let frame: Buffer;
-  try {
-    frame = gifFirstFrameAsPng(body);
-  } catch (error) {
-    return { ok: false, reason: `broken GIF: ${errorMessage(error)}` };
-  }
-  return { ok: true, picture: { bytes: frame, mime: "image/png", sha256: sha256Of(frame), animated: body } };
-}
-
-function sha256Of(bytes: Buffer): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** Why the fetch threw: the caller gave up, the time ran out, or what went wrong (one line). */

@@ -3,7 +3,6 @@ import { pictureKeyOf } from "../message/picture-text.ts";
 import type { Segment } from "../message/segment.ts";
 import { isSegment } from "../message/segment-guards.ts";
 import { isPayloadNotKept } from "../message/stored-payloads.ts";
-import { toPicture } from "./picture-fetcher.ts";
 import type { PictureFetch, PictureFetcher, PictureRef } from "./types.ts";
 
 /** A picture of a message and the key its description is rendered under. */
@@ -53,12 +52,12 @@ export function pictureAt(segments: Segment[], index: number): KeyedPicture | un
   return segment === undefined ? undefined : picturesOf([[segment]])[0];
 }
 
-/** A picture's bytes: inline ones decoded here, the rest through the account's fetcher (its limits). */
+/** A picture's bytes through the account's fetcher (its limits): inline ones are only decoded. */
 export async function fetchKeyedPicture(
   picture: KeyedPicture,
   fetcher: PictureFetcher,
   signal?: AbortSignal,
 ): Promise<PictureFetch> {
-  if (picture.inline !== undefined) return toPicture(Buffer.from(picture.inline, "base64"));
+  if (picture.inline !== undefined) return fetcher.decode(Buffer.from(picture.inline, "base64"));
   return fetcher.fetch(picture.ref, signal);
 }

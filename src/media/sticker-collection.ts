@@ -48,25 +48,30 @@ export class StickerCollection {
     return address?.chatType === "group" && groups.includes(address.peerId);
   }
 
-  /** Whether the planner is offered `send_sticker` here: stickers are on and at least one is kept. */
+  /** Whether the planner is offered `send_sticker` here: stickers are on and one may be sent here. */
   async offeredIn(sessionId: string): Promise<boolean> {
     if (!this.enabledIn(sessionId)) return false;
     try {
-      return (await this.deps.store.count()) > 0;
+      return (await this.deps.store.count(this.collectedFor(sessionId))) > 0;
     } catch (error) {
       this.deps.logger.warn({ err: error }, "counting kept stickers failed");
       return false;
     }
   }
 
-  /** Keeps a sticker just described in a chat where stickers are on; the same content is kept once. */
+  /**
+   * Keeps a sticker just described in a chat where stickers are on, as collected in that chat;
+   * the same content is kept once.
+   */
   async learn(sticker: SeenSticker, turn: StickerTurn): Promise<void> {
-    if (!this.enabledIn(turn.sessionId) || sticker.bytes.length > MAX_STICKER_BYTES) return;
+    const { capacity, maxTotalBytes } = this.deps.settings();
+    const tooLarge = sticker.bytes.length > Math.min(MAX_STICKER_BYTES, maxTotalBytes);
+    if (!this.enabledIn(turn.sessionId) || tooLarge) return;
     const { sha256, mime, bytes, description, emotions } = sticker;
     try {
       const kept = await this.deps.store.keep(
-        { sha256, mime, bytes, description, emotions, createdAt: Date.now() },
-        this.deps.settings().capacity,
+        { sha256, mime, bytes, description, emotions, createdAt: Date.now(), sessionId: turn.sessionId },
+        { capacity, maxTotalBytes },
       );
       if (kept) this.emit("sticker.learned", turn, { sha256, description, emotions, bytes: bytes.length });
     } catch (error) {
@@ -74,9 +79,15 @@ export class StickerCollection {
     }
   }
 
-  /** The kept sticker that fits best (see sticker-match.ts) with its bytes, or undefined when none fits. */
-  async choose(wanted: WantedSticker): Promise<{ sticker: KeptSticker; bytes: Buffer } | undefined> {
-    const sticker = bestSticker(await this.deps.store.list(), wanted);
+  /**
+   * The sticker that fits best (see sticker-match.ts) among those that may be sent in the chat
+   * `sessionId`, with its bytes, or undefined when none fits.
+   */
+  async choose(
+    wanted: WantedSticker,
+    sessionId: string,
+  ): Promise<{ sticker: KeptSticker; bytes: Buffer } | undefined> {
+    const sticker = bestSticker(await this.deps.store.list(this.collectedFor(sessionId)), wanted);
     if (!sticker) return undefined;
     const bytes = await this.deps.store.bytes(sticker.sha256);
     return bytes && { sticker, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
@@ -95,6 +106,14 @@ export class StickerCollection {
       emotions: sticker.emotions,
       messageId,
     });
+  }
+
+  /**
+   * Which chat's stickers may be sent in `sessionId`: its own, or every chat's (undefined) with
+   * `stickers.shareAcrossChats`. A sticker seen in one group may be private to it.
+   */
+  private collectedFor(sessionId: string): string | undefined {
+    return this.deps.settings().shareAcrossChats ? undefined : sessionId;
   }
 
   private emit(

@@ -18,6 +18,15 @@ export const stickersSchema = group(
       "Most stickers kept; beyond it the least used (then least recently used, then oldest) are dropped",
       200,
     ),
+    maxTotalBytes: count(
+      "Most bytes all kept stickers take together (they live in the database); beyond it the least used (then least recently used, then oldest) are dropped",
+      32 * 1024 * 1024,
+    ),
+    shareAcrossChats: Type.Boolean({
+      default: false,
+      description:
+        "Send a sticker collected in one chat in other chats too; off, a sticker is sent only in the chat it was collected in.",
+    }),
   },
 );
 

@@ -60,9 +60,10 @@ export class TurnPictures implements PictureDescriptions {
     const known = await Promise.all(fresh.map((picture) => this.describer.known(picture.ref)));
     const unknown: KeyedPicture[] = [];
     for (const [index, picture] of fresh.entries()) {
-      const text = known[index];
+      const failure = this.describer.recentFailure(picture.key);
+      const text = known[index] ?? failure?.text;
       if (text) this.texts.set(picture.key, text);
-      else if (!this.describer.failedRecently(picture.key)) unknown.push(picture);
+      else if (!failure) unknown.push(picture);
     }
     if (unknown.length > 0 && this.describer.dailyCapReached()) {
       this.describer.emitSkipped(this.turn, unknown.length, "daily cap");
@@ -89,6 +90,7 @@ export class TurnPictures implements PictureDescriptions {
 function fetchingOnce(fetcher: PictureFetcher): PictureFetcher {
   const fetches = new Map<string, Promise<PictureFetch>>();
   return {
+    decode: (bytes) => fetcher.decode(bytes),
     fetch(ref, signal) {
       const key = ref.fileId ?? ref.url;
       if (key === undefined) return fetcher.fetch(ref, signal);

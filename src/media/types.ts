@@ -27,14 +27,20 @@ export interface FetchedPicture {
   animated?: Buffer;
 }
 
-export type PictureFetch = { ok: true; picture: FetchedPicture } | { ok: false; reason: string };
+export type PictureFetch =
+  | { ok: true; picture: FetchedPicture }
+  /** `unreadable`: the bytes arrived but are no picture the bot can read (not a picture, broken, too large). */
+  | { ok: false; reason: string; unreadable?: true };
 
 /**
  * Fetches a picture of one account's chat with every limit applied (http(s) only, no private,
- * loopback or link-local address unless allowed, size cap, timeout, type by magic bytes).
+ * loopback or link-local address unless allowed, size cap, timeout, type by magic bytes,
+ * the decoding bounds of picture-decoder.ts).
  * Never throws: a failure is `{ ok: false, reason }`, a one-line English reason for logs and
  * the timeline.
  */
 export interface PictureFetcher {
   fetch(ref: PictureRef, signal?: AbortSignal): Promise<PictureFetch>;
+  /** Bytes a segment carried itself (`base64://…`): checked and converted as fetched ones are. */
+  decode(bytes: Buffer): Promise<PictureFetch>;
 }

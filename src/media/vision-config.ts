@@ -10,7 +10,7 @@ export const visionSchema = group(
       0,
     ),
     maxPerDay: count(
-      "Vision model calls per day for this bot process (counted in memory, per local calendar day)",
+      "Pictures this bot process tries to describe per day, each counted before it is fetched whether or not it can be read (in memory, per local calendar day)",
       200,
       0,
     ),

@@ -116,7 +116,8 @@ async function show(
     subject = subjectNamed(place, target);
     if (subject === undefined) return `用法：${match.command} [用户id | group]`;
   }
-  const entries = await memory.about(subject, SHOWN + 1);
+  // Seen here only: the reply is read by everyone in the chat.
+  const entries = await memory.aboutHere(subject, place, SHOWN + 1);
   const whom =
     subject === groupSubjectOf(place) ? "本群" : target && target !== message.userId ? target : "你";
   if (entries.length === 0) return `我还不记得关于${whom}的事。`;

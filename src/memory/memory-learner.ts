@@ -14,7 +14,14 @@ import { type LearnOperation, parseLearnAnswer } from "./learn-answer.ts";
 import { memoryLine } from "./memory-lines.ts";
 import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
 import type { MemoryEntry, MemoryStore, MemorySubject } from "./types.ts";
-import { groupSubjectOf, type MemoryPlace, placeOf, senderSubject, subjectNamed } from "./visibility.ts";
+import {
+  changeableAt,
+  groupSubjectOf,
+  type MemoryPlace,
+  placeOf,
+  senderSubject,
+  subjectNamed,
+} from "./visibility.ts";
 
 export interface MemoryLearnerDeps {
   memory: MemoryService;
@@ -37,6 +44,8 @@ export interface MemoryLearnerDeps {
 const LEARN_TIMEOUT_MS = 120_000;
 /** Known memories shown to the model, so it updates rather than repeats them. */
 const KNOWN_SHOWN = 40;
+/** Known memories read per one shown: those that may not be changed in the chat are left out. */
+const KNOWN_MARGIN = 2;
 
 interface LearnedChange {
   added: Array<Pick<MemoryEntry, "id" | "subject" | "subjectName" | "content">>;
@@ -207,13 +216,19 @@ export class MemoryLearner {
     });
   }
 
-  /** What is already known about the people speaking and the group. */
+  /**
+   * What is already known about the people speaking and the group, of what may be changed here
+   * (a private chat's facts never reach a group's pass, a group's never become a private chat's).
+   */
   private async known(readable: ChatMessage[], place: MemoryPlace): Promise<MemoryEntry[]> {
     const people = [...new Set(readable.filter((m) => !m.fromSelf).map(senderSubject))];
     const group = groupSubjectOf(place);
     const subjects: MemorySubject[] = group === undefined ? people : [...people, group];
-    const hits = await this.deps.store.search({ subjects, limit: KNOWN_SHOWN });
-    return hits.map((hit) => hit.entry);
+    const hits = await this.deps.store.search({ subjects, limit: KNOWN_SHOWN * KNOWN_MARGIN });
+    return hits
+      .map((hit) => hit.entry)
+      .filter((entry) => changeableAt(entry, place))
+      .slice(0, KNOWN_SHOWN);
   }
 
   /**

@@ -2,23 +2,31 @@ import type { ZonedClock } from "../context/clock-text.ts";
 import type { Embedder } from "../llm/embedder.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { namespaceSessionPrefix } from "../message/message-source.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { MemorySettings } from "./config.ts";
-import { unique, uniqueEntries } from "./entries.ts";
+import { uniqueEntries } from "./entries.ts";
 import { memoryLine } from "./memory-lines.ts";
 import { memoryTerms } from "./terms.ts";
 import { EMBEDDING_TASK, type RecallTurn, recallSection } from "./turn-recall.ts";
-import {
-  type MemoryEntry,
-  type MemoryOrigin,
-  type MemorySource,
-  type MemoryStore,
-  type MemorySubject,
-  type NewMemory,
-  personSubject,
+import type {
+  MemoryEntry,
+  MemoryOrigin,
+  MemorySource,
+  MemoryStore,
+  MemorySubject,
+  NewMemory,
 } from "./types.ts";
-import { type MemoryPlace, userIdOf, visibleAt, visibleSearch } from "./visibility.ts";
+import {
+  changeableAt,
+  type MemoryPlace,
+  type MemoryScene,
+  namespaceOf,
+  subjectsOf,
+  userIdOf,
+  visibleAt,
+} from "./visibility.ts";
 
 export interface MemoryServiceDeps {
   store: MemoryStore;
@@ -35,6 +43,13 @@ export interface MemoryServiceDeps {
 const FORGET_PAGE = 500;
 /** Results of the recall tool. */
 const TOOL_RECALL_LIMIT = 10;
+/**
+ * A search finds this many times what it returns before the memories not to be seen here
+ * (learned in another private chat) are left out; the store cannot tell them apart.
+ */
+const SEARCH_MARGIN = 4;
+/** Memories `aboutHere` reads per store round trip. */
+const LIST_PAGE = 100;
 /** Longest memory kept (one short statement; a model pasting a paragraph is cut). */
 export const MAX_MEMORY_CHARS = 300;
 /**
@@ -73,31 +88,53 @@ export class MemoryService {
     }
   }
 
-  /** Memories visible here that match `query`, best first (the recall tool, plugins). */
-  async search(place: MemoryPlace, query: string, limit: number): Promise<MemoryEntry[]> {
+  /**
+   * Memories seen here about the people present and this group that match `query`, best first
+   * (the recall tool, plugins).
+   */
+  async search(scene: MemoryScene, query: string, limit: number): Promise<MemoryEntry[]> {
     const { store } = this.deps;
-    // A user id in the query names a person: what is known about them comes first.
-    const people = unique(query.match(/\b\d{5,12}\b/g) ?? []).map((id) => personSubject(place.platform, id));
-    const named = people.length > 0 ? await store.search({ subjects: people, limit }) : [];
-    const searches = visibleSearch(place, query, limit);
-    const hits = (await Promise.all(searches.map((search) => store.search(search)))).flat();
-    return uniqueEntries([...named, ...hits.sort((a, b) => b.score - a.score)]).slice(0, limit);
+    const subjects = subjectsOf(scene);
+    if (subjects.length === 0) return [];
+    // A present person's user id in the query names them: what is known about them comes first.
+    const named = subjects.filter((subject) => {
+      const userId = userIdOf(subject);
+      return userId !== undefined && query.includes(userId);
+    });
+    const [theirs, matching] = await Promise.all([
+      named.length > 0 ? store.search({ subjects: named, limit: limit * SEARCH_MARGIN }) : [],
+      store.search({ query, subjects, limit: limit * SEARCH_MARGIN }),
+    ]);
+    return uniqueEntries([...theirs, ...matching])
+      .filter((entry) => visibleAt(entry, scene))
+      .slice(0, limit);
   }
 
-  /** Memories about one subject that match `query` (empty: the newest), best first (plugins' `about`). */
-  async searchAbout(subject: MemorySubject, query: string, limit: number): Promise<MemoryEntry[]> {
+  /**
+   * Memories seen here about one subject that match `query` (empty: the newest), best first
+   * (plugins' `about`; whether the subject may be asked about here is the caller's rule).
+   */
+  async searchAbout(
+    subject: MemorySubject,
+    place: MemoryPlace,
+    query: string,
+    limit: number,
+  ): Promise<MemoryEntry[]> {
     const text = query.trim();
     const hits = await this.deps.store.search({
       ...(text === "" ? {} : { query: text }),
       subjects: [subject],
-      limit,
+      limit: limit * SEARCH_MARGIN,
     });
-    return hits.map((hit) => hit.entry);
+    return hits
+      .map((hit) => hit.entry)
+      .filter((entry) => visibleAt(entry, place))
+      .slice(0, limit);
   }
 
   /** The recall tool's answer: the matching memories as the prompt shows them. */
-  async recallText(place: MemoryPlace, query: string): Promise<string> {
-    const found = await this.search(place, query, TOOL_RECALL_LIMIT);
+  async recallText(scene: MemoryScene, query: string): Promise<string> {
+    const found = await this.search(scene, query, TOOL_RECALL_LIMIT);
     const prompts = this.deps.prompts();
     if (found.length === 0) return prompts.render("result_recalled_none");
     const clock = this.deps.clock();
@@ -107,8 +144,9 @@ export class MemoryService {
   }
 
   /**
-   * Remembers a fact: replaces the memory `replaces` names (when visible here), else confirms
-   * and rewords the same fact already known about the subject, else adds it.
+   * Remembers a fact: replaces the memory `replaces` names (when it may be changed here), else
+   * confirms and rewords the same fact already known about the subject (one that may be changed
+   * here), else adds it.
    */
   async remember(
     memory: Omit<NewMemory, "at"> & {
@@ -123,8 +161,8 @@ export class MemoryService {
     const at = Date.now();
     const target =
       memory.replaces === undefined
-        ? await this.sameFact(memory.subject, content)
-        : await this.visibleEntry(memory.replaces, memory.place);
+        ? await this.sameFact(memory.subject, content, memory.place)
+        : await this.changeableEntry(memory.replaces, memory.place);
     let result: RememberResult;
     if (target) {
       const updated = await this.deps.store.update(target.id, {
@@ -178,7 +216,7 @@ export class MemoryService {
     const userId = userIdOf(subject);
     let ids: number[] = [];
     if (userId !== undefined) {
-      ids = await store.forgetPerson(subject, userId);
+      ids = await store.forgetPerson(subject, userId, namespaceSessionPrefix(namespaceOf(subject)));
       await store.markForgotten(subject, Date.now());
     } else {
       for (;;) {
@@ -225,9 +263,36 @@ export class MemoryService {
     return entry && visibleAt(entry, place) ? entry : undefined;
   }
 
-  /** The memories about one subject, newest change first (the /memory command). */
-  about(subject: MemorySubject, limit: number): Promise<MemoryEntry[]> {
-    return this.deps.store.list({ subject, limit });
+  /** A memory by id when it may be changed here. */
+  async changeableEntry(id: number, place: MemoryPlace): Promise<MemoryEntry | undefined> {
+    const entry = await this.deps.store.get(id);
+    return entry && changeableAt(entry, place) ? entry : undefined;
+  }
+
+  /** The memories about one subject seen here, newest change first (the /memory command). */
+  async aboutHere(subject: MemorySubject, place: MemoryPlace, limit: number): Promise<MemoryEntry[]> {
+    const found: MemoryEntry[] = [];
+    let beforeId: number | undefined;
+    while (found.length < limit) {
+      const page = await this.deps.store.list({
+        subject,
+        limit: LIST_PAGE,
+        ...(beforeId === undefined ? {} : { beforeId }),
+      });
+      found.push(...page.filter((entry) => visibleAt(entry, place)));
+      if (page.length < LIST_PAGE) break;
+      beforeId = page.at(-1)!.id;
+    }
+    return found.slice(0, limit);
+  }
+
+  /**
+   * A request the rules refuse (visibility.ts): logged at debug, and its reason handed back for
+   * the one who asked (the model, a plugin).
+   */
+  refused(reason: string, context: { sessionId: string; by: string }): string {
+    this.deps.logger.debug({ ...context, reason }, "memory request refused");
+    return reason;
   }
 
   private add(memory: Omit<NewMemory, "at">, content: string, at: number): Promise<MemoryEntry> {
@@ -244,13 +309,19 @@ export class MemoryService {
     });
   }
 
-  /** The memory about `subject` that says the same as `content`, if any. */
-  private async sameFact(subject: MemorySubject, content: string): Promise<MemoryEntry | undefined> {
+  /** The memory about `subject`, changeable here, that says the same as `content`, if any. */
+  private async sameFact(
+    subject: MemorySubject,
+    content: string,
+    place: MemoryPlace,
+  ): Promise<MemoryEntry | undefined> {
     const terms = new Set(memoryTerms(content));
     if (terms.size === 0) return undefined;
     const hits = await this.deps.store.search({ query: content, subjects: [subject], limit: 5 });
     return hits.find(
-      (hit) => similarity(terms, new Set(memoryTerms(hit.entry.content))) >= SAME_FACT_SIMILARITY,
+      (hit) =>
+        changeableAt(hit.entry, place) &&
+        similarity(terms, new Set(memoryTerms(hit.entry.content))) >= SAME_FACT_SIMILARITY,
     )?.entry;
   }
 

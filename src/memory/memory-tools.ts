@@ -2,7 +2,8 @@ import type { ToolSpec } from "../llm/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
-import { placeOf, subjectNamed, userIdOf } from "./visibility.ts";
+import type { MemorySubject } from "./types.ts";
+import { concerns, type MemoryScene, senderSubject, subjectNamed, userIdOf } from "./visibility.ts";
 
 export const REMEMBER_TOOL = "remember";
 export const RECALL_TOOL = "recall";
@@ -51,13 +52,19 @@ export interface MemoryToolTurn {
   messages: ChatMessage[];
   /** The message the turn answers by default: a fact is about its sender unless `about` says otherwise. */
   target: ChatMessage;
+  /** The turn's chat and who is present in it: memory is only about them (visibility.ts). */
+  scene: MemoryScene;
   /** The name a user goes by in this chat, when they spoke in it lately. */
   nameOf(userId: string): Promise<string | undefined>;
 }
 
-export type MemoryToolResult = { output: string } | { problem: string };
+/**
+ * What a call did (`output`), or why it cannot: a malformed call (`problem`), or one the memory
+ * rules refuse (`refused`: the model may tell the user).
+ */
+export type MemoryToolResult = { output: string } | { problem: string } | { refused: string };
 
-/** Runs `remember` or `recall` for a turn; a bad call comes back as the problem to tell the model. */
+/** Runs `remember` or `recall` for a turn. */
 export async function runMemoryTool(
   memory: MemoryService,
   name: string,
@@ -65,44 +72,59 @@ export async function runMemoryTool(
   turn: MemoryToolTurn,
   prompts: PromptTemplates,
 ): Promise<MemoryToolResult> {
-  const place = placeOf(turn.target);
+  const { scene } = turn;
+  const refuse = (reason: string) => ({
+    refused: memory.refused(reason, { sessionId: scene.sessionId, by: name }),
+  });
   if (name === RECALL_TOOL) {
     if (typeof input.query !== "string" || input.query.trim() === "")
       return { problem: "query must be a non-empty string" };
-    return { output: await memory.recallText(place, input.query) };
+    return { output: await memory.recallText(scene, input.query) };
   }
   const content = typeof input.content === "string" ? input.content.trim() : "";
   if (content === "") return { problem: "content must be a non-empty string" };
-  const about =
-    typeof input.about === "string" && input.about.trim() !== "" ? input.about : turn.target.userId;
-  const subject = subjectNamed(place, about);
-  if (subject === undefined) {
-    return {
-      problem: `about must be a user id from this chat${place.groupId === undefined ? "" : ' or "group"'}`,
-    };
+  const about = typeof input.about === "string" && input.about.trim() !== "" ? input.about : undefined;
+  let named: MemorySubject | undefined;
+  if (about !== undefined) {
+    named = subjectNamed(scene, about);
+    if (named === undefined) {
+      return {
+        problem: `about must be a user id from this chat${scene.groupId === undefined ? "" : ' or "group"'}`,
+      };
+    }
   }
   let replaces: number | undefined;
   if (input.replaces !== undefined) {
-    if (typeof input.replaces !== "number" || !(await memory.visibleEntry(input.replaces, place))) {
-      return { problem: `no memory #${String(input.replaces)} here` };
-    }
-    replaces = input.replaces;
+    if (typeof input.replaces !== "number") return { problem: "replaces must be a memory's number" };
+    const entry = await memory.changeableEntry(input.replaces, scene);
+    if (!entry || !concerns(scene, entry.subject))
+      return refuse(`no memory #${String(input.replaces)} to change here`);
+    if (named !== undefined && named !== entry.subject)
+      return refuse(`memory #${entry.id} is about someone else; a memory keeps its subject`);
+    named = entry.subject;
+    replaces = entry.id;
   }
+  const subject = named ?? senderSubject(turn.target);
   const userId = userIdOf(subject);
+  if (!concerns(scene, subject)) {
+    return refuse(
+      `user ${userId} is not in this chat: memories are only about the people here (the sender, someone mentioned, quoted or speaking lately)${scene.groupId === undefined ? "" : ' and "group"'}`,
+    );
+  }
   const theirs = userId === undefined ? [] : turn.messages.filter((message) => message.userId === userId);
   const sources = sourcesOf(theirs.length > 0 ? theirs : turn.messages);
   const subjectName =
     userId === undefined
-      ? (place.groupId ?? "")
+      ? (scene.groupId ?? "")
       : ((await turn.nameOf(userId)) ?? theirs.at(-1)?.senderName ?? userId);
   const { entry } = await memory.remember({
     subject,
     subjectName,
     content,
     origin: "tool",
-    sessionId: place.sessionId,
+    sessionId: scene.sessionId,
     sources,
-    place,
+    place: scene,
     replyId: turn.replyId,
     ...(replaces === undefined ? {} : { replaces }),
   });

@@ -1,7 +1,14 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
 import type { MemoryEntry, MemorySubject, PluginMemory, PluginMemoryAccess } from "./types.ts";
-import { type MemoryPlace, placeOf, senderSubject, subjectNamed, userIdOf } from "./visibility.ts";
+import {
+  concerns,
+  type MemoryPlace,
+  type MemoryScene,
+  senderSubject,
+  subjectNamed,
+  userIdOf,
+} from "./visibility.ts";
 
 /** Memories one recall returns by default, and at most. */
 const PLUGIN_RECALL_DEFAULT = 5;
@@ -11,6 +18,8 @@ export interface PluginMemoryScope {
   memory: MemoryService;
   /** The message the plugin call is for: its chat bounds what is seen, it is the source of what is learned. */
   message: ChatMessage;
+  /** Its chat and who is present there (visibility.ts `sceneAround`), read when memory is first used. */
+  scene: () => Promise<MemoryScene>;
   pluginId: string;
   /** The turn the call belongs to, for the timeline. */
   replyId?: string;
@@ -18,14 +27,27 @@ export interface PluginMemoryScope {
 
 /**
  * `context.memory` of one plugin call (TypeScript, stdio and Python plugins alike), under the
- * planner's rules: nothing while `memory.enabled` is off, people anywhere on the platform, a
- * group's memories only in that group, and a plugin deletes only what it could recall here.
+ * planner's rules (visibility.ts): nothing while `memory.enabled` is off, only about the people
+ * present in the call's chat and its group, never a fact learned in another, private chat, and a
+ * plugin deletes only what it could recall here.
  */
 export function createPluginMemoryAccess(scope: PluginMemoryScope): PluginMemoryAccess {
   const { memory, message, pluginId } = scope;
-  const place = placeOf(message);
+  let scene: Promise<MemoryScene> | undefined;
+  const sceneOnce = () => {
+    scene ??= scope.scene();
+    return scene;
+  };
   const refuseWhenOff = () => {
     if (!memory.enabled()) throw new Error("long-term memory is off (memory.enabled: false)");
+  };
+  /** The subject `about` names, when memory may be about them here. */
+  const presentSubject = async (about: unknown): Promise<MemorySubject> => {
+    const here = await sceneOnce();
+    const subject = subjectOf(here, about);
+    if (concerns(here, subject)) return subject;
+    const reason = `memory: user ${userIdOf(subject)} is not in this chat (memories are only about the people here: the sender, someone mentioned, quoted or speaking lately)`;
+    throw new Error(memory.refused(reason, { sessionId: message.sessionId, by: `plugin:${pluginId}` }));
   };
   return {
     async recall(query, options = {}) {
@@ -34,9 +56,9 @@ export function createPluginMemoryAccess(scope: PluginMemoryScope): PluginMemory
       const limit = recallLimit(options.limit);
       let found: MemoryEntry[];
       if (isGiven(options.about)) {
-        found = await memory.searchAbout(subjectOf(place, options.about), text, limit);
+        found = await memory.searchAbout(await presentSubject(options.about), await sceneOnce(), text, limit);
       } else if (text !== "") {
-        found = await memory.search(place, text, limit);
+        found = await memory.search(await sceneOnce(), text, limit);
       } else {
         throw new Error("memory.recall needs a query, or about to list the newest memories about someone");
       }
@@ -46,10 +68,11 @@ export function createPluginMemoryAccess(scope: PluginMemoryScope): PluginMemory
     async remember(content, options = {}) {
       refuseWhenOff();
       const fact = factOf(content);
-      const subject = isGiven(options.about) ? subjectOf(place, options.about) : senderSubject(message);
+      const subject = isGiven(options.about) ? await presentSubject(options.about) : senderSubject(message);
+      const place = await sceneOnce();
       const { entry } = await memory.remember({
         subject,
-        subjectName: await subjectName(memory, subject, message),
+        subjectName: await subjectName(memory, subject, message, place),
         content: fact,
         origin: "plugin",
         pluginId,
@@ -64,9 +87,12 @@ export function createPluginMemoryAccess(scope: PluginMemoryScope): PluginMemory
     async forget(id) {
       refuseWhenOff();
       if (!Number.isSafeInteger(id)) throw new Error("memory.forget needs a memory's id (an integer)");
-      // Another group's memory is answered like a missing one: plugins learn nothing of it.
-      const entry = await memory.visibleEntry(id, place);
-      return entry ? memory.forgetEntry(entry, message.sessionId, `plugin:${pluginId}`) : false;
+      // A memory it could not recall here is answered like a missing one: plugins learn nothing of it.
+      const here = await sceneOnce();
+      const entry = await memory.visibleEntry(id, here);
+      return entry && concerns(here, entry.subject)
+        ? memory.forgetEntry(entry, message.sessionId, `plugin:${pluginId}`)
+        : false;
     },
   };
 }
@@ -125,8 +151,9 @@ async function subjectName(
   memory: MemoryService,
   subject: MemorySubject,
   message: ChatMessage,
+  place: MemoryPlace,
 ): Promise<string> {
   if (subject === senderSubject(message)) return message.senderName || message.userId;
-  const [known] = await memory.searchAbout(subject, "", 1);
+  const [known] = await memory.searchAbout(subject, place, "", 1);
   return known?.subjectName ?? userIdOf(subject) ?? message.groupId ?? subject;
 }

@@ -4,8 +4,8 @@ import { renderSegments } from "../message/render.ts";
 import { unique, uniqueEntries } from "./entries.ts";
 import { linesWithin, memoryLine } from "./memory-lines.ts";
 import type { MemoryServiceDeps } from "./memory-service.ts";
-import { type MemoryEntry, type MemoryHit, type MemorySubject, personSubject } from "./types.ts";
-import { groupSubjectOf, placeOf, senderSubject } from "./visibility.ts";
+import type { MemoryEntry, MemoryHit } from "./types.ts";
+import { groupSubjectOf, mentionedSubjects, placeOf, senderSubject, visibleAt } from "./visibility.ts";
 
 /** What a turn recalls for: its new messages and the recent chat before them. */
 export interface RecallTurn {
@@ -31,7 +31,8 @@ const MAX_QUERY_CHARS = 400;
  * The section of memories a turn's prompts show (empty when there are none): facts about the
  * new messages' senders, the people they mention and this group that match what they said,
  * the senders' other facts, then facts about the others in the recent chat that match,
- * within `memory.recallLimit` and `recallChars`. With an embedding model, vector similarity
+ * within `memory.recallLimit` and `recallChars`; never what may not be seen here (a fact learned
+ * in another, private chat: visibility.ts). With an embedding model, vector similarity
  * to what was said reorders these candidates (and the recent chat's people's other facts).
  * Searches stay within named subjects, so they cost about the same at 100,000 memories as at 100.
  */
@@ -83,7 +84,7 @@ export async function recallSection(deps: MemoryServiceDeps, turn: RecallTurn): 
     matching.filter((hit) => !isNamed(hit)),
     presentOthers,
   ];
-  let candidates = uniqueEntries(searches.flat());
+  let candidates = uniqueEntries(searches.flat()).filter((entry) => visibleAt(entry, place));
   const queryEmbedding = await embedding;
   if (queryEmbedding) {
     const vectors = await store.vectors(
@@ -117,18 +118,6 @@ export async function recallSection(deps: MemoryServiceDeps, turn: RecallTurn): 
     },
   });
   return prompts.render("memories", { lines: lines.join("\n") });
-}
-
-/** People a message @-mentions (the bot and @all excluded). */
-function mentionedSubjects(message: ChatMessage): MemorySubject[] {
-  return message.segments.flatMap((segment) =>
-    segment.type === "at" &&
-    typeof segment.data.qq === "string" &&
-    /^\d+$/.test(segment.data.qq) &&
-    segment.data.qq !== message.selfId
-      ? [personSubject(message.platform, segment.data.qq)]
-      : [],
-  );
 }
 
 /**

@@ -18,6 +18,6 @@ export interface ChatMessage {
   segments: Segment[];
   /** Unix time in milliseconds. */
   time: number;
-  /** True for messages the bot itself sent. */
+  /** True for messages the bot itself sent, from this account or another account it runs. */
   fromSelf: boolean;
 }

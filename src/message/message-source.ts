@@ -33,6 +33,25 @@ export function parseMessageSource(text: string): MessageSource | undefined {
 }
 
 /**
+ * The namespace a sender's user id names one person in, wherever people are told apart (memory
+ * subjects, per-user limits): the platform (a QQ number is one person on every OneBot adapter),
+ * qualified by the plugin for a stdio channel (`stdio.webchat`), since each channel names its
+ * users itself and "alice" of one channel is not "alice" of another — as `bot.admins` entries
+ * name them.
+ */
+export function userNamespace(message: Pick<ChatMessage, "platform" | "selfId">): string {
+  return message.platform === STDIO_PLATFORM ? `${STDIO_PLATFORM}.${message.selfId}` : message.platform;
+}
+
+/** How every session id of a user namespace's chats starts (`onebot:`, `stdio:webchat:`). */
+export function namespaceSessionPrefix(namespace: string): string {
+  const stdio = `${STDIO_PLATFORM}.`;
+  return namespace.startsWith(stdio)
+    ? `${STDIO_PLATFORM}:${namespace.slice(stdio.length)}:`
+    : `${namespace}:`;
+}
+
+/**
  * Whether the message comes from the source: the same platform and, when the source names an
  * instance, the same OneBot adapter or the same stdio channel plugin (a stdio message's
  * `selfId`; its `adapterId` is the same for every channel).

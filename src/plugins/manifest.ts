@@ -33,6 +33,8 @@ export interface PluginManifest {
   maxRetries: number;
   /** stdio: names of the bot's environment variables passed to the process beside the basic ones. */
   env: string[];
+  /** stdio: false gives an isolated process no network (only a loopback of its own). Default true. */
+  network: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -59,6 +61,12 @@ const manifestSchema = {
       default: [],
       description:
         'stdio: environment variables of the bot passed on to the plugin process, by name (e.g. ["WEATHER_API_KEY"]). The process gets only these, the basic ones (PATH, HOME, USER, LANG, LC_*, TZ, temp folders; SYSTEMROOT, COMSPEC, PATHEXT on Windows) and PYTHONIOENCODING/PYTHONUNBUFFERED; any other variable, such as the bot\'s API keys, is not passed.',
+    },
+    network: {
+      type: "boolean",
+      default: true,
+      description:
+        "stdio: false runs an isolated plugin process (plugins.sandbox) without network access; true (default) lets it reach the network, as web search needs.",
     },
   },
 };

@@ -9,10 +9,17 @@ export class NodePluginRuntime implements PluginRuntime {
 
   async load(request: RuntimeLoadRequest): Promise<LoadedPlugin> {
     const scope = await this.modules.load(request.dir, request.manifest.entry);
-    if (isPluginClass(scope.entry.default)) return loadClassPlugin(scope, request);
-    if (isFunctionPluginEntry(scope.entry)) return loadFunctionPlugin(scope, request);
+    // In the bot's own process: it can reach all the bot can, so it shows as such.
+    if (isPluginClass(scope.entry.default)) return inProcess(await loadClassPlugin(scope, request));
+    if (isFunctionPluginEntry(scope.entry)) return inProcess(await loadFunctionPlugin(scope, request));
     throw new Error(
       'the entry must default-export a Plugin subclass (import { Plugin } from "tsumugi/sdk"), or export functionDeclarations and dynamicImports (function_declarations and dynamic_imports)',
     );
   }
+}
+
+function inProcess(loaded: LoadedPlugin): LoadedPlugin {
+  const own = loaded.details?.bind(loaded);
+  // Assigned, not spread: `components` is a getter.
+  return Object.assign(loaded, { details: () => ({ ...own?.(), launch: "in-process" as const }) });
 }

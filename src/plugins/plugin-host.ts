@@ -5,7 +5,7 @@ import type { Disposer } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { type ComponentRegistries, PluginSwitches, syncComponents } from "./component-switches.ts";
-import type { PluginSettings } from "./config.ts";
+import type { PluginFolderSettings } from "./config.ts";
 import { type ExternalPlugins, pluginIdOf } from "./external-plugins.ts";
 import { type PluginManifest, readManifest } from "./manifest.ts";
 import { discoverPluginFolders } from "./plugin-discovery.ts";
@@ -29,7 +29,7 @@ export type { ComponentStatus, PluginState, PluginStatus } from "./status-types.
 
 export interface PluginHostDeps {
   /** The `plugins` section of the current bot config; `applySettings` acts on an edited one. */
-  settings: () => PluginSettings;
+  settings: () => PluginFolderSettings;
   registries: ComponentRegistries;
   runtimes: Partial<Record<PluginManifest["runtime"], PluginRuntime>>;
   /** A fresh schema compiler; each load of a plugin gets its own, dropped with that version. */

@@ -10,6 +10,7 @@ import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
 import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
 import type { ExternalPlugins } from "./external-plugins.ts";
+import type { ProcessIsolation } from "./isolation/process-isolation.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
 import { createPluginAjv } from "./plugin-ajv.ts";
@@ -35,6 +36,10 @@ export interface PluginSystemOptions {
   pictureFetcherFor: CallContextDeps["pictureFetcherFor"];
   /** Long-term memory for plugin calls (`context.memory`), under the bot's memory rules. */
   pluginMemory: CallContextDeps["pluginMemory"];
+  /** Starts stdio and Python plugin processes (shared with the MCP servers). */
+  isolation: ProcessIsolation;
+  /** The secret values of the bot's config, redacted from plugin processes' stderr. */
+  secrets: () => readonly string[];
   monitor: Monitor;
   logger: Logger;
   /** Reload plugins when their files change. Default true. */
@@ -70,6 +75,9 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     channels: options.channels,
     systemParts: components.systemParts,
     monitor: options.monitor,
+    isolation: options.isolation,
+    trusted: (pluginId: string) => options.settings().trusted.includes(pluginId),
+    secrets: options.secrets,
   };
   const contexts = new CallContextFactory({
     outbox: options.outbox,

@@ -7,6 +7,15 @@ import type { JsonSchema } from "../sdk/types.ts";
 
 export type PluginState = "enabled" | "disabled" | "failed";
 
+/**
+ * How a plugin's code runs (docs/security.md): `in-process` (a node plugin, inside the bot),
+ * `trusted` (its own process as the bot's user), `isolated` (a bubblewrap sandbox with its own
+ * view of the files, no bot secrets, memory limit, another user when the bot runs as root) or
+ * `unisolated` (untrusted, but bwrap cannot run: a clean environment, the memory limit and
+ * another user when the bot runs as root; it can read what that user can).
+ */
+export type LaunchMode = "in-process" | "trusted" | "isolated" | "unisolated";
+
 export interface ComponentStatus {
   kind: ComponentKind;
   name: string;
@@ -44,7 +53,7 @@ export interface PluginStatus extends RuntimeDetails {
 export interface ProcessStatus {
   state: "starting" | "running" | "errored" | "restarting" | "failed" | "stopped";
   pid?: number;
-  /** The command line, split as it is started. */
+  /** The command line, split as it is started (inside its sandbox when `launch` is `isolated`). */
   command: string[];
   /** How often the process was started again after a crash, a timeout or a failed activation. */
   restarts: number;
@@ -62,6 +71,8 @@ export interface ProcessStatus {
 
 /** What a runtime adds to a plugin's status. */
 export interface RuntimeDetails {
+  /** How its code runs; a stdio plugin's is known once its process has been started. */
+  launch?: LaunchMode;
   process?: ProcessStatus;
   /** The plugin's latest `web_ui` declaration, for the console to show. */
   widgets?: unknown[];

@@ -14,15 +14,16 @@ import { ReplyFailure, ReplySender, type SendingTurn, StreamedSends } from "./re
 import { splitText } from "./split-text.ts";
 
 export interface ReplyStageDeps {
-  llm: { generate(request: LlmRequest): Promise<LlmResult> };
   outbox: Outbox;
   /** Reply extensions (seeds 000/001): `plugin_options` of the reply tool, prepare and before_send. */
   extensions: ReplyExtensionRunner;
   monitor: Monitor;
 }
 
-/** One turn's replies: which turn, its abort signal and the message size it splits at. */
+/** One turn's replies: which turn, its model calls, its abort signal and the message size it splits at. */
 export interface ReplyTurn {
+  /** The turn's own way to the models (its budgets are checked before each call). */
+  llm: { generate(request: LlmRequest): Promise<LlmResult> };
   replyId: string;
   sessionId: string;
   signal: AbortSignal;
@@ -80,7 +81,7 @@ export class TurnReplies {
       plan.extensions.length === 0 ? new StreamedSends(sender, this.turn.textChunkLimit) : undefined;
     let written: LlmResult;
     try {
-      written = await this.deps.llm.generate({
+      written = await this.turn.llm.generate({
         task: "replyer",
         messages: prompt,
         imagesOnlyIfAccepted: true,

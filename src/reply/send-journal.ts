@@ -3,6 +3,7 @@ import { type SendTarget, wasNotSent } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
+import { type FenceToken, isSessionFenced, type SessionFenced } from "../store/session-fence.ts";
 import type { SendStore } from "../store/types.ts";
 
 /** How much of a message's text the journal keeps for people reading it. */
@@ -28,6 +29,14 @@ export class SendJournal {
   constructor(
     private readonly store: SendStore,
     private readonly logger: Logger,
+    /**
+     * In a cluster, the lease token each turn runs under (TurnRunner): its sends carry it, and
+     * one the store refuses (another instance holds the session now) stops the turn, unsent.
+     */
+    private readonly fencing?: {
+      fenceOf(replyId: string): FenceToken | undefined;
+      fencedOut(replyId: string, refusal: SessionFenced): void;
+    },
   ) {}
 
   /** Commits the send as pending; the message may leave once this resolves. */
@@ -45,8 +54,13 @@ export class SendJournal {
         target: `${adapterId}:${target.selfId}:${target.chatType}:${target.peerId}`,
         contentHash: createHash("sha256").update(JSON.stringify(segments)).digest("hex"),
         summary: renderSegments(segments).slice(0, SUMMARY_CHARS),
+        fence: this.fencing?.fenceOf(replyId),
       });
     } catch (error) {
+      if (isSessionFenced(error)) {
+        this.fencing?.fencedOut(replyId, error);
+        throw Object.assign(error, { notSent: true });
+      }
       this.logger.warn({ err: error, replyId }, "could not journal a send; sending it unrecorded");
       return UNRECORDED;
     }

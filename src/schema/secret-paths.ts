@@ -32,12 +32,57 @@ export function isSecretSchema(schema: unknown): boolean {
   return node !== undefined && (node.writeOnly === true || node.format === "password");
 }
 
+/** A secret found in a value: where it is and what it holds. */
+interface SecretEntry {
+  path: KeyPath;
+  value: unknown;
+}
+
 /** Every path in `value` that its schema marks as a secret (present values only). */
 export function secretPaths(schema: unknown, value: unknown): KeyPath[] {
-  const found = new Map<string, KeyPath>();
+  return secretEntries(schema, value).map((entry) => entry.path);
+}
+
+/**
+ * The secret strings in `value`, longest first, for redacting free text (a plugin's stderr):
+ * each string at a secret path, and the password of one that is a URL (`storage.url`).
+ */
+export function secretValues(schema: unknown, value: unknown): string[] {
+  const found = new Set<string>();
+  for (const entry of secretEntries(schema, value)) {
+    if (typeof entry.value !== "string" || entry.value === "") continue;
+    found.add(entry.value);
+    for (const password of urlPasswords(entry.value)) found.add(password);
+  }
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+/** `secretValues` of a config that is replaced (never changed in place) on reload, read again only then. */
+export function secretValuesOf(schema: unknown, current: () => unknown): () => string[] {
+  let read: { value: unknown; secrets: string[] } | undefined;
+  return () => {
+    const value = current();
+    if (read === undefined || read.value !== value) read = { value, secrets: secretValues(schema, value) };
+    return read.secrets;
+  };
+}
+
+function secretEntries(schema: unknown, value: unknown): SecretEntry[] {
+  const found = new Map<string, SecretEntry>();
   const root = asNode(schema);
   if (root) walkValue(root, value, [], root, new Set(), found);
   return [...found.values()];
+}
+
+/** A URL's password as written (percent-encoded) and decoded; none when `text` is no URL or has none. */
+function urlPasswords(text: string): string[] {
+  const password = URL.canParse(text) ? new URL(text).password : "";
+  if (!password) return [];
+  try {
+    return [password, decodeURIComponent(password)];
+  } catch {
+    return [password];
+  }
 }
 
 /**
@@ -58,7 +103,7 @@ function walkValue(
   root: SchemaNode,
   // Schemas already applied to this very value: a `$ref` cycle ends here.
   applied: Set<SchemaNode>,
-  found: Map<string, KeyPath>,
+  found: Map<string, SecretEntry>,
 ): void {
   if (value === undefined || applied.has(schema)) return;
   applied.add(schema);
@@ -68,7 +113,7 @@ function walkValue(
     return;
   }
   if (isSecretSchema(schema)) {
-    found.set(JSON.stringify(path), path);
+    found.set(JSON.stringify(path), { path, value });
     return;
   }
   for (const part of [...(schema.allOf ?? []), ...variantsFor(schema, value)]) {

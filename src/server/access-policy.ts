@@ -31,10 +31,18 @@ const UNAUTHORIZED: Refusal = {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
+ * What a browser's `Sec-Fetch-Site` says of a request another page made: `cross-site`, or
+ * `same-site` (another origin of the same site, e.g. another port on localhost). The console
+ * itself is `same-origin`; a typed URL is `none`; tools that are not browsers send nothing.
+ */
+const OTHER_SITES = new Set(["cross-site", "same-site"]);
+
+/**
  * Who may use the server. With a token, the API wants it in the Authorization header, which a
  * browser never adds on its own, so neither rebinding nor cross-site requests can use it. With
  * no token, every request must be addressed to the server's own name (a rebound DNS name is
- * not), and the API changes state only for the console's own origin.
+ * not), and the API changes state only for the console's own origin. Either way a request a
+ * browser marks as coming from another site is refused, whatever its method.
  */
 export class AccessPolicy {
   private readonly allowedHosts: Set<string>;
@@ -50,22 +58,44 @@ export class AccessPolicy {
   /** Any request (console files and /healthz too). */
   checkHost(request: IncomingMessage): Refusal | undefined {
     if (this.settings.token) return undefined;
+    return this.hostRefusal(request);
+  }
+
+  /**
+   * A path with no credential of its own (OneBot HTTP events without `secret`), token or not:
+   * the no-token rules, addressed to this server's own name and not sent by another site's page.
+   */
+  checkOwnOrigin(request: IncomingMessage): Refusal | undefined {
+    return this.hostRefusal(request) ?? this.originRefusal(request);
+  }
+
+  /** A request to the API, after checkHost. */
+  checkApi(request: IncomingMessage): Refusal | undefined {
+    // No other page may use the API, not even to read: an <img> GET without Origin would have
+    // the bot fetch a picture for it.
+    const site = request.headers["sec-fetch-site"];
+    if (typeof site === "string" && OTHER_SITES.has(site)) {
+      return forbidden(`requests from another site (Sec-Fetch-Site: ${site}) are refused`);
+    }
+    const { token } = this.settings;
+    if (token) return hasBearerToken(request, token) ? undefined : UNAUTHORIZED;
+    if (request.headers.origin !== undefined) return this.originRefusal(request);
+    const method = request.method ?? "GET";
+    if (SAFE_METHODS.has(method) || request.headers[CONSOLE_HEADER] !== undefined) return undefined;
+    return forbidden(`${method} without an Origin needs the ${CONSOLE_HEADER} header`);
+  }
+
+  private hostRefusal(request: IncomingMessage): Refusal | undefined {
     const host = request.headers.host ?? "";
     if (this.isOwnHost(host)) return undefined;
     return forbidden(`host "${host}" is not this server's address; add it to server.allowedHosts`);
   }
 
-  /** A request to the API, after checkHost. */
-  checkApi(request: IncomingMessage): Refusal | undefined {
-    const { token } = this.settings;
-    if (token) return hasBearerToken(request, token) ? undefined : UNAUTHORIZED;
+  /** A browser names the page that sent a request in Origin; a client that is not a browser sends none. */
+  private originRefusal(request: IncomingMessage): Refusal | undefined {
     const origin = request.headers.origin;
-    if (origin !== undefined) {
-      return this.isOwnOrigin(origin) ? undefined : forbidden(`origin "${origin}" is not this console`);
-    }
-    const method = request.method ?? "GET";
-    if (SAFE_METHODS.has(method) || request.headers[CONSOLE_HEADER] !== undefined) return undefined;
-    return forbidden(`${method} without an Origin needs the ${CONSOLE_HEADER} header`);
+    if (origin === undefined || this.isOwnOrigin(origin)) return undefined;
+    return forbidden(`origin "${origin}" is not this console`);
   }
 
   /** `name[:port]` names this server: a loopback name at our port, or an allowed host. */

@@ -9,10 +9,32 @@ export interface AdapterHealth {
   online?: boolean;
 }
 
-/** `GET /healthz`. Type-only, no runtime imports: the console's front end imports it too. */
+/**
+ * `GET /healthz` with the API token, and `/api/status`. No runtime imports: the console's front
+ * end imports this file too.
+ */
 export interface HealthReport {
   status: "ok";
   adapters: AdapterHealth[];
   /** Whether writes reach the database; `degraded` while they are held in memory and retried. */
   storage: StorageStatus;
+}
+
+/** An account as `/healthz` shows it without the API token: its connection, not its number. */
+export type PublicAdapterHealth = Omit<AdapterHealth, "selfId">;
+
+/** `GET /healthz` without the API token: one entry per account still, so they can be counted. */
+export interface PublicHealthReport extends Omit<HealthReport, "adapters"> {
+  adapters: PublicAdapterHealth[];
+}
+
+export function withoutAccountIds(report: HealthReport): PublicHealthReport {
+  return {
+    ...report,
+    adapters: report.adapters.map((account) => ({
+      id: account.id,
+      connected: account.connected,
+      ...(account.online === undefined ? {} : { online: account.online }),
+    })),
+  };
 }

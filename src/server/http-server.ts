@@ -5,9 +5,10 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "../log/logger.ts";
 import { AccessPolicy } from "./access-policy.ts";
 import { namesApiPath } from "./api-path.ts";
-import type { HealthReport } from "./health-report.ts";
+import { hasBearerToken } from "./auth.ts";
+import { type HealthReport, withoutAccountIds } from "./health-report.ts";
 import { lazyRouteValidatorCompiler } from "./lazy-validation.ts";
-import type { HttpRoutes, RawPostHandler, UpgradeHandler } from "./routes.ts";
+import type { HttpRoutes, RawPostHandler, RawPostOptions, UpgradeHandler } from "./routes.ts";
 import { serveStaticSite } from "./static-site.ts";
 
 export interface HttpServerOptions {
@@ -33,18 +34,34 @@ declare module "fastify" {
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
+interface PostRoute {
+  handler: RawPostHandler;
+  options: RawPostOptions;
+}
+
+/** Why a raw POST body was not read to its end. */
+class BodyRefused extends Error {
+  constructor(
+    readonly status: 408 | 413,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The bot's one HTTP server: `/healthz`, the console's files, every other route behind the
  * access policy (deny by default), and paths that other modules claim at run time (OneBot
- * reverse WS upgrades, HTTP POST events) with their own credentials. Run-time paths sit in
+ * reverse WS upgrades, HTTP POST events) with their own credentials, or with the no-token Host
+ * and Origin rules when they have none (RawPostOptions). Run-time paths sit in
  * front of Fastify because Fastify's router cannot remove routes once started; they match
  * the raw path exactly, so no other spelling reaches them.
  */
 export class HttpServer implements HttpRoutes {
   readonly app: FastifyInstance;
   private readonly upgradeHandlers = new Map<string, UpgradeHandler>();
-  private readonly postHandlers = new Map<string, RawPostHandler>();
-  private readonly bodyLimit: number;
+  private readonly postRoutes = new Map<string, PostRoute>();
+  private readonly access: AccessPolicy;
   /** `METHOD /url` of every Fastify route, logged once listening. */
   private readonly routes: string[] = [];
   private server: Server | undefined;
@@ -53,10 +70,9 @@ export class HttpServer implements HttpRoutes {
     private readonly options: HttpServerOptions,
     health: () => HealthReport,
   ) {
-    this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.app = Fastify({
       logger: false,
-      bodyLimit: this.bodyLimit,
+      bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       serverFactory: (handler) => {
         const server = createServer((request, response) => {
           if (!this.handleRawPost(request, response)) handler(request, response);
@@ -71,6 +87,7 @@ export class HttpServer implements HttpRoutes {
       for (const method of [route.method].flat()) this.routes.push(`${method} ${route.url}`);
     });
     const access = new AccessPolicy(options, () => this.port());
+    this.access = access;
     // Decided on the route the router matched, not on how the client spelled the path. An
     // unmatched request is the console's (files, the app's own routes) unless its path
     // reads as /api in any spelling; the not-found handler then answers 404.
@@ -79,7 +96,10 @@ export class HttpServer implements HttpRoutes {
       const refusal = access.checkHost(request.raw) ?? (guarded ? access.checkApi(request.raw) : undefined);
       if (refusal) await reply.code(refusal.status).send({ error: refusal.error, message: refusal.message });
     });
-    this.app.get("/healthz", { config: { public: true } }, async () => health());
+    // Public, so without the API token it names no account: the QQ numbers are the bot's.
+    this.app.get("/healthz", { config: { public: true } }, async (request) =>
+      options.token && hasBearerToken(request.raw, options.token) ? health() : withoutAccountIds(health()),
+    );
     if (options.staticDir) serveStaticSite(this.app, options.staticDir);
   }
 
@@ -87,8 +107,8 @@ export class HttpServer implements HttpRoutes {
     return claim(this.upgradeHandlers, path, handler);
   }
 
-  onPost(path: string, handler: RawPostHandler): () => void {
-    return claim(this.postHandlers, path, handler);
+  onPost(path: string, handler: RawPostHandler, options: RawPostOptions): () => void {
+    return claim(this.postRoutes, path, { handler, options });
   }
 
   async listen(): Promise<AddressInfo> {
@@ -117,15 +137,33 @@ export class HttpServer implements HttpRoutes {
     handler(request, socket, head);
   }
 
+  /** Guards and reads a raw POST for its handler; each refusal is one log line. */
   private handleRawPost(request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== "POST") return false;
-    const handler = this.postHandlers.get(pathOf(request));
-    if (!handler) return false;
-    readBody(request, this.bodyLimit).then(
+    const path = pathOf(request);
+    const route = this.postRoutes.get(path);
+    if (!route) return false;
+    const { handler, options } = route;
+    const { logger } = this.options;
+    const remote = request.socket.remoteAddress;
+    const refusal = options.ownOriginOnly ? this.access.checkOwnOrigin(request) : undefined;
+    if (refusal) {
+      logger.warn({ path, remote, why: refusal.message }, "request refused");
+      refuse(request, response, refusal.status, { error: refusal.error, message: refusal.message });
+      return true;
+    }
+    const declared = Number(request.headers["content-length"]);
+    if (declared > options.maxBodyBytes) {
+      logger.warn({ path, remote, bytes: declared, limit: options.maxBodyBytes }, "request body too large");
+      refuse(request, response, 413);
+      return true;
+    }
+    readBody(request, options).then(
       (body) => handler(request, body, response),
-      () => {
-        response.writeHead(413).end();
-        request.destroy();
+      (error: Error) => {
+        if (!(error instanceof BodyRefused)) return; // the client went away
+        logger.warn({ path, remote, why: error.message }, "request body refused");
+        refuse(request, response, error.status);
       },
     );
     return true;
@@ -146,19 +184,45 @@ function pathOf(request: IncomingMessage): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+/** Reads the body, holding at most `maxBodyBytes` of it and for at most `bodyTimeoutMs`. */
+function readBody(request: IncomingMessage, options: RawPostOptions): Promise<Buffer> {
+  const { maxBodyBytes, bodyTimeoutMs } = options;
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+      chunks = [];
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new BodyRefused(408, `body not complete within ${bodyTimeoutMs} ms`))),
+      bodyTimeoutMs,
+    );
     request.on("data", (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
-      if (size > limit) {
-        reject(new Error("body too large"));
+      if (size > maxBodyBytes) {
+        settle(() => reject(new BodyRefused(413, `body larger than ${maxBodyBytes} bytes`)));
         return;
       }
       chunks.push(chunk);
     });
-    request.on("end", () => resolve(Buffer.concat(chunks)));
-    request.on("error", reject);
+    request.on("end", () => settle(() => resolve(Buffer.concat(chunks))));
+    request.on("error", (error) => settle(() => reject(error)));
+    request.on("close", () => settle(() => reject(new Error("connection closed before the body ended"))));
   });
+}
+
+/** Answers `status` and closes the connection: whatever is left of the body is never read. */
+function refuse(request: IncomingMessage, response: ServerResponse, status: number, body?: object): void {
+  const json = body === undefined ? undefined : JSON.stringify(body);
+  response.writeHead(status, {
+    connection: "close",
+    ...(json === undefined ? {} : { "content-type": "application/json; charset=utf-8" }),
+  });
+  response.end(json, () => request.destroy());
 }

@@ -122,10 +122,11 @@ export interface MemoryStore {
   /** Deletes entries by id; resolves with how many were deleted. */
   delete(ids: number[]): Promise<number>;
   /**
-   * Deletes what is about `subject`, and what was learned only from `userId`'s messages; resolves
-   * with the ids deleted.
+   * Deletes what is about `subject`, and what was learned only from `userId`'s messages in the
+   * sessions whose ids start with `sessionPrefix` (the person's platform or stdio channel: the
+   * same user id elsewhere is someone else); resolves with the ids deleted.
    */
-  forgetPerson(subject: MemorySubject, userId: string): Promise<number[]>;
+  forgetPerson(subject: MemorySubject, userId: string, sessionPrefix: string): Promise<number[]>;
   /**
    * A message was deleted (recalled): memories learned only from it are deleted, the others lose
    * it as a source. Resolves with the ids deleted.

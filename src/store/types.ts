@@ -1,6 +1,8 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { MemoryStore } from "./memory-types.ts";
+import type { FenceToken } from "./session-fence.ts";
+import type { StickerLimits } from "./sticker-eviction.ts";
 
 export interface StoredMessage extends ChatMessage {
   /** Store row id, increasing in insertion order. */
@@ -84,6 +86,11 @@ export interface TurnRecord {
   messageIds?: string[];
   /** The reply id of the interrupted turn this one runs again after a restart. */
   recoveredFrom?: string;
+  /**
+   * Which run of its messages this is: 2 once run again after a crash, and so on; absent on a
+   * first run. A turn run again that is interrupted by a crash too is not run again.
+   */
+  attempt?: number;
   /** Unix time in milliseconds. */
   createdAt: number;
   /** Unix time in milliseconds; absent while running. */
@@ -100,9 +107,17 @@ export interface TurnRecord {
 export interface TurnStore {
   /**
    * Records a turn as running and commits it, with every write queued before it: once it
-   * resolves, a crash leaves the turn for `running()` to find. Rejects when the database refuses.
+   * resolves, a crash leaves the turn for `running()` to find. Rejects when the database refuses,
+   * and with SessionFenced when `fence` (the token of the session lease the turn runs under,
+   * in a cluster) is older than one the session has seen: the turn must not start.
    */
-  begin(turn: TurnRecord): Promise<void>;
+  begin(turn: TurnRecord, fence?: FenceToken): Promise<void>;
+  /**
+   * Records that an instance took the session's lease with `fence`, before it acts for the
+   * session, so every later step under an older token is refused. Rejects with SessionFenced
+   * when a newer token was recorded already.
+   */
+  advanceFence(sessionId: string, fence: FenceToken): Promise<void>;
   /**
    * Records a turn's end; resolves once the store has taken it (the SQLite store queues it
    * with the other writes). Both here and in `begin`, a turn that runs another again
@@ -146,14 +161,20 @@ export interface SendEntry {
   updatedAt: number;
 }
 
-export type NewSend = Pick<SendEntry, "replyId" | "sessionId" | "target" | "contentHash" | "summary">;
+export type NewSend = Pick<SendEntry, "replyId" | "sessionId" | "target" | "contentHash" | "summary"> & {
+  /** The token of the session lease the send's turn runs under (cluster); see TurnStore.begin. */
+  fence?: FenceToken;
+};
 
 /**
  * The send journal: a restart must never send again what may already have gone out, and
  * OneBot has no idempotency key, so every send of a turn is recorded before and after it leaves.
  */
 export interface SendStore {
-  /** Records a send as `pending` and commits it; resolves with its id. Rejects when the database refuses. */
+  /**
+   * Records a send as `pending` and commits it; resolves with its id. Rejects when the database
+   * refuses, and with SessionFenced when `send.fence` is out of date: the send must not leave.
+   */
   pending(send: NewSend): Promise<number>;
   /**
    * The platform accepted it. Resolves once the store has taken it (the SQLite store queues
@@ -187,6 +208,12 @@ export interface UsageRecord {
   replyId?: string;
   /** The chat the call was made for; absent for calls outside any chat (console model tests). */
   sessionId?: string;
+  /**
+   * The user whose turn the call was made for (who started it: the first trigger's sender, or
+   * who asked for the summary), keyed as the limits key users (`onebot:10001`); absent outside
+   * such turns (digests, background learning).
+   */
+  userKey?: string;
 }
 
 export interface UsageQuery {
@@ -214,6 +241,12 @@ export interface SessionTokens {
   tokens: number;
 }
 
+export interface UserTokens {
+  /** As in `UsageRecord.userKey`. */
+  userKey: string;
+  tokens: number;
+}
+
 /** LLM call accounting. Like messages, records are queued and committed in batches. */
 export interface UsageStore {
   record(usage: UsageRecord): void;
@@ -221,6 +254,8 @@ export interface UsageStore {
   summarize(query: UsageQuery): Promise<UsageSummaryRow[]>;
   /** Tokens of the calls made at or after `sinceMs`, one row per chat. */
   tokensBySession(query: UsageQuery): Promise<SessionTokens[]>;
+  /** Tokens of the calls made at or after `sinceMs` for users' turns, one row per user. */
+  tokensByUser(query: UsageQuery): Promise<UserTokens[]>;
   /** Commits everything queued. */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -263,24 +298,28 @@ export interface KeptSticker {
   /** Unix milliseconds of its last send; 0 before the first. */
   lastUsedAt: number;
   createdAt: number;
+  /** The chat it was collected in; absent on stickers kept before that was recorded. */
+  sessionId?: string;
 }
 
-/** The kept stickers, bounded by a capacity. */
+/** The kept stickers, bounded by a count and by the bytes they take together. */
 export interface StickerStore {
   /**
    * Keeps a sticker unless the same content is kept already (then nothing changes and it
-   * resolves false). Beyond `capacity` the others that were least used (then least recently,
+   * resolves false). Beyond the limits the others that were least used (then least recently,
    * then oldest) are dropped: a newcomer always gets in, so it has its chance to be used.
    */
   keep(
     sticker: Pick<KeptSticker, "sha256" | "mime" | "description" | "emotions" | "createdAt"> & {
       bytes: Uint8Array;
+      sessionId: string;
     },
-    capacity: number,
+    limits: StickerLimits,
   ): Promise<boolean>;
-  /** Every kept sticker, without bytes. */
-  list(): Promise<KeptSticker[]>;
-  count(): Promise<number>;
+  /** The kept stickers, without bytes: every one, or those collected in the chat `sessionId`. */
+  list(sessionId?: string): Promise<KeptSticker[]>;
+  /** How many are kept: all, or those collected in the chat `sessionId`. */
+  count(sessionId?: string): Promise<number>;
   bytes(sha256: string): Promise<Uint8Array | undefined>;
   /** Counts one send of the sticker at `at` (Unix ms). */
   markUsed(sha256: string, at: number): Promise<void>;

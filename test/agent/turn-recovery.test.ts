@@ -45,8 +45,8 @@ describe("settling interrupted turns at start-up", () => {
       recoverWithinMs: 120_000,
       inSessionOrder: (_sessionId, task) => tasks.push(task),
       accountReady: async () => connected,
-      runAgain: async (batch, recoveredFrom) => {
-        reruns.push({ batch, recoveredFrom });
+      runAgain: async (batch, interrupted) => {
+        reruns.push({ batch, recoveredFrom: interrupted.replyId });
       },
       monitor: { emit: (event) => events.push(event) },
       logger: captureLog().logger,

@@ -36,6 +36,7 @@ async function setUp(start = MORNING) {
       queries++;
       return stores.usage.tokensBySession(query);
     },
+    tokensByUser: (query: { sinceMs: number }) => stores.usage.tokensByUser(query),
   };
   const tally = new DailyTokenTally(source, () => SHANGHAI, time);
   const record = (usage: UsageRecord) => {
@@ -52,12 +53,33 @@ describe("today's token tally", () => {
     stores.usage.record(call(MORNING - 11 * 3_600_000, 1_000, GROUP_A)); // 23:00 yesterday
     stores.usage.record(call(MORNING - 60_000, 7)); // a console model test: no chat
 
-    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 107, session: 100 });
+    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 107, session: 100, user: 0 });
     record(call(MORNING, 50, GROUP_A));
     record(call(MORNING, 20, GROUP_B));
-    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 177, session: 150 });
+    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-01", total: 177, session: 150, user: 0 });
     expect((await tally.today(GROUP_B)).session).toBe(20);
     expect(queries()).toBe(1);
+    await stores.close();
+  });
+
+  it("counts each user's turns, read from the store after a restart and as calls are recorded", async () => {
+    const { stores, tally, record } = await setUp();
+    const alice = "onebot:30001";
+    stores.usage.record({ ...call(MORNING - 3_600_000, 100, GROUP_A), userKey: alice });
+    stores.usage.record({ ...call(MORNING - 3_600_000, 60, "onebot:10000:private:30001"), userKey: alice });
+    stores.usage.record(call(MORNING - 3_600_000, 7, GROUP_A)); // a digest: nobody's turn
+
+    expect(await tally.today(GROUP_A, alice)).toEqual({
+      day: "2025-05-01",
+      total: 167,
+      session: 107,
+      user: 160,
+    });
+    record({ ...call(MORNING, 40, GROUP_B), userKey: alice });
+    record({ ...call(MORNING, 5, GROUP_B), userKey: "onebot:30002" });
+    expect(await tally.today(GROUP_B, alice)).toMatchObject({ total: 212, session: 45, user: 200 });
+    expect((await tally.today(GROUP_B, "onebot:30002")).user).toBe(5);
+    expect((await tally.today(GROUP_B)).user).toBe(0);
     await stores.close();
   });
 
@@ -77,7 +99,7 @@ describe("today's token tally", () => {
 
     time.advance(60_000);
     record(call(time.now(), 30, GROUP_A));
-    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-02", total: 30, session: 30 });
+    expect(await tally.today(GROUP_A)).toEqual({ day: "2025-05-02", total: 30, session: 30, user: 0 });
     // A call that started before midnight and is recorded after it belongs to yesterday.
     record(call(lateEvening, 9, GROUP_A));
     expect((await tally.today(GROUP_A)).session).toBe(30);

@@ -18,6 +18,7 @@ const OFF: LimitSettings = {
   groupTurnsPerMinute: 0,
   dailyTokens: 0,
   groupDailyTokens: 0,
+  userDailyTokens: 0,
   notify: true,
 };
 

@@ -13,7 +13,7 @@ import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, mention, plain } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { freshRedis, startRedisServer } from "../support/redis-server.ts";
+import { CLUSTER_SECRET, freshRedis, startRedisServer } from "../support/redis-server.ts";
 import { openSse } from "../support/sse-client.ts";
 import { sleep, waitFor } from "../support/wait.ts";
 
@@ -47,7 +47,13 @@ beforeAll(async () => {
         storage: { url: databaseUrl },
         plugins: { dirs: [plugins.root] },
         bot: { admins: [ADMIN] },
-        cluster: { redisUrl: redis.url, instanceId: id, keyPrefix, leaseMs: LEASE_MS },
+        cluster: {
+          redisUrl: redis.url,
+          secret: CLUSTER_SECRET,
+          instanceId: id,
+          keyPrefix,
+          leaseMs: LEASE_MS,
+        },
       },
     });
   a = await instance("a");
@@ -112,7 +118,7 @@ it("opens the live timeline at once while Redis hangs, with this instance's even
   const bot = await startBot({
     config: {
       storage: { url: await freshPostgresUrl() },
-      cluster: { redisUrl: redis.url, instanceId: "lone", keyPrefix: "hung" },
+      cluster: { redisUrl: redis.url, secret: CLUSTER_SECRET, instanceId: "lone", keyPrefix: "hung" },
     },
   });
   const account = new OneBotStandIn({ selfId: "10009" });

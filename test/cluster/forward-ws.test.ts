@@ -10,7 +10,7 @@ import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { mention } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { freshRedis } from "../support/redis-server.ts";
+import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { sleep, waitFor } from "../support/wait.ts";
 
@@ -67,6 +67,7 @@ describe("forward-ws accounts dialled by lease", () => {
       storage: { url: databaseUrl },
       cluster: {
         redisUrl: target.url,
+        secret: CLUSTER_SECRET,
         instanceId,
         leaseMs: LEASE_MS,
         keyPrefix,

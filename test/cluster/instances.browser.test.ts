@@ -8,7 +8,7 @@ import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { launchBrowser } from "../support/browser.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { freshRedis } from "../support/redis-server.ts";
+import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
 
 const TOKEN = "instances-browser-token";
 
@@ -28,6 +28,7 @@ describe("the Instances page", () => {
           storage: { url: databaseUrl },
           cluster: {
             redisUrl: redis.url,
+            secret: CLUSTER_SECRET,
             instanceId: id,
             leaseMs: 1_000,
             keyPrefix: redis.keyPrefix.replace(/:$/, ""),

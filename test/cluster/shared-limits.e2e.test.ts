@@ -9,7 +9,7 @@ import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, mention } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { freshRedis } from "../support/redis-server.ts";
+import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -33,7 +33,12 @@ it("refuses a user over their turns per minute counted across two instances", as
       llm,
       config: {
         storage: { url: databaseUrl },
-        cluster: { redisUrl: redis.url, instanceId: id, keyPrefix: redis.keyPrefix.replace(/:$/, "") },
+        cluster: {
+          redisUrl: redis.url,
+          secret: CLUSTER_SECRET,
+          instanceId: id,
+          keyPrefix: redis.keyPrefix.replace(/:$/, ""),
+        },
         limits: { userTurnsPerMinute: 2 },
       },
     });

@@ -54,6 +54,7 @@ async function sharedStore() {
       reads++;
       return stores.usage.tokensBySession(query);
     },
+    tokensByUser: (query: { sinceMs: number }) => stores.usage.tokensByUser(query),
   };
   return { usage: stores.usage, store, reads: () => reads };
 }
@@ -153,15 +154,43 @@ describe("token budgets shared by instances", () => {
     const { a, b, store, url, keyPrefix } = await twoInstances();
     store.usage.record(call(MORNING - 3_600_000, 100, GROUP)); // 09:00, before either instance ran
 
-    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 100, session: 100 });
+    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 100, session: 100, user: 0 });
     a.spend(50);
     b.spend(20, OTHER_GROUP);
     await Promise.all([a.tokens.today(GROUP), b.tokens.today(GROUP)]); // each instance's add has landed
-    expect(await b.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 170, session: 150 });
+    expect(await b.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 170, session: 150, user: 0 });
     expect(await a.tokens.today(OTHER_GROUP)).toMatchObject({ total: 170, session: 20 });
 
     const restarted = await instance(url, keyPrefix, store);
-    expect(await restarted.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 170, session: 150 });
+    expect(await restarted.tokens.today(GROUP)).toEqual({
+      day: "2025-05-01",
+      total: 170,
+      session: 150,
+      user: 0,
+    });
+    expect(store.reads()).toBe(1);
+  });
+
+  it("adds up a user's spending on both instances, in all chats, and a restarted instance finds it", async () => {
+    const { a, b, store, url, keyPrefix } = await twoInstances();
+    const alice = "onebot:30001";
+    store.usage.record({ ...call(MORNING - 3_600_000, 100, GROUP), userKey: alice });
+
+    expect(await a.tokens.today(GROUP, alice)).toMatchObject({ total: 100, user: 100 });
+    for (const [limits, sessionId] of [
+      [a, GROUP],
+      [b, "onebot:10000:private:30001"],
+    ] as const) {
+      const usage = { ...call(limits.time.now(), 30, sessionId), userKey: alice };
+      store.usage.record(usage);
+      limits.tokens.add(usage);
+    }
+    await Promise.all([a.tokens.today(GROUP), b.tokens.today(GROUP)]); // each instance's add has landed
+    expect(await b.tokens.today(OTHER_GROUP, alice)).toMatchObject({ total: 160, session: 0, user: 160 });
+    expect((await a.tokens.today(GROUP, "onebot:30002")).user).toBe(0);
+
+    const restarted = await instance(url, keyPrefix, store);
+    expect((await restarted.tokens.today(GROUP, alice)).user).toBe(160);
     expect(store.reads()).toBe(1);
   });
 
@@ -178,7 +207,7 @@ describe("token budgets shared by instances", () => {
 
     // A budget again: today's tally is read from the store again, with the calls made meanwhile.
     a.budget.set = b.budget.set = true;
-    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 500, session: 300 });
+    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-01", total: 500, session: 300, user: 0 });
     expect(await b.tokens.today(OTHER_GROUP)).toMatchObject({ total: 500, session: 200 });
     a.spend(5);
     await a.tokens.today(GROUP);
@@ -195,7 +224,7 @@ describe("token budgets shared by instances", () => {
     a.time.advance(14 * 3_600_000);
     b.time.advance(14 * 3_600_000);
     b.spend(30);
-    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-02", total: 30, session: 30 });
+    expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-02", total: 30, session: 30, user: 0 });
     expect(store.reads()).toBe(2);
   });
 });

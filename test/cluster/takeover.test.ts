@@ -16,7 +16,7 @@ import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { mention } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { freshRedis } from "../support/redis-server.ts";
+import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
 import {
   type RecordedLlmRequest,
   ScriptedLlmServer,
@@ -61,7 +61,7 @@ describe("three instances sharing thirty sessions", () => {
       llm,
       config: {
         storage: { url: databaseUrl },
-        cluster: { redisUrl, instanceId: id, leaseMs: LEASE_MS, keyPrefix },
+        cluster: { redisUrl, secret: CLUSTER_SECRET, instanceId: id, leaseMs: LEASE_MS, keyPrefix },
         chat: { realtime: { windowMs: realtimeWindowMs, maxWindowMs: realtimeWindowMs * 10 } },
         agent: { recoverWithinMs: 120_000 },
       },

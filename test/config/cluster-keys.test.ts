@@ -15,15 +15,30 @@ describe("storage.url and cluster.*", () => {
     expect(
       problemsOf({
         storage: { url: "postgresql://tsumugi:s3cret@10.0.0.4:5432/tsumugi" },
-        cluster: { redisUrl: "rediss://:s3cret@10.0.0.5:6380/2", instanceId: "edge-1", leaseMs: 3000 },
+        cluster: {
+          redisUrl: "rediss://:s3cret@10.0.0.5:6380/2",
+          secret: "0123456789abcdef0123456789abcdef",
+          instanceId: "edge-1",
+          leaseMs: 3000,
+        },
       }),
     ).toEqual([]);
   });
 
   it("refuses a cluster on SQLite: the instances must share one database", () => {
-    expect(problemsOf({ cluster: { redisUrl: "redis://127.0.0.1:6379" } })).toEqual([
-      "cluster.redisUrl: needs a postgres:// storage.url: the instances share one database",
+    expect(
+      problemsOf({ cluster: { redisUrl: "redis://127.0.0.1:6379", secret: "0123456789abcdef" } }),
+    ).toEqual(["cluster.redisUrl: needs a postgres:// storage.url: the instances share one database"]);
+  });
+
+  it("refuses a cluster without a secret, or one short enough to guess: anyone on Redis could speak for an instance", () => {
+    const storage = { url: "postgres://tsumugi@10.0.0.4/tsumugi" };
+    expect(problemsOf({ storage, cluster: { redisUrl: "redis://127.0.0.1:6379" } })).toEqual([
+      "cluster.secret: required with cluster.redisUrl: it signs every message between instances (e.g. the output of `openssl rand -hex 32`)",
     ]);
+    expect(
+      problemsOf({ storage, cluster: { redisUrl: "redis://127.0.0.1:6379", secret: "hunter2" } }),
+    ).toEqual(["cluster.secret: too short: at least 16 characters"]);
   });
 
   it("names the key of a misspelt url, an odd instance name or a lease too short to renew", () => {

@@ -37,6 +37,7 @@ const ENDPOINTS: Array<{ method: string; path: string; body?: unknown }> = [
   { method: "GET", path: "/api/chats/messages" },
   { method: "GET", path: "/api/pictures?sessionId=onebot:10000:group:20000&messageId=1&index=0" },
   { method: "GET", path: "/api/pictures/description?sessionId=onebot:10000:group:20000&messageId=1&index=0" },
+  { method: "GET", path: "/api/records?sessionId=onebot:10000:group:20000&messageId=1&index=0" },
   { method: "GET", path: "/api/plugins" },
   { method: "POST", path: "/api/plugins/ping/enable", body: {} },
   { method: "POST", path: "/api/plugins/ping/disable", body: {} },

@@ -283,6 +283,10 @@ describe("the console in a real browser", () => {
     await card.locator(".widget", { hasText: "留言板已开启" }).waitFor();
     const link = card.getByRole("link", { name: "打开留言板" });
     expect(await link.getAttribute("href")).toBe("http://127.0.0.1:9/board");
+    // How each plugin runs (docs/security.md): the stdio one sandboxed, the node one inside the bot.
+    expect(await card.locator("[data-launch='isolated']").textContent()).toBe("沙箱隔离");
+    const inProcess = page.locator("[data-plugin='weather'] [data-launch='in-process']");
+    expect(await inProcess.textContent()).toBe("在机器人进程内");
   });
 
   it("shows a stdio plugin that is still activating as such", async () => {

@@ -14,6 +14,7 @@ import {
 } from "../support/picture-server.ts";
 import { JPEG_2X2, PNG_1X1 } from "../support/pictures.ts";
 import { type Scene, startScene } from "../support/scene.ts";
+import { toneWav } from "./weather-plugin.ts";
 
 const TOKEN = "pictures-browser-token";
 const CAT = "一只橘猫趴在键盘上";
@@ -93,6 +94,29 @@ describe("pictures in the console", () => {
     const contacted = (page as unknown as { contacted: string[] }).contacted;
     expect(contacted.filter((url) => url.startsWith(pictures.baseUrl))).toEqual([]);
     expect(contacted.some((url) => url.includes("/api/pictures?"))).toBe(true);
+  });
+
+  it("plays a chat's voice message through the bot, never from its own address", async () => {
+    const voiceUrl = pictures.serve("/voice.wav", { body: toneWav(), contentType: "text/html" });
+    const messageId = scene.qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      nickname: "Alice",
+      message: [{ type: "record", data: { file: "voice.amr", url: voiceUrl } }],
+    });
+    await scene.bot.waitForEvent("message.ingested", (event) => event.data.messageId === messageId);
+
+    const page = await open(scene.bot.baseUrl, "/chats");
+    await page.locator(".turn-list button", { hasText: groupSession() }).click();
+    const voice = page.locator(".history audio.voice");
+    await voice.waitFor();
+    expect(await voice.getAttribute("src")).toMatch(/^blob:/);
+    // The browser decoded it: a 0.3 s tone has a duration.
+    await page.waitForFunction("document.querySelector('.history audio.voice')?.duration > 0.2");
+
+    const contacted = (page as unknown as { contacted: string[] }).contacted;
+    expect(contacted.filter((url) => url.startsWith(pictures.baseUrl))).toEqual([]);
+    expect(contacted.some((url) => url.includes("/api/records?"))).toBe(true);
   });
 
   it("shows the vision call on the timeline with its model and tokens", async () => {

@@ -30,6 +30,12 @@ interface TurnRow {
   reason: string | null;
   trigger_message_ids: string;
   recovered_from: string | null;
+  attempt?: number | null;
+}
+
+/** The stored turns that `trigger` started. */
+function turnsTriggeredBy(turns: TurnRow[], trigger: string | undefined): TurnRow[] {
+  return turns.filter((turn) => (JSON.parse(turn.trigger_message_ids) as string[]).includes(String(trigger)));
 }
 
 interface TimelineTurn {
@@ -105,8 +111,7 @@ describe("a bot killed mid-turn and restarted", () => {
     await llm?.close();
   });
 
-  const turnsFor = (trigger: string | undefined) =>
-    turns.filter((turn) => (JSON.parse(turn.trigger_message_ids) as string[]).includes(String(trigger)));
+  const turnsFor = (trigger: string | undefined) => turnsTriggeredBy(turns, trigger);
 
   it("answers a trigger whose turn the crash interrupted exactly once, and links the two turns", () => {
     expect(qq.sent.filter((sent) => sent.userId === ALICE).map((sent) => sent.text)).toEqual([
@@ -148,5 +153,94 @@ describe("a bot killed mid-turn and restarted", () => {
       status: "interrupted",
       reason: expect.stringContaining("a send was in doubt"),
     });
+  });
+});
+
+/**
+ * A message whose turn kills the process (issue 27: a picture that exhausts memory, OOM-killed
+ * under a memory limit): the first restart runs it again, as a crash of anything else may have
+ * been the cause; when that second run is killed too, the next start marks it interrupted with
+ * the reason and does not run it a third time, so the bot does not crash-loop and answers the
+ * next message.
+ */
+describe("a turn killed twice", () => {
+  const DAVE = "30004"; // his message "kills" every run of its turn
+  const ERIN = "30005"; // writes after the second crash
+  let llm: ScriptedLlmServer;
+  let qq: OneBotStandIn;
+  const bots: BotProcess[] = [];
+  const poisonAsks: number[] = [];
+  const triggers: Record<string, string> = {};
+  let turns: TurnRow[] = [];
+  let settledLog: Record<string, unknown> | undefined;
+
+  // Dave's turn never gets an answer before the process is killed; everyone else's is immediate.
+  const model = (request: RecordedLlmRequest): ScriptedResponse => {
+    if (!request.toolNames.includes("reply")) return { text: "你好呀" };
+    const poisoned = request.promptText.includes("戴夫");
+    return { toolCalls: [{ name: "reply", arguments: {} }], ...(poisoned ? { delayMs: 60_000 } : {}) };
+  };
+  const asksAboutDave = () => llm.requests.filter((request) => request.promptText.includes("戴夫")).length;
+
+  beforeAll(async () => {
+    llm = await ScriptedLlmServer.start({ whenEmpty: model });
+    qq = new OneBotStandIn({ selfId: SELF });
+    const start = async () => {
+      const dataDir = bots[0]?.dataDir;
+      const bot = await startBotProcess({ llm, ...(dataDir === undefined ? {} : { dataDir }) });
+      bots.push(bot);
+      await qq.connectReverse(bot.wsUrl);
+      return bot;
+    };
+
+    const first = await start();
+    triggers.dave = qq.pushPrivateMessage({ userId: DAVE, message: plain("戴夫：看看这张图") });
+    await waitFor(() => asksAboutDave() === 1, 10_000, "the first run asked the model");
+    await first.kill("SIGKILL");
+
+    const second = await start();
+    await waitFor(() => asksAboutDave() === 2, 15_000, "the restart ran the turn again");
+    await second.kill("SIGKILL");
+
+    const third = await start();
+    poisonAsks.push(asksAboutDave());
+    triggers.erin = qq.pushPrivateMessage({ userId: ERIN, message: plain("艾琳：在吗") });
+    await qq.waitForSent((sent) => sent.userId === ERIN, 15_000);
+    poisonAsks.push(asksAboutDave());
+    settledLog = third.logs.find(
+      (line) => line.msg === "interrupted turn settled" && String(line.reason).includes("crash too"),
+    );
+    await third.kill("SIGTERM");
+    turns = await storedRows<TurnRow>(first.dataDir, "SELECT * FROM turns ORDER BY created_at");
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const bot of bots.reverse()) await bot.dispose();
+    await qq?.close();
+    await llm?.close();
+  });
+
+  it("runs it again once, then marks it interrupted with the reason and answers new messages", () => {
+    // The model never saw Dave's message a third time.
+    expect(poisonAsks).toEqual([2, 2]);
+    expect(qq.sent.filter((sent) => sent.userId === DAVE)).toEqual([]);
+    expect(qq.sent.filter((sent) => sent.userId === ERIN).map((sent) => sent.text)).toEqual(["你好呀"]);
+
+    const dave = turnsTriggeredBy(turns, triggers.dave);
+    expect(dave).toHaveLength(2);
+    const [killedFirst, killedAgain] = dave;
+    expect(killedFirst).toMatchObject({
+      status: "interrupted",
+      reason: `interrupted by a restart; run again as turn ${killedAgain!.reply_id}`,
+    });
+    const reason = `interrupted by a restart again; its previous run (turn ${killedFirst!.reply_id}) had ended in a crash too, so it was not run again`;
+    expect(killedAgain).toMatchObject({
+      status: "interrupted",
+      recovered_from: killedFirst!.reply_id,
+      attempt: 2,
+      reason,
+    });
+    expect(turnsTriggeredBy(turns, triggers.erin)).toMatchObject([{ status: "replied" }]);
+    expect(settledLog).toMatchObject({ replyId: killedAgain!.reply_id, status: "interrupted", reason });
   });
 });

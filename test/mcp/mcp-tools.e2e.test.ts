@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -39,6 +39,8 @@ describe("MCP tools over stdio", () => {
 
   it("calls an MCP tool in a conversation and replies with what it returned", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "mcp-cwd-"));
+    // Readable by all, as a server's folder is: a bot running as root starts it as another user.
+    chmodSync(cwd, 0o755);
     folders.push(cwd);
     const { llm, qq, bot } = await start({ cwd, env: { MCP_MARK: "marked" } });
     llm.enqueue(

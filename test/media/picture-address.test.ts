@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forbiddenAddressKind } from "../../src/media/forbidden-addresses.ts";
 import type { PictureFetchSettings } from "../../src/media/picture-fetcher.ts";
 import type { HostResolver } from "../../src/media/vetted-get.ts";
 import { failureReason, testPictureFetcher } from "../support/picture-fetching.ts";
@@ -61,6 +62,22 @@ describe("media.allowPrivateNetworks: false (the default)", () => {
     ["http://[fe80::1]/a.png", "refused: fe80::1 is a link-local address"],
     ["http://224.0.0.1/a.png", "refused: 224.0.0.1 is a multicast address"],
     ["http://[::ffff:a9fe:a9fe]/a.png", "refused: ::ffff:a9fe:a9fe is a link-local address"],
+    // IPv6 forms with an IPv4 address inside, which a NAT64 translator or a 6to4 relay reaches.
+    [
+      "http://[64:ff9b::127.0.0.1]:PORT/ok.png",
+      "refused: 64:ff9b::7f00:1 is a loopback address (127.0.0.1) in NAT64 form",
+    ],
+    [
+      "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",
+      "refused: 64:ff9b::a9fe:a9fe is a link-local address (169.254.169.254) in NAT64 form",
+    ],
+    ["http://[2002:a00:5::1]/a.png", "refused: 2002:a00:5::1 is a private address (10.0.0.5) in 6to4 form"],
+    [
+      "http://[2002:7f00:1::]:PORT/ok.png",
+      "refused: 2002:7f00:1:: is a loopback address (127.0.0.1) in 6to4 form",
+    ],
+    ["http://[64:ff9b:1::808:808]/a.png", "refused: 64:ff9b:1::808:808 is a private address"],
+    ["http://[::127.0.0.1]:PORT/ok.png", "refused: ::7f00:1 is a reserved address"],
   ])("refuses %s without connecting", async (template, reason) => {
     const before = server.requests.length;
 
@@ -80,6 +97,20 @@ describe("media.allowPrivateNetworks: false (the default)", () => {
     expect(await reasonFor("http://mixed.test/a.png", {}, resolve)).toBe(
       "refused: mixed.test resolves to 10.0.0.5, a private address",
     );
+  });
+
+  it("refuses a host that resolves to a NAT64 form of a private address", async () => {
+    const resolve = resolverOf({ "nat64.test": ["64:ff9b::c0a8:101"] });
+
+    expect(await reasonFor("http://nat64.test/a.png", {}, resolve)).toBe(
+      "refused: nat64.test resolves to 64:ff9b::c0a8:101, a private address (192.168.1.1) in NAT64 form",
+    );
+  });
+
+  it("lets NAT64 and 6to4 forms of public addresses through", () => {
+    for (const address of ["64:ff9b::808:808", "64:ff9b::8.8.8.8", "2002:808:808::1", "2606:4700::1111"]) {
+      expect(forbiddenAddressKind(address)).toBeUndefined();
+    }
   });
 
   it("refuses schemes other than http and https", async () => {

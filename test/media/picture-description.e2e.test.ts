@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { encodeRgbaPng } from "../../src/media/png-encode.ts";
 import type { MonitorEvent } from "../../src/monitor/monitor.ts";
 import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn, WireSegment } from "../support/onebot-standin.ts";
 import { type PictureScene, pictureScenes } from "../support/picture-scene.ts";
+import { encodeRgbaPng } from "../support/pictures.ts";
 import type { Scene } from "../support/scene.ts";
 import type { RecordedLlmRequest, ScriptedAnswer } from "../support/scripted-llm-server.ts";
 

@@ -4,7 +4,15 @@ import type { PictureRef } from "../../src/media/types.ts";
 import { LogCapture } from "../support/log-capture.ts";
 import { failureReason, type fetchSettings, testPictureFetcher } from "../support/picture-fetching.ts";
 import { type PictureServer, startPictureServer } from "../support/picture-server.ts";
-import { buildGif, JPEG_2X2, PNG_1X1, readRgbaPng, WEBP_2X2 } from "../support/pictures.ts";
+import {
+  buildGif,
+  encodeRgbaPng,
+  gifFrameBomb,
+  JPEG_2X2,
+  PNG_1X1,
+  rgbaOf,
+  WEBP_2X2,
+} from "../support/pictures.ts";
 
 /**
  * Fetching pictures from a real HTTP server on 127.0.0.1. The server is on loopback, so these
@@ -65,7 +73,7 @@ describe("fetching a picture a segment points at", () => {
     if (!result.ok) throw new Error(result.reason);
     expect(result.picture.mime).toBe("image/png");
     expect(result.picture.sha256).toBe(createHash("sha256").update(result.picture.bytes).digest("hex"));
-    const png = readRgbaPng(result.picture.bytes);
+    const png = await rgbaOf(result.picture.bytes);
     expect([png.width, png.height]).toEqual([4, 3]);
     const pixel = (x: number, y: number) => [...png.rgba.subarray((y * 4 + x) * 4, (y * 4 + x) * 4 + 4)];
     const none = [0, 0, 0, 0];
@@ -97,7 +105,7 @@ describe("fetching a picture a segment points at", () => {
     const result = await fetcherWith().fetch(image(url));
 
     if (!result.ok) throw new Error(result.reason);
-    const { rgba } = readRgbaPng(result.picture.bytes);
+    const { rgba } = await rgbaOf(result.picture.bytes);
     const expected = Buffer.from(pixels.flatMap((index) => [index, 255 - index, 7, 255]));
     expect(rgba.equals(expected)).toBe(true);
   });
@@ -123,6 +131,46 @@ describe("fetching a picture a segment points at", () => {
       "refused: file: URLs are not fetched",
     );
     expect(failureReason(await fetcherWith().fetch(image(toFtp)))).toBe("refused: ftp: URLs are not fetched");
+  });
+});
+
+describe("decoding within bounds", () => {
+  it("scales a picture longer than media.maxVisionSide down, keeping its type", async () => {
+    const wide = encodeRgbaPng(200, 100, new Uint8Array(200 * 100 * 4).fill(200));
+    const url = server.serve("/wide.png", { body: wide });
+
+    const result = await fetcherWith({ maxVisionSide: 64 }).fetch(image(url));
+
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.picture.mime).toBe("image/png");
+    expect(result.picture.sha256).toBe(createHash("sha256").update(result.picture.bytes).digest("hex"));
+    const { width, height } = await rgbaOf(result.picture.bytes);
+    expect([width, height]).toEqual([64, 32]);
+  });
+
+  it("refuses a GIF frame bomb by its header at once, and the same bytes again without decoding", async () => {
+    const bomb = gifFrameBomb();
+    const fetcher = fetcherWith();
+    const started = performance.now();
+
+    const first = await fetcher.fetch(image(server.serve("/bomb.gif", { body: bomb })));
+    const again = await fetcher.fetch(image(server.serve("/bomb-copy.gif", { body: bomb })));
+
+    const refused = "GIF too large to decode: 65535×16384 pixels (the limit is 9 megapixels)";
+    expect(first).toEqual({ ok: false, reason: refused, unreadable: true });
+    expect(failureReason(again)).toBe(`${refused} (seen before, not decoded again)`);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("draws a frame that fits the pixel limit but not its screen on a screen grown to hold it", async () => {
+    const gif = gifFrameBomb({ width: 1, height: 1 }, { width: 300, height: 200 });
+    const url = server.serve("/grown.gif", { body: gif });
+
+    const result = await fetcherWith().fetch(image(url));
+
+    if (!result.ok) throw new Error(result.reason);
+    const { width, height } = await rgbaOf(result.picture.bytes);
+    expect([width, height]).toEqual([300, 200]);
   });
 });
 
@@ -200,7 +248,7 @@ describe("a picture that cannot be had becomes a reason", () => {
     );
     const url = server.serve("/cut.gif", { body: cut.subarray(0, 20) });
 
-    expect(failureReason(await fetcherWith().fetch(image(url)))).toBe("broken GIF: GIF is cut short");
+    expect(failureReason(await fetcherWith().fetch(image(url)))).toMatch(/^broken GIF: .*end of GIF/);
   });
 
   it("logs each failure with the host only, never the URL's keys", async () => {

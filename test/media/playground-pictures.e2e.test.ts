@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from "vitest";
-import { encodeRgbaPng } from "../../src/media/png-encode.ts";
 import { apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { encodeRgbaPng } from "../support/pictures.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 
 const TOKEN = "playground-token";

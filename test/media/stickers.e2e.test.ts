@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { gifFirstFrameAsPng } from "../../src/media/gif-first-frame.ts";
-import { encodeRgbaPng } from "../../src/media/png-encode.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { KeptSticker } from "../../src/store/types.ts";
 import { ALICE, GROUP, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
 import type { OneBotStandIn, SentMessage, WireSegment } from "../support/onebot-standin.ts";
+import { decodedPicture } from "../support/picture-fetching.ts";
 import { type PictureScene, pictureScenes } from "../support/picture-scene.ts";
-import { buildGif } from "../support/pictures.ts";
+import { buildGif, encodeRgbaPng } from "../support/pictures.ts";
 import type { RecordedLlmRequest, ScriptedAnswer } from "../support/scripted-llm-server.ts";
 import { captureLog } from "../support/store.ts";
 
@@ -46,7 +45,7 @@ const HAPPY = buildGif(
 const ANSWERS = new Map([
   [SPEECHLESS.toString("base64"), "无语\n情绪：无语、嫌弃"],
   // The vision model sees a GIF's first frame.
-  [gifFirstFrameAsPng(HAPPY).toString("base64"), "开心\n情绪：开心、得意"],
+  [(await decodedPicture(HAPPY)).bytes.toString("base64"), "开心\n情绪：开心、得意"],
 ]);
 function describeSticker(request: RecordedLlmRequest): ScriptedAnswer {
   const base64 = request.images[0]?.split(",")[1] ?? "";
@@ -186,6 +185,34 @@ describe("stickers back: kept stickers the planner can send", () => {
     expect(llm.lastRequestWithTool("reply")?.toolNames).not.toContain("send_sticker");
     expect((await keptStickers(scene)).map((row) => row.description)).toEqual(["无语"]);
   });
+
+  it.each([false, true])(
+    "sends a sticker only in the chat it was collected in, in others too with shareAcrossChats: %s",
+    async (shareAcrossChats) => {
+      const scene = await start({ ...VISION, stickers: { enabled: true, shareAcrossChats } });
+      const { llm, bot, qq, pictures } = scene;
+      const url = pictures.serve("/speechless.png", { body: SPEECHLESS });
+      llm.enqueue(describeSticker, NO_REPLY);
+      ask(qq, "你看他", [sticker("speechless.png", url)]);
+      await bot.waitForEvent("sticker.learned");
+      await bot.turnFinished(1, 5_000);
+
+      // In another group, the sticker collected in GROUP is offered only when shared.
+      llm.enqueue(
+        ...(shareAcrossChats
+          ? [{ toolCalls: [{ name: "send_sticker", arguments: { emotion: "无语" } }] }]
+          : []),
+        NO_REPLY,
+      );
+      ask(qq, "在吗", [], OTHER_GROUP);
+      await bot.turnFinished(2, 5_000);
+      const planner = llm.requestsWithTool("reply").find((request) => request.promptText.includes("在吗"));
+      expect(planner?.toolNames.includes("send_sticker")).toBe(shareAcrossChats);
+      const sentThere = qq.sent.filter((sent) => sent.groupId === OTHER_GROUP);
+      expect(sentThere.map((sent) => sentPicture(sent)?.bytes)).toEqual(shareAcrossChats ? [SPEECHLESS] : []);
+      expect(llm.unscriptedRequests).toEqual([]);
+    },
+  );
 
   it("keeps a sticker once, whether posted again or echoed back from the bot's own send", async () => {
     const scene = await start(STICKERS_ON);

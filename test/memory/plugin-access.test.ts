@@ -5,6 +5,7 @@ import { createLogger } from "../../src/log/logger.ts";
 import { MAX_MEMORY_CHARS, MemoryService } from "../../src/memory/memory-service.ts";
 import { createPluginMemoryAccess, PLUGIN_RECALL_MAX } from "../../src/memory/plugin-access.ts";
 import { type MemoryStore, personSubject } from "../../src/memory/types.ts";
+import { sceneAround } from "../../src/memory/visibility.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
 import { shippedPromptTemplates } from "../../src/prompts/templates.ts";
@@ -19,8 +20,11 @@ let store: MemoryStore;
 let enabled: boolean;
 let events: MonitorEvent[];
 let service: MemoryService;
+/** The stored messages of every chat, as the message store answers `recent`. */
+let stored: ChatMessage[];
 
 beforeEach(() => {
+  stored = [];
   db = openSqliteDatabase(IN_MEMORY, createLogger({ level: "silent" }));
   store = new SqliteMemoryStore(db);
   enabled = true;
@@ -41,8 +45,20 @@ beforeEach(() => {
 });
 afterEach(() => db.close());
 
+const chatStore = {
+  recent: async ({ sessionId }: { sessionId: string }) =>
+    stored.filter((message) => message.sessionId === sessionId),
+  findByMessageId: async () => undefined,
+};
+
 const access = (message: ChatMessage, pluginId = "notes") =>
-  createPluginMemoryAccess({ memory: service, message, pluginId, replyId: "r1" });
+  createPluginMemoryAccess({
+    memory: service,
+    message,
+    scene: () => sceneAround([message], chatStore, 20),
+    pluginId,
+    replyId: "r1",
+  });
 
 const inGroup = (groupId = GROUP, userId = ALICE) =>
   groupChatMessage({ groupId, userId, senderName: "Alice", time: 1_700_000_000_000 });
@@ -98,7 +114,8 @@ describe("plugin memory access (context.memory)", () => {
     expect(await store.count()).toBe(1);
   });
 
-  it("about names another person by user id, or the chat's group", async () => {
+  it("about names someone who spoke in the chat lately by user id, or the chat's group", async () => {
+    stored.push(inGroup(GROUP, BOB));
     const message = inGroup();
     await access(message).remember("讨厌被 @ 吵醒", { about: BOB });
     await access(message).remember("每周五晚上开黑", { about: "group" });
@@ -122,6 +139,23 @@ describe("plugin memory access (context.memory)", () => {
       "group",
       "person",
     ]);
+  });
+
+  it("refuses about someone not in the chat, and never recalls a private chat's fact in a group", async () => {
+    const message = inGroup();
+    await expect(access(message).remember("是个骗子", { about: BOB })).rejects.toThrow(
+      `memory: user ${BOB} is not in this chat`,
+    );
+    await expect(access(message).recall("", { about: BOB })).rejects.toThrow(
+      `user ${BOB} is not in this chat`,
+    );
+    const told = await access(privateChat(BOB)).remember("住在春熙路 12 号");
+    stored.push(inGroup(GROUP, BOB));
+    expect(await access(message).recall("春熙路")).toEqual([]);
+    expect(await access(message).recall("", { about: BOB })).toEqual([]);
+    expect(await access(message).forget(told.id)).toBe(false);
+    expect((await access(privateChat(BOB)).recall("春熙路")).map((memory) => memory.id)).toEqual([told.id]);
+    expect(await store.count()).toBe(1);
   });
 
   it('refuses about "group" in a private chat, an about that is no user id, and an empty recall', async () => {

@@ -9,7 +9,7 @@ import { normalizeParameters } from "../../src/components/parameters.ts";
 import { ToolRegistry } from "../../src/components/tool-registry.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { MonitorHub } from "../../src/monitor/monitor.ts";
-import type { PluginSettings } from "../../src/plugins/config.ts";
+import type { PluginFolderSettings } from "../../src/plugins/config.ts";
 import { PluginModuleLoader } from "../../src/plugins/module-loader.ts";
 import { NodePluginRuntime } from "../../src/plugins/node-runtime.ts";
 import { createPluginAjv } from "../../src/plugins/plugin-ajv.ts";
@@ -24,8 +24,8 @@ describe("PluginHost (the console's control surface)", () => {
   const tools = new ToolRegistry(BUILTIN_TOOL_NAMES);
 
   /** The bot config's `plugins` section the host reads; tests edit it and call `applySettings`. */
-  let settings: PluginSettings;
-  const startHost = async (overrides: Partial<PluginSettings> = {}) => {
+  let settings: PluginFolderSettings;
+  const startHost = async (overrides: Partial<PluginFolderSettings> = {}) => {
     settings = { dirs: [sandbox.root], disabled: [], config: {}, ...overrides };
     host = new PluginHost({
       settings: () => settings,

@@ -5,7 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { ALICE, GROUP, groupSession } from "../support/messages.ts";
+import { startPictureServer } from "../support/picture-server.ts";
+import { JPEG_2X2 } from "../support/pictures.ts";
 import { type RawRequest, rawRequest } from "../support/raw-http.ts";
+import { startScene } from "../support/scene.ts";
 
 const EVIL = "http://evil.example";
 
@@ -161,6 +165,61 @@ describe("the server's own names", () => {
       expect(inQuery.status).toBe(401);
     } finally {
       await bot.dispose();
+    }
+  });
+});
+
+describe("requests a browser marks as coming from another site", () => {
+  it("are refused on every API method, reads included, and the bot fetches nothing for them", async () => {
+    const pictures = await startPictureServer();
+    const scene = await startScene({ config: { media: { allowPrivateNetworks: true } } });
+    try {
+      const port = scene.bot.app.address.port;
+      const url = pictures.serve("/photo.jpg", { body: JPEG_2X2 });
+      const messageId = scene.qq.pushGroupMessage({
+        groupId: GROUP,
+        userId: ALICE,
+        message: [{ type: "image", data: { file: "photo.jpg", url } }],
+      });
+      await scene.bot.waitForEvent("message.ingested", (event) => event.data.messageId === messageId);
+      const picture = `/api/pictures?sessionId=${encodeURIComponent(groupSession())}&messageId=${messageId}&index=0`;
+
+      // What an <img> on another site (or another port of localhost: same-site) sends: no Origin.
+      for (const site of ["cross-site", "same-site"]) {
+        for (const [method, target] of [
+          ["GET", picture],
+          ["GET", "/api/config"],
+          ["DELETE", "/api/memory/1"],
+          ["POST", "/api/plugins/none/reload"],
+        ] as const) {
+          const answer = await rawRequest(port, {
+            method,
+            target,
+            headers: { "sec-fetch-site": site, "x-tsumugi-console": "1" },
+          });
+          expect(answer.status, `${site} ${method} ${target}`).toBe(403);
+          expect(JSON.parse(answer.body)).toEqual({
+            error: "forbidden",
+            message: `requests from another site (Sec-Fetch-Site: ${site}) are refused`,
+          });
+        }
+      }
+      expect(pictures.requests).toEqual([]);
+
+      // The console itself (same-origin), a typed address (none) and curl (nothing) still read it.
+      const allowed: Array<Record<string, string>> = [
+        { "sec-fetch-site": "same-origin" },
+        { "sec-fetch-site": "none" },
+        {},
+      ];
+      for (const headers of allowed) {
+        const answer = await rawRequest(port, { method: "GET", target: picture, headers });
+        expect(answer.status, JSON.stringify(headers)).toBe(200);
+      }
+      expect(pictures.requests).toContain("/photo.jpg");
+    } finally {
+      await scene.close();
+      await pictures.close();
     }
   });
 });

@@ -1,13 +1,14 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config fuzzer writes the config's own ${VAR} syntax.
 /**
  * Hostile input for every parser that reads what someone else wrote: CQ strings, OneBot event
- * frames, a stdio plugin's output and the config file. Each must answer with a value or its own
- * clear error, never crash or hang. Bounded: the whole file runs in a few seconds.
+ * frames, a stdio plugin's output, the config file and GIFs. Each must answer with a value or
+ * its own clear error, never crash or hang. Bounded: the whole file runs in a few seconds.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
+import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { AccountTable } from "../../src/adapters/onebot/account-table.ts";
@@ -15,6 +16,7 @@ import { OneBotEventDispatcher } from "../../src/adapters/onebot/event-dispatche
 import { parseFrame } from "../../src/adapters/onebot/frame.ts";
 import { ConfigError, loadConfig } from "../../src/config/load.ts";
 import { createLogger } from "../../src/log/logger.ts";
+import { MAX_GIF_PIXELS, PictureDecoder } from "../../src/media/picture-decoder.ts";
 import { decodeCq, MAX_NODE_DEPTH } from "../../src/message/cq-codec.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { MAX_MESSAGE_DEPTH, MAX_MESSAGE_SEGMENTS } from "../../src/message/message-limits.ts";
@@ -22,6 +24,7 @@ import type { Segment } from "../../src/message/segment.ts";
 import { LineSplitter } from "../../src/plugins/stdio/json-lines.ts";
 import { classifyLine } from "../../src/plugins/stdio/protocol.ts";
 import { parseJsonLossless } from "../../src/util/json.ts";
+import { buildGif, gifFrameBomb } from "../support/pictures.ts";
 
 /** Per test: far above what the runs need (a few seconds for the whole file), so only a hang trips it. */
 const TIMEOUT = { timeout: 15_000 };
@@ -459,6 +462,98 @@ describe("config loader, hostile files", TIMEOUT, () => {
       ),
       // Each load compiles the schema (~0.1 s): few runs, most of them hostile.
       { numRuns: 40 },
+    );
+  });
+});
+
+// ── GIF decoder ──────────────────────────────────────────────────────────────────────────
+
+const DECODING = { maxVisionSide: 1568, timeoutMs: 10_000 };
+
+/** Real GIFs to mutate: two frames (transparency, interlacing, 256 colours), and a small frame bomb. */
+const GIF_SEEDS = [
+  buildGif(
+    { width: 9, height: 7 },
+    Array.from({ length: 256 }, (_, index): [number, number, number] => [index, 255 - index, 7]),
+    [
+      {
+        left: 2,
+        top: 1,
+        width: 5,
+        height: 4,
+        pixels: Array.from({ length: 20 }, (_, i) => i * 13),
+        transparentIndex: 0,
+      },
+      { width: 9, height: 7, pixels: Array.from({ length: 63 }, (_, i) => (i * 7) % 256), interlaced: true },
+    ],
+  ),
+  gifFrameBomb({ width: 1, height: 1 }, { width: 300, height: 200 }),
+];
+
+/** One change to a GIF: a byte set, a 16-bit field (sizes and offsets live in the first bytes) set, or a cut. */
+type GifMutation =
+  | { kind: "byte"; at: number; value: number }
+  | { kind: "u16"; at: number; value: number }
+  | { kind: "cut"; at: number };
+
+const gifMutation: fc.Arbitrary<GifMutation> = fc.oneof(
+  fc.record({ kind: fc.constant("byte" as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
+  fc.record({
+    kind: fc.constant("u16" as const),
+    at: fc.nat({ max: 48 }),
+    value: fc.integer({ min: 0, max: 65_535 }),
+  }),
+  fc.record({ kind: fc.constant("cut" as const), at: fc.nat() }),
+);
+
+function mutated(seed: Buffer, mutations: GifMutation[]): Buffer {
+  let bytes = Buffer.from(seed);
+  for (const mutation of mutations) {
+    const at = mutation.at % bytes.length;
+    if (mutation.kind === "cut") bytes = bytes.subarray(0, Math.max(6, at));
+    else if (mutation.kind === "byte") bytes[at] = mutation.value;
+    else if (at + 1 < bytes.length) bytes.writeUInt16LE(mutation.value, at);
+  }
+  return bytes;
+}
+
+describe("GIF decoder, hostile bytes", TIMEOUT, () => {
+  const decoder = new PictureDecoder({ settings: () => DECODING });
+
+  /** Decodes `bytes` the way a fetched picture is: a bounded picture or a one-line reason, within 2 s. */
+  async function decodesWithinBounds(bytes: Buffer): Promise<void> {
+    const started = performance.now();
+    const result = await decoder.decode(bytes);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    if (!result.ok) {
+      expect(result.reason).toMatch(/^[^\n]+$/);
+      return;
+    }
+    const { width = 0, height = 0 } = await sharp(result.picture.bytes).metadata();
+    expect(width * height).toBeLessThanOrEqual(MAX_GIF_PIXELS);
+    expect(Math.max(width, height)).toBeLessThanOrEqual(DECODING.maxVisionSide);
+  }
+
+  it("turns any mutation of a real GIF into a bounded PNG or a reason, quickly", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...GIF_SEEDS),
+        fc.array(gifMutation, { minLength: 1, maxLength: 6 }),
+        async (seed, mutations) => decodesWithinBounds(mutated(seed, mutations)),
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("turns any bytes after a GIF signature into a reason, quickly", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("GIF87a", "GIF89a"),
+        fc.uint8Array({ maxLength: 2_000 }),
+        async (signature, rest) =>
+          decodesWithinBounds(Buffer.concat([Buffer.from(signature, "latin1"), rest])),
+      ),
+      { numRuns: 200 },
     );
   });
 });

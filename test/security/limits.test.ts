@@ -259,7 +259,8 @@ describe("daily token budgets", () => {
     await s.qq.waitForSent((sent) => sent.text === BUDGET_GONE, 5_000);
     say(s, GROUP_A, BOB, mention("我也来"));
     await waitForRefusals(s.bot, 2);
-    answer(s, "B群你好");
+    // Within group B's own budget: a turn that crossed it would stop before its replyer call.
+    answer(s, "B群你好", { planner: 40, replyer: 40 });
     say(s, GROUP_B, BOB, mention("在吗"));
     await s.qq.waitForSent((sent) => sent.text === "B群你好", 5_000);
 

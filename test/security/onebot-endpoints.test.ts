@@ -44,7 +44,7 @@ function standIn(selfId: string, accessToken?: string): OneBotStandIn {
 }
 
 interface Health {
-  adapters: Array<{ id: string; selfId: string | null; connected: boolean }>;
+  adapters: Array<{ id: string; connected: boolean }>;
 }
 
 async function health(harness: BotHarness): Promise<Health> {
@@ -77,7 +77,7 @@ describe("the OneBot reverse WebSocket with an access token", () => {
     }
 
     expect(genuine.isOpen).toBe(true);
-    expect((await health(harness)).adapters).toMatchObject([{ id: "qq", selfId: SELF, connected: true }]);
+    expect((await health(harness)).adapters).toEqual([{ id: "qq", connected: true }]);
     await helpIsAnswered(qq);
     expect(JSON.stringify(harness.logs)).not.toContain("guess");
   });

@@ -3,15 +3,17 @@
  * holds every message stored so far, readable by its owner only, and the bot keeps working.
  */
 import { spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { backupDatabase } from "../../src/store/sqlite/backup.ts";
 import { storedMessages } from "../support/bot-api.ts";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { plain } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
+import { makeTempDir } from "../support/store.ts";
 import { waitFor } from "../support/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -59,5 +61,38 @@ describe("npm run backup", () => {
     const again = spawnSync(TSX, [BACKUP, target, "--config", bot.configFile], { encoding: "utf8" });
     expect(again.status).toBe(1);
     expect(again.stderr).toContain("already exists");
+  });
+});
+
+describe("a backup being written", () => {
+  it("is never readable by others, from the moment the file exists", async () => {
+    const dir = makeTempDir();
+    try {
+      // Big enough that the copy takes many steps (100 pages each, one per event-loop turn).
+      const source = join(dir.path, "tsumugi.db");
+      const db = new Database(source);
+      db.exec("CREATE TABLE filler (text TEXT)");
+      const insert = db.prepare("INSERT INTO filler VALUES (?)");
+      db.transaction(() => {
+        for (let row = 0; row < 2_000; row++) insert.run("字".repeat(1_000));
+      })();
+      db.close();
+
+      const target = join(dir.path, "backups", "copy.db");
+      const modesSeen = new Set<number>();
+      let copying = true;
+      const watch = () => {
+        if (existsSync(target)) modesSeen.add(statSync(target).mode & 0o777);
+        if (copying) setImmediate(watch);
+      };
+      watch();
+      const { pages } = await backupDatabase(source, target);
+      copying = false;
+
+      expect(pages).toBeGreaterThan(1_000);
+      expect([...modesSeen]).toEqual([0o600]);
+    } finally {
+      dir.remove();
+    }
   });
 });

@@ -122,7 +122,11 @@ export async function startBotProcess(options: BotProcessOptions = {}): Promise<
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
   const running = await Promise.race([
-    logs.waitFor((line) => typeof line.url === "string", options.startTimeoutMs ?? 20_000),
+    // Adapter lines carry a `url` too (an HTTP-mode API being probed): the start-up line is the one.
+    logs.waitFor(
+      (line) => line.msg.startsWith("Tsumugi is running") && typeof line.url === "string",
+      options.startTimeoutMs ?? 20_000,
+    ),
     exited.then((exit) => {
       throw new Error(`the bot exited during start-up (${JSON.stringify(exit)}):\n${otherOutput}`);
     }),

@@ -1,9 +1,11 @@
-import { inflateSync } from "node:zlib";
+import { deflateSync } from "node:zlib";
+import sharp from "sharp";
+import { PNG_SIGNATURE } from "../../src/media/picture-type.ts";
 
 /**
- * Real picture bytes for tests: tiny valid PNG, JPEG and WebP files, a GIF writer (real LZW
- * compression, several frames, transparency, interlacing) and a reader for the RGBA PNGs the
- * bot makes of a GIF's first frame.
+ * Real picture bytes for tests: tiny valid PNG, JPEG and WebP files, an RGBA PNG writer, a GIF
+ * writer (real LZW compression, several frames, transparency, interlacing), a GIF frame bomb,
+ * and a reader of any picture's pixels.
  */
 
 /** A 1×1 red PNG. */
@@ -68,31 +70,108 @@ export function buildGif(
   return Buffer.concat(parts);
 }
 
-/** Width, height and RGBA pixels of an 8-bit RGBA, non-interlaced PNG using filter 0 (what the bot writes). */
-export function readRgbaPng(png: Buffer): { width: number; height: number; rgba: Buffer } {
-  let width = 0;
-  let height = 0;
-  const data: Buffer[] = [];
-  for (let position = 8; position < png.length; ) {
-    const length = png.readUInt32BE(position);
-    const type = png.toString("latin1", position + 4, position + 8);
-    const body = png.subarray(position + 8, position + 8 + length);
-    if (type === "IHDR") {
-      width = body.readUInt32BE(0);
-      height = body.readUInt32BE(4);
-      if (body[8] !== 8 || body[9] !== 6) throw new Error("not an 8-bit RGBA PNG");
-    }
-    if (type === "IDAT") data.push(body);
-    position += 12 + length;
-  }
-  const raw = inflateSync(Buffer.concat(data));
+/** An 8-bit RGBA PNG of `rgba` (width × height × 4 bytes, rows top to bottom), filter 0 on every row. */
+export function encodeRgbaPng(width: number, height: number, rgba: Uint8Array): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8); // bit depth 8, colour type 6 (RGBA), deflate, no filter choice, not interlaced
   const stride = width * 4;
-  const rgba = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y++) {
-    if (raw[y * (stride + 1)] !== 0) throw new Error("PNG row uses a filter");
-    raw.copy(rgba, y * stride, y * (stride + 1) + 1, (y + 1) * (stride + 1));
+  const rows = Buffer.alloc((stride + 1) * height); // each row: filter type 0, then its pixels
+  for (let y = 0; y < height; y++)
+    rows.set(rgba.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const typeAndData = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const framed = Buffer.alloc(8 + data.length + 4);
+  framed.writeUInt32BE(data.length, 0);
+  typeAndData.copy(framed, 4);
+  framed.writeUInt32BE(crc32(typeAndData), 8 + data.length);
+  return framed;
+}
+
+// zlib.crc32 only exists from Node 20.15; the package supports every Node 20.
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** Width, height and RGBA pixels (4 bytes each, rows top to bottom) of a picture, read with sharp. */
+export async function rgbaOf(picture: Buffer): Promise<{ width: number; height: number; rgba: Buffer }> {
+  const { data, info } = await sharp(picture).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, rgba: data };
+}
+
+/**
+ * A GIF frame bomb: a tiny logical screen and one frame of `frame` pixels of one colour, its LZW
+ * data as short as GIF allows (~0.4 MB for 65535×16384, a billion pixels). Written code by code,
+ * never holding the pixels.
+ */
+export function gifFrameBomb(
+  screen = { width: 1, height: 1 },
+  frame = { width: 65_535, height: 16_384 },
+): Buffer {
+  // Colour index 0 only, minimum code size 2: clear code 4, end code 5, first new code 6.
+  // Each new code is the previous run plus one pixel (the code just being defined, read
+  // as "previous + its own first index"); once 4096 codes exist, the longest is repeated.
+  const bytes: number[] = [];
+  let bitBuffer = 0;
+  let bitCount = 0;
+  let codeSize = 3;
+  let nextCode = 6;
+  const write = (code: number) => {
+    bitBuffer |= code << bitCount;
+    bitCount += codeSize;
+    while (bitCount >= 8) {
+      bytes.push(bitBuffer & 0xff);
+      bitBuffer >>>= 8;
+      bitCount -= 8;
+    }
+  };
+  const runOf = (code: number) => (code < 4 ? 1 : code - 4);
+  write(4);
+  write(0);
+  for (let left = frame.width * frame.height - 1; left > 0; ) {
+    const longest = Math.min(nextCode, 4095);
+    const code = runOf(longest) <= left ? longest : left >= 2 ? left + 4 : 0;
+    write(code);
+    left -= runOf(code);
+    if (nextCode < 4096) {
+      nextCode++;
+      if (nextCode === 1 << codeSize && codeSize < 12) codeSize++;
+    }
   }
-  return { width, height, rgba };
+  write(5);
+  if (bitCount > 0) bytes.push(bitBuffer & 0xff);
+  return Buffer.concat([
+    Buffer.from("GIF89a", "latin1"),
+    u16(screen.width),
+    u16(screen.height),
+    Buffer.from([0x81, 0, 0]), // a global table of 4 colours
+    Buffer.alloc(12),
+    Buffer.from([0x2c]),
+    u16(0),
+    u16(0),
+    u16(frame.width),
+    u16(frame.height),
+    Buffer.from([0, 2]),
+    subBlocks(Buffer.from(bytes)),
+    Buffer.from([0x3b]),
+  ]);
 }
 
 function u16(value: number): Buffer {

@@ -27,6 +27,11 @@ const DUPLICATE_DATABASE = "42P04";
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:<port>/postgres`: the maintenance database, as the superuser. */
   adminUrl: string;
+  /**
+   * Shuts the server down at once (as a crash would: clients lose their connections) and starts
+   * it again on the same port and data; resolves once it accepts connections again.
+   */
+  restart(): Promise<void>;
   /** Shuts the server down at once and deletes its cluster. */
   stop(): Promise<void>;
 }
@@ -69,22 +74,33 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     ...["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
     ...["-c", "max_connections=300"],
   ]);
-  // Its own process group, so stopping it reaches the server under runuser too.
-  const child = spawn(postgres, args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
-  const output = tailOf(child.stderr);
   const adminUrl = `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`;
+  const run = async () => {
+    // Its own process group, so stopping it reaches the server under runuser too.
+    const child = spawn(postgres, args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
+    await waitUntilAccepting(adminUrl, child, tailOf(child.stderr)).catch(async (error: unknown) => {
+      await stopGroup(child, "SIGQUIT");
+      throw error;
+    });
+    return child;
+  };
+  let child: ChildProcess | undefined;
   const stop = async () => {
     // SIGQUIT: immediate shutdown, which still releases the shared memory.
-    await stopGroup(child, "SIGQUIT");
+    if (child) await stopGroup(child, "SIGQUIT");
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    await waitUntilAccepting(adminUrl, child, output);
+    child = await run();
   } catch (error) {
     await stop();
     throw error;
   }
-  return { adminUrl, stop };
+  const restart = async () => {
+    if (child) await stopGroup(child, "SIGQUIT");
+    child = await run();
+  };
+  return { adminUrl, restart, stop };
 }
 
 async function waitUntilAccepting(url: string, child: ChildProcess, output: () => string): Promise<void> {

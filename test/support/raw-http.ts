@@ -2,7 +2,7 @@
  * HTTP/1.1 over a plain socket: the request target and headers go out byte for byte (fetch
  * would normalise the path and refuse to set Host), as an attacker's client would send them.
  */
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 
 export interface RawRequest {
   method: string;
@@ -11,6 +11,8 @@ export interface RawRequest {
   /** Host defaults to `127.0.0.1:<port>`, Connection to `close`. */
   headers?: Record<string, string>;
   body?: string;
+  /** How long to wait for an answer before settling with what arrived; default 5 s. */
+  timeoutMs?: number;
 }
 
 export interface RawAnswer {
@@ -26,18 +28,36 @@ const QUIET_MS = 300;
 const TIMEOUT_MS = 5_000;
 
 export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer> {
+  const { body } = request;
+  const headers =
+    body === undefined
+      ? request.headers
+      : { ...request.headers, "content-length": String(Buffer.byteLength(body)) };
+  const { socket, answer } = openRequest(port, { ...request, headers });
+  if (body !== undefined) socket.write(body);
+  return answer;
+}
+
+export interface OpenRequest {
+  /** Where the test writes the body, as slowly or as much as it likes. */
+  socket: Socket;
+  /** Settles once the server answered (or closed) and went quiet. */
+  answer: Promise<RawAnswer>;
+}
+
+/** Sends the request line and headers only; the body is the caller's to write on `socket`. */
+export function openRequest(port: number, request: Omit<RawRequest, "body">): OpenRequest {
   const headers: Record<string, string> = {
     host: `127.0.0.1:${port}`,
     connection: "close",
     ...request.headers,
   };
-  if (request.body !== undefined) headers["content-length"] = String(Buffer.byteLength(request.body));
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
-  const text = `${request.method} ${request.target} HTTP/1.1\r\n${head}\r\n${request.body ?? ""}`;
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(text));
+  const socket = connect(port, "127.0.0.1");
+  socket.write(`${request.method} ${request.target} HTTP/1.1\r\n${head}\r\n`);
+  const answer = new Promise<RawAnswer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let quiet: NodeJS.Timeout | undefined;
     const finish = () => {
@@ -46,7 +66,7 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer
       socket.destroy();
       resolve(parseAnswer(Buffer.concat(chunks)));
     };
-    const deadline = setTimeout(finish, TIMEOUT_MS);
+    const deadline = setTimeout(finish, request.timeoutMs ?? TIMEOUT_MS);
     socket.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
       clearTimeout(quiet);
@@ -54,10 +74,11 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawAnswer
     });
     socket.on("end", finish);
     socket.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ECONNRESET") finish();
+      if (error.code === "ECONNRESET" || error.code === "EPIPE") finish();
       else reject(error);
     });
   });
+  return { socket, answer };
 }
 
 function parseAnswer(bytes: Buffer): RawAnswer {

@@ -86,6 +86,9 @@ export interface RedisTarget {
   keyPrefix: string;
 }
 
+/** The `cluster.secret` test instances share (a cluster does not start without one). */
+export const CLUSTER_SECRET = "test-cluster-secret-0123456789";
+
 /** A database of its own on this run's shared Redis server. */
 export async function freshRedis(): Promise<RedisTarget> {
   const serverUrl = inject("redisUrl");

@@ -126,6 +126,8 @@ const TEXT = {
   monCapDay: ["超出每日上限（media.vision.maxPerDay）", "over the daily cap (media.vision.maxPerDay)"],
   picture: ["图片", "picture"],
   pictureUnavailable: ["无法显示", "cannot be shown"],
+  voice: ["语音", "voice"],
+  voiceUnavailable: ["无法播放", "cannot be played"],
   pictureShows: ["图片内容：", "Shows:"],
   stickerMeans: ["表情含义：", "Means:"],
 
@@ -268,14 +270,18 @@ const TEXT = {
 
   connectTitle: ["连接 QQ（NapCat、LLOneBot、Lagrange…）", "Connect QQ (NapCat, LLOneBot, Lagrange…)"],
   connectIntro: [
-    "在 NapCat 的 WebUI 里打开「网络配置」，新建一个「WebSocket 客户端」（反向 WS），填入下面的地址和令牌并启用。",
-    "In NapCat's WebUI open Network settings, add a WebSocket client (reverse WS), paste the URL and token below and enable it.",
+    "在 NapCat 的 WebUI 里打开「网络配置」，新建一个「WebSocket 客户端」（反向 WS），填入下面的地址和配置文件中的令牌并启用。",
+    "In NapCat's WebUI open Network settings, add a WebSocket client (reverse WS), paste the URL below and the token from the config file, and enable it.",
   ],
   connectUrl: ["反向 WebSocket 地址", "Reverse WebSocket URL"],
   connectHttpUrl: ["事件上报（HTTP POST）地址", "Event POST URL"],
   connectForwardUrl: ["我们连接的地址", "URL we connect to"],
   connectToken: ["访问令牌（access token）", "Access token"],
   connectNoToken: ["（未设置，可留空）", "(none, leave empty)"],
+  connectTokenHidden: [
+    "已设置（不在此显示）：填入配置文件 adapters[].accessToken 中的令牌",
+    "set (not shown here): enter the token of adapters[].accessToken in the config file",
+  ],
   connectAccounts: ["已连接的账号", "Connected accounts"],
   connectWaiting: ["还没有账号连接，正在等待…", "No account connected yet; waiting…"],
   connectOnline: ["在线", "online"],
@@ -302,6 +308,26 @@ const TEXT = {
   pluginConfigSaved: ["配置已生效。", "Config applied."],
   pluginLastError: ["最近的错误", "Last error"],
   pluginLoadedAt: ["加载于", "Loaded at"],
+  launch_isolated: ["沙箱隔离", "sandboxed"],
+  launch_unisolated: ["未隔离", "not isolated"],
+  launch_trusted: ["受信任", "trusted"],
+  "launch_in-process": ["在机器人进程内", "in the bot's process"],
+  launchHint_isolated: [
+    "在 bubblewrap 沙箱中运行：看不到机器人的配置文件、数据目录和密钥，以另一个用户运行，有内存上限。",
+    "Runs in a bubblewrap sandbox: it cannot see the bot's config file, data folder or secrets; another user, a memory limit.",
+  ],
+  launchHint_unisolated: [
+    "未隔离（bubblewrap 无法运行或 plugins.sandbox 为 off）：只有干净的环境变量，能读取该用户能读的任何文件。",
+    "Not isolated (bubblewrap cannot run here, or plugins.sandbox is off): a clean environment only; it can read any file its user can.",
+  ],
+  launchHint_trusted: [
+    "列在受信任名单中：以机器人自己的用户运行，不加隔离。",
+    "Listed as trusted: runs as the bot's own user, not isolated.",
+  ],
+  "launchHint_in-process": [
+    "Node 插件在机器人进程内运行，能访问机器人能访问的一切。",
+    "A Node plugin runs inside the bot's process and can reach all the bot can.",
+  ],
   pluginWidgets: ["插件界面", "Plugin widgets"],
   processRestarts: ["重启次数", "restarts"],
   processNextRetry: ["下次重试", "next retry"],

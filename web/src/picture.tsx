@@ -1,50 +1,25 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, withQuery } from "./api.ts";
+import { type MediaSource, useFetchedMedia } from "./fetched-media.ts";
 import { t } from "./i18n.ts";
 import type { PictureDescriptionAnswer } from "./types.ts";
 
-/** Which stored message a picture belongs to: the bot fetches it from there. */
-export interface PictureSource {
-  sessionId: string;
-  messageId: string;
-}
-
 interface PictureProps {
-  source: PictureSource;
+  source: MediaSource;
   /** The segment's position in the message. */
   index: number;
   /** Changes when a picture may have been described since (the description is read again). */
   revision?: number;
 }
 
-type Shown = { state: "loading" } | { state: "shown"; url: string } | { state: "failed"; reason: string };
-
 /**
  * A stored message's picture, fetched through the bot (`/api/pictures`) so the browser never
  * contacts QQ's servers, shown from a blob: URL, with the vision model's description below.
  */
 export function Picture({ source, index, revision }: PictureProps) {
-  const [shown, setShown] = useState<Shown>({ state: "loading" });
+  const shown = useFetchedMedia("/api/pictures", source, index);
   const [description, setDescription] = useState<PictureDescriptionAnswer["description"]>(null);
   const query = { sessionId: source.sessionId, messageId: source.messageId, index };
-
-  useEffect(() => {
-    let url: string | undefined;
-    let cancelled = false;
-    api.blob(withQuery("/api/pictures", query)).then(
-      (bytes) => {
-        if (cancelled) return;
-        url = URL.createObjectURL(bytes);
-        setShown({ state: "shown", url });
-      },
-      (error: unknown) =>
-        !cancelled && setShown({ state: "failed", reason: String((error as Error).message) }),
-    );
-    return () => {
-      cancelled = true;
-      if (url) URL.revokeObjectURL(url);
-    };
-  }, [source.sessionId, source.messageId, index]);
 
   useEffect(() => {
     const path = withQuery("/api/pictures/description", query);

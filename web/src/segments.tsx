@@ -1,14 +1,19 @@
-import { Picture, type PictureSource } from "./picture.tsx";
+import type { MediaSource } from "./fetched-media.ts";
+import { Picture } from "./picture.tsx";
 import type { ChatMessage, Segment } from "./types.ts";
+import { Voice } from "./voice.tsx";
 
-/** Where a browser can load a voice message from: inline base64 becomes a data URL. */
-export function audioSource(file: unknown): string | undefined {
+/**
+ * A voice message the page can play without contacting anyone: inline base64 becomes a data
+ * URL. A remote one is fetched through the bot ({@link Voice}), never from its own URL.
+ */
+export function inlineAudioSource(file: unknown): string | undefined {
   if (typeof file !== "string") return undefined;
   if (file.startsWith("base64://")) {
     const base64 = file.slice("base64://".length);
     return `data:${sniffAudioType(base64)};base64,${base64}`;
   }
-  if (/^(https?:|data:)/.test(file)) return file;
+  if (file.startsWith("data:")) return file;
   return undefined;
 }
 
@@ -18,6 +23,11 @@ function sniffAudioType(base64: string): string {
   if (head.startsWith("RIFF")) return "audio/wav";
   if (head.startsWith("OggS")) return "audio/ogg";
   return "audio/mpeg";
+}
+
+/** Whether a voice message names an http(s) address the bot can fetch it from. */
+function hasRemoteAudio(data: Record<string, unknown>): boolean {
+  return [data.url, data.file].some((value) => typeof value === "string" && /^https?:\/\//i.test(value));
 }
 
 /** Plain text of a message, as a one-line preview. */
@@ -47,8 +57,8 @@ interface SegmentsProps {
   segments: Segment[];
   /** Finds a quoted message among those on screen. */
   lookup?: (messageId: string) => ChatMessage | undefined;
-  /** The stored message these segments are, whose pictures the bot serves; without it pictures read [图片]. */
-  source?: PictureSource;
+  /** The stored message these segments are, whose pictures and voice the bot serves; without it they read [图片], [语音]. */
+  source?: MediaSource;
   /** Bumped when pictures may have been described since (see {@link Picture}). */
   revision?: number;
 }
@@ -86,10 +96,14 @@ export function Segments({ segments, lookup, source, revision }: SegmentsProps) 
               <span key={key}>[图片]</span>
             );
           case "record": {
-            const src = audioSource(segment.data.file) ?? audioSource(segment.data.url);
-            return src ? (
+            const inline = inlineAudioSource(segment.data.file);
+            if (inline) {
               // biome-ignore lint/a11y/useMediaCaption: a voice message has no caption track
-              <audio key={key} class="voice" controls src={src} />
+              return <audio key={key} class="voice" controls src={inline} />;
+            }
+            // Never the segment's own url: the browser would contact that host with the admin's address.
+            return source && hasRemoteAudio(segment.data) ? (
+              <Voice key={key} source={source} index={index} />
             ) : (
               <span key={key}>[语音]</span>
             );

@@ -27,6 +27,15 @@ export interface HttpModeOptions {
 const PROBE_BACKOFF = { minDelayMs: 1_000, maxDelayMs: 30_000 };
 
 /**
+ * Largest event POST read. Only events arrive here (action answers come back on our own
+ * requests), and NapCat's are a few KB: pictures, voice and files are URLs, forwards an id.
+ */
+export const MAX_EVENT_POST_BYTES = 1024 * 1024;
+
+/** An implementation sends an event in one write; a body still arriving after this is cut off. */
+export const EVENT_BODY_TIMEOUT_MS = 5_000;
+
+/**
  * OneBot over plain HTTP: actions are POSTed to `${url}/${action}`, events arrive as POSTs
  * on our `path`. HTTP has no connection, so "connected" means the API answered: it is probed
  * with `get_login_info` (with backoff) until it does, and again after a request fails to reach it.
@@ -49,8 +58,15 @@ export class HttpTransport implements OneBotTransport {
 
   async start(): Promise<void> {
     this.#running = true;
-    this.#removeRoute = this.#options.routes.onPost(this.#options.path, (request, body, response) =>
-      this.#receiveEvent(request, body, response),
+    this.#removeRoute = this.#options.routes.onPost(
+      this.#options.path,
+      (request, body, response) => this.#receiveEvent(request, body, response),
+      {
+        maxBodyBytes: MAX_EVENT_POST_BYTES,
+        bodyTimeoutMs: EVENT_BODY_TIMEOUT_MS,
+        // Without a secret nothing else tells NapCat (no Origin, Host 127.0.0.1:port) from a web page.
+        ownOriginOnly: this.#options.secret === undefined,
+      },
     );
     void this.#probe();
   }

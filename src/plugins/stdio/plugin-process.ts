@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import type { Stream } from "node:stream";
 import type { Logger } from "../../log/logger.ts";
 import { parseJsonLossless } from "../../util/json.ts";
 import { clip } from "../../util/values.ts";
+import type { LaunchPlan } from "../isolation/process-isolation.ts";
 import { encodeLine, LineSplitter, MAX_LINE_BYTES } from "./json-lines.ts";
 import { answerError, classifyLine, type JsonObject, oversizedLineKind } from "./protocol.ts";
 
@@ -41,17 +43,33 @@ export function pluginEnvironment(
 
 /** Longest stderr line logged whole; the rest of a longer one is dropped. */
 const MAX_STDERR_LINE_BYTES = 16 * 1024;
+
+/**
+ * Logs a child process's stderr (a plugin's, an MCP server's) a line at a time, each passed
+ * through `redact` first: whatever the process prints, the bot's secrets do not reach the log.
+ */
+export function logStderr(
+  stderr: Stream,
+  redact: (text: string) => string,
+  log: (text: string) => void,
+): void {
+  const lines = new LineSplitter(
+    {
+      line: (text) => log(redact(text)),
+      oversized: (bytes) => log(`(a stderr line of ${bytes} bytes, not logged)`),
+    },
+    MAX_STDERR_LINE_BYTES,
+  );
+  stderr.on("data", (chunk: Buffer) => lines.push(chunk));
+}
 /** How long a process that closed its stdout may take to exit before it is killed. */
 const STDOUT_CLOSED_GRACE_MS = 1_000;
 
 export interface PluginProcessOptions {
-  /** The manifest's `entry` split on whitespace: no shell is involved. */
-  command: string[];
-  cwd: string;
-  /** The manifest's `env`: variables of the bot passed on beside the basic ones. */
-  declaredEnv: readonly string[];
-  /** Set by the runtime itself (the Python SDK's `PYTHONPATH`). */
-  extraEnv?: Record<string, string>;
+  /** How the process is started (ProcessIsolation): no shell is involved. */
+  plan: LaunchPlan;
+  /** Removes the bot's secrets from a stderr line before it is logged. */
+  redact: (text: string) => string;
   /** Per-call limit; a call past it fails and the process is killed. */
   timeoutMs: number;
   logger: Logger;
@@ -106,13 +124,8 @@ export class PluginProcess {
   private readonly exited: Promise<void>;
 
   constructor(private readonly options: PluginProcessOptions) {
-    const [file, ...args] = options.command;
-    if (!file) throw new Error("the entry names no command");
-    this.child = spawn(file, args, {
-      cwd: options.cwd,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...pluginEnvironment(process.env, options.declaredEnv), ...options.extraEnv },
-    });
+    const { file, args, cwd, env } = options.plan;
+    this.child = spawn(file, args, { cwd, stdio: ["pipe", "pipe", "pipe"], env });
     const { logger } = options;
     this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));
     this.child.once("error", (error: NodeJS.ErrnoException) => {
@@ -139,15 +152,7 @@ export class PluginProcess {
     });
     this.child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
     this.child.stdout!.once("end", () => this.stdoutClosed());
-    const stderr = new LineSplitter(
-      {
-        line: (text) => logger.info({ stream: "stderr" }, text),
-        oversized: (bytes) =>
-          logger.info({ stream: "stderr" }, `(a stderr line of ${bytes} bytes, not logged)`),
-      },
-      MAX_STDERR_LINE_BYTES,
-    );
-    this.child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
+    logStderr(this.child.stderr!, options.redact, (text) => logger.info({ stream: "stderr" }, text));
   }
 
   get pid(): number | undefined {

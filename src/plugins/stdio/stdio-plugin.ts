@@ -2,17 +2,20 @@ import type { Built } from "../../components/builders.ts";
 import { isGuardEvent } from "../../components/hooks.ts";
 import type { SystemPartsRegistry } from "../../components/system-parts.ts";
 import type { Component } from "../../components/types.ts";
+import { redactSecrets } from "../../log/logger.ts";
 import type { Monitor } from "../../monitor/monitor.ts";
+import { secretValues } from "../../schema/secret-paths.ts";
 import { errorMessage } from "../../util/values.ts";
+import { type LaunchPlan, type ProcessIsolation, pluginDataFolder } from "../isolation/process-isolation.ts";
 import type { RuntimeLoadRequest } from "../runtime.ts";
-import type { RuntimeDetails } from "../status-types.ts";
+import type { LaunchMode, RuntimeDetails } from "../status-types.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
 import type { StdioChannels } from "./channel-adapter.ts";
 import { ComponentFactory } from "./component-factory.ts";
 import { Declarations } from "./declarations.ts";
 import type { Launch } from "./launch.ts";
 import { PluginChannel } from "./plugin-channel.ts";
-import { type CallOptions, PluginProcess } from "./plugin-process.ts";
+import { type CallOptions, PluginProcess, pluginEnvironment } from "./plugin-process.ts";
 import { type ActivateAnswer, type JsonObject, type ProtocolValidators, problemsOf } from "./protocol.ts";
 import { ProcessSupervisor } from "./supervision.ts";
 
@@ -27,6 +30,12 @@ export interface StdioPluginDeps {
   monitor: Monitor;
   /** How the manifest becomes a process: `stdio` runs `entry`, `python` the SDK's runner. */
   launch: Launch;
+  /** Starts the process as `plugins.sandbox` says for a plugin `trusted` or not. */
+  isolation: ProcessIsolation;
+  /** Listed in `plugins.trusted`. */
+  trusted: (pluginId: string) => boolean;
+  /** The secret values of the bot's config, redacted from the plugin's stderr. */
+  secrets: () => readonly string[];
 }
 
 /**
@@ -44,10 +53,12 @@ export class StdioPlugin {
   private readonly declarations: Declarations;
   private readonly channel: PluginChannel;
   private readonly launch: ReturnType<Launch>;
+  /** How the latest process was started. */
+  private launchMode: LaunchMode | undefined;
 
   constructor(
     private readonly request: RuntimeLoadRequest,
-    deps: StdioPluginDeps,
+    private readonly deps: StdioPluginDeps,
     private readonly protocol: ProtocolValidators,
   ) {
     this.launch = deps.launch(request.manifest);
@@ -128,7 +139,11 @@ export class StdioPlugin {
   }
 
   details(): RuntimeDetails {
-    return { process: { ...this.supervisor.status }, ...this.channel.details() };
+    return {
+      process: { ...this.supervisor.status },
+      ...(this.launchMode ? { launch: this.launchMode } : {}),
+      ...this.channel.details(),
+    };
   }
 
   private get logger() {
@@ -139,12 +154,43 @@ export class StdioPlugin {
   private async activate(): Promise<void> {
     const { manifest } = this.request;
     this.activating = true;
+    let process: PluginProcess | undefined;
+    try {
+      const plan = await this.deps.isolation.prepare({
+        command: this.launch.command,
+        cwd: this.request.dir,
+        dataFolder: pluginDataFolder(this.request.dir),
+        env: { ...pluginEnvironment(globalThis.process.env, manifest.env), ...this.launch.env },
+        trusted: this.deps.trusted(manifest.id),
+        network: manifest.network,
+      });
+      if (this.unloading) throw new Error("the plugin was unloaded meanwhile");
+      this.launchMode = plan.mode;
+      process = this.startProcess(plan);
+      const answer = await process.call("activate", { pluginId: manifest.id, config: this.request.config() });
+      if (this.process !== process) throw new Error("the plugin was unloaded meanwhile");
+      if (!this.protocol.activate(answer)) {
+        throw new Error(`the activate answer is not valid: ${problemsOf(this.protocol.activate)}`);
+      }
+      this.declare(answer);
+    } catch (error) {
+      process?.kill("was killed: its activation failed");
+      if (process && this.process === process) this.process = undefined;
+      throw new Error(`activation failed: ${errorMessage(error)}`);
+    } finally {
+      this.activating = false;
+    }
+    this.supervisor.activated(() => this.process === process);
+    this.channel.attach();
+    this.supervisor.setState("running");
+    this.request.componentsChanged();
+  }
+
+  private startProcess(plan: LaunchPlan): PluginProcess {
     const process: PluginProcess = new PluginProcess({
-      command: this.supervisor.status.command,
-      cwd: this.request.dir,
-      declaredEnv: manifest.env,
-      extraEnv: this.launch.env,
-      timeoutMs: manifest.timeout,
+      plan,
+      redact: (text) => redactSecrets(text, this.secrets()),
+      timeoutMs: this.request.manifest.timeout,
       logger: this.logger,
       push: (method, params) => {
         if (this.process === process) this.channel.receive(method, params);
@@ -158,24 +204,13 @@ export class StdioPlugin {
     });
     this.process = process;
     this.supervisor.started(process.pid);
-    try {
-      const answer = await process.call("activate", { pluginId: manifest.id, config: this.request.config() });
-      if (this.process !== process) throw new Error("the plugin was unloaded meanwhile");
-      if (!this.protocol.activate(answer)) {
-        throw new Error(`the activate answer is not valid: ${problemsOf(this.protocol.activate)}`);
-      }
-      this.declare(answer);
-    } catch (error) {
-      process.kill("was killed: its activation failed");
-      if (this.process === process) this.process = undefined;
-      throw new Error(`activation failed: ${errorMessage(error)}`);
-    } finally {
-      this.activating = false;
-    }
-    this.supervisor.activated(() => this.process === process);
-    this.channel.attach();
-    this.supervisor.setState("running");
-    this.request.componentsChanged();
+    return process;
+  }
+
+  /** The bot's secrets and those of the plugin's own config (its schema's `writeOnly`/`password` fields), longest first. */
+  private secrets(): string[] {
+    const own = secretValues(this.request.manifest.config, this.request.config());
+    return [...this.deps.secrets(), ...own].sort((a, b) => b.length - a.length);
   }
 
   private declare(answer: ActivateAnswer): void {

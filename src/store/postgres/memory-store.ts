@@ -149,15 +149,18 @@ export class PgMemoryStore implements MemoryStore {
     return (await this.#db.transaction((tx) => deleteMemories(tx, ids))).length;
   }
 
-  async forgetPerson(subject: MemorySubject, userId: string): Promise<number[]> {
+  async forgetPerson(subject: MemorySubject, userId: string, sessionPrefix: string): Promise<number[]> {
     return this.#db.transaction(async (tx) => {
       const rows = await tx.query<{ id: number }>(
         `SELECT id FROM memories WHERE subject = $1
          UNION
-         SELECT s.memory_id FROM memory_sources s WHERE s.user_id = $2 AND NOT EXISTS (
-           SELECT 1 FROM memory_sources o WHERE o.memory_id = s.memory_id AND o.user_id <> $2)
+         SELECT s.memory_id FROM memory_sources s
+         WHERE s.user_id = $2 AND left(s.session_id, length($3::text)) = $3::text
+           AND NOT EXISTS (
+             SELECT 1 FROM memory_sources o WHERE o.memory_id = s.memory_id
+               AND (o.user_id <> $2 OR left(o.session_id, length($3::text)) <> $3::text))
          ORDER BY 1`,
-        [subject, userId],
+        [subject, userId, sessionPrefix],
       );
       const ids = rows.map((row) => row.id);
       await deleteMemories(tx, ids);

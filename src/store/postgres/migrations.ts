@@ -117,6 +117,39 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     },
   },
   MONITOR_MEDIA_MEMORY_MIGRATION,
+  {
+    version: 3,
+    name: "turns.attempt",
+    async up(tx) {
+      // As SQLite's migration 11: which run of its messages a turn is (null: the first).
+      await tx.query("ALTER TABLE turns ADD COLUMN attempt INTEGER");
+    },
+  },
+  {
+    version: 4,
+    name: "llm_usage.user_key",
+    async up(tx) {
+      // As SQLite's migration 12: whose turn a call was made for, for the per-user daily budget.
+      await tx.query("ALTER TABLE llm_usage ADD COLUMN user_key TEXT");
+    },
+  },
+  {
+    version: 5,
+    name: "stickers.session_id",
+    async up(tx) {
+      // As SQLite's migration 13: the chat a sticker was collected in.
+      await tx.query("ALTER TABLE stickers ADD COLUMN session_id TEXT");
+    },
+  },
+  {
+    version: 6,
+    name: "session_fences",
+    async up(tx) {
+      // Per session, the newest lease token a cluster instance took it with (session-fence.ts).
+      // No SQLite counterpart: a cluster runs on PostgreSQL only.
+      await tx.query("CREATE TABLE session_fences (session_id TEXT PRIMARY KEY, token BIGINT NOT NULL)");
+    },
+  },
 ];
 
 /**

@@ -1,8 +1,10 @@
 import type { Logger } from "../../log/logger.ts";
+import { SessionFenced } from "../session-fence.ts";
 import { SEND_COLUMNS, type SendRow, type Settlement, toSendEntry } from "../sqlite/send-store.ts";
 import type { NewSend, SendEntry, SendStore } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
+import { fenceCte } from "./session-fences.ts";
 import { rowsPerStatement, statementChunks, valuesList } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
@@ -33,13 +35,28 @@ export class PgSendStore implements SendStore {
 
   async pending(send: NewSend): Promise<number> {
     const now = Date.now();
-    const [row] = await this.db.query<{ id: number }>(
-      `INSERT INTO sends (reply_id, session_id, target, content_hash, summary, state, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6) RETURNING id`,
-      [send.replyId, send.sessionId, send.target, send.contentHash, send.summary, now],
-      "send-pending",
-    );
-    if (row === undefined) throw new Error("the sends insert returned no id");
+    const values = [send.replyId, send.sessionId, send.target, send.contentHash, send.summary, now];
+    const [row] =
+      send.fence === undefined
+        ? await this.db.query<{ id: number }>(
+            `INSERT INTO sends (reply_id, session_id, target, content_hash, summary, state, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6) RETURNING id`,
+            values,
+            "send-pending",
+          )
+        : // Checked against the session's newest lease token in the same statement (see fenceCte).
+          await this.db.query<{ id: number }>(
+            `WITH ${fenceCte(2, 7)}
+             INSERT INTO sends (reply_id, session_id, target, content_hash, summary, state, created_at, updated_at)
+             SELECT $1::text, $2::text, $3::text, $4::text, $5::text, 'pending', $6::bigint, $6::bigint FROM fence
+             RETURNING id`,
+            [...values, send.fence],
+            "send-pending-fenced",
+          );
+    if (row === undefined) {
+      if (send.fence !== undefined) throw new SessionFenced(send.sessionId, send.fence);
+      throw new Error("the sends insert returned no id");
+    }
     return row.id;
   }
 

@@ -1,3 +1,4 @@
+import { type StickerLimits, stickerEvictionSql } from "../sticker-eviction.ts";
 import type { KeptSticker, StickerStore } from "../types.ts";
 import type { PgDatabase } from "./database.ts";
 
@@ -9,9 +10,15 @@ interface StickerRow {
   usage_count: number;
   last_used_at: number;
   created_at: number;
+  session_id: string | null;
 }
 
 type NewSticker = Parameters<StickerStore["keep"]>[0];
+
+const STICKER_COLUMNS =
+  "sha256, mime, description, emotions, usage_count, last_used_at, created_at, session_id";
+
+const EVICT = stickerEvictionSql({ byteLength: "octet_length", param: (n) => `$${n}` });
 
 /**
  * Kept stickers on PostgreSQL, bytes in the row. Written straight away, not batched: a sticker
@@ -24,32 +31,27 @@ export class PgStickerStore implements StickerStore {
     this.#db = db;
   }
 
-  async keep(sticker: NewSticker, capacity: number): Promise<boolean> {
-    const { sha256, mime, bytes, description, emotions, createdAt } = sticker;
+  async keep(sticker: NewSticker, limits: StickerLimits): Promise<boolean> {
+    const { sha256, mime, bytes, description, emotions, createdAt, sessionId } = sticker;
     return this.#db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO stickers (sha256, mime, bytes, description, emotions, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING RETURNING sha256`,
-        [sha256, mime, bytes, description, emotions, createdAt],
+        `INSERT INTO stickers (sha256, mime, bytes, description, emotions, created_at, session_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (sha256) DO NOTHING RETURNING sha256`,
+        [sha256, mime, bytes, description, emotions, createdAt, sessionId],
       );
       if (inserted.length === 0) return false;
-      // The newcomer always stays; beyond the capacity the least used (then least recently
-      // used, then oldest) others go.
-      await tx.query(
-        `DELETE FROM stickers WHERE sha256 IN (
-           SELECT sha256 FROM stickers WHERE sha256 <> $1
-           ORDER BY usage_count, last_used_at, created_at, sha256
-           LIMIT GREATEST((SELECT COUNT(*) FROM stickers) - $2, 0))`,
-        [sha256, capacity],
-      );
+      await tx.query(EVICT, [sha256, limits.capacity, limits.maxTotalBytes]);
       return true;
     });
   }
 
-  async list(): Promise<KeptSticker[]> {
-    const rows = await this.#db.query<StickerRow>(
-      "SELECT sha256, mime, description, emotions, usage_count, last_used_at, created_at FROM stickers",
-    );
+  async list(sessionId?: string): Promise<KeptSticker[]> {
+    const rows =
+      sessionId === undefined
+        ? await this.#db.query<StickerRow>(`SELECT ${STICKER_COLUMNS} FROM stickers`)
+        : await this.#db.query<StickerRow>(`SELECT ${STICKER_COLUMNS} FROM stickers WHERE session_id = $1`, [
+            sessionId,
+          ]);
     return rows.map((row) => ({
       sha256: row.sha256,
       mime: row.mime,
@@ -58,11 +60,17 @@ export class PgStickerStore implements StickerStore {
       usageCount: row.usage_count,
       lastUsedAt: row.last_used_at,
       createdAt: row.created_at,
+      ...(row.session_id === null ? {} : { sessionId: row.session_id }),
     }));
   }
 
-  async count(): Promise<number> {
-    const [row] = await this.#db.query<{ n: number }>("SELECT COUNT(*) AS n FROM stickers");
+  async count(sessionId?: string): Promise<number> {
+    const [row] =
+      sessionId === undefined
+        ? await this.#db.query<{ n: number }>("SELECT COUNT(*) AS n FROM stickers")
+        : await this.#db.query<{ n: number }>("SELECT COUNT(*) AS n FROM stickers WHERE session_id = $1", [
+            sessionId,
+          ]);
     return row?.n ?? 0;
   }
 

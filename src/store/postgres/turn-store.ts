@@ -1,4 +1,5 @@
 import type { Logger } from "../../log/logger.ts";
+import { type FenceToken, SessionFenced } from "../session-fence.ts";
 import {
   interruptedReason,
   TURN_COLUMNS,
@@ -10,6 +11,7 @@ import {
 import type { TurnRecord, TurnStore } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
+import { advanceFence, fenceCte } from "./session-fences.ts";
 import { insertRows, rowsPerStatement } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
@@ -35,12 +37,17 @@ export class PgTurnStore implements TurnStore {
     });
   }
 
-  async begin(turn: TurnRecord): Promise<void> {
+  async begin(turn: TurnRecord, fence?: FenceToken): Promise<void> {
     // Everything queued first (the trigger messages among it) commits in the same transaction:
     // a running turn in the database can always be run again from its stored messages.
-    await this.tick.commitWith((tx) => upsertTurns(tx, [turn]), {
-      oneStatement: writtenByOneStatement([turn]),
-    });
+    await this.tick.commitWith(
+      (tx) => (fence === undefined ? upsertTurns(tx, [turn]) : beginFenced(tx, turn, fence)),
+      { oneStatement: writtenByOneStatement([turn]) },
+    );
+  }
+
+  advanceFence(sessionId: string, fence: FenceToken): Promise<void> {
+    return advanceFence(this.db, sessionId, fence);
   }
 
   async record(turn: TurnRecord): Promise<void> {
@@ -80,6 +87,28 @@ export class PgTurnStore implements TurnStore {
   }
 }
 
+/** The types of a turn's values (TURN_COLUMNS order): selected rather than inserted as VALUES, they need them spelled out. */
+const TURN_CASTS = [
+  ...["::text", "::text", "::text", "::text", "::text", "::text", "::text", "::text"],
+  ...["::bigint", "::bigint", "::text", "::text", "::integer"],
+];
+
+/**
+ * Upserts a running turn in one statement that also checks and records its session's lease
+ * token (see fenceCte): refused, nothing is written and it rejects with SessionFenced.
+ */
+async function beginFenced(tx: PgQuery, turn: TurnRecord, fence: FenceToken): Promise<void> {
+  const columns = TURN_CASTS.map((cast, index) => `$${index + 3}${cast}`).join(", ");
+  const written = await tx.query(
+    `WITH ${fenceCte(1, 2)}
+     INSERT INTO turns (${TURN_COLUMNS}) SELECT ${columns} FROM fence ${TURN_REPLACES} RETURNING 1`,
+    [turn.sessionId, fence, ...turnValues(turn)],
+    "turn-begin-fenced",
+  );
+  if (written.length === 0) throw new SessionFenced(turn.sessionId, fence);
+  await interruptRerun(tx, turn);
+}
+
 /** Whether `upsertTurns` writes these turns with one statement: none runs an earlier one again. */
 function writtenByOneStatement(turns: readonly TurnRecord[]): boolean {
   return (
@@ -96,11 +125,14 @@ function writtenByOneStatement(turns: readonly TurnRecord[]): boolean {
 async function upsertTurns(tx: PgQuery, turns: readonly TurnRecord[]): Promise<void> {
   const latest = [...new Map(turns.map((turn) => [turn.replyId, turn])).values()];
   await insertRows(tx, "turns", TURN_COLUMNS, latest, turnValues, TURN_REPLACES);
-  for (const turn of latest) {
-    if (turn.recoveredFrom === undefined) continue;
-    await tx.query(
-      "UPDATE turns SET status = 'interrupted', reason = $1, finished_at = $2 WHERE reply_id = $3 AND status = 'running'",
-      [interruptedReason(turn), turn.createdAt, turn.recoveredFrom],
-    );
-  }
+  for (const turn of latest) await interruptRerun(tx, turn);
+}
+
+/** Marks the turn that `turn` runs again (if it runs one) interrupted. */
+async function interruptRerun(tx: PgQuery, turn: TurnRecord): Promise<void> {
+  if (turn.recoveredFrom === undefined) return;
+  await tx.query(
+    "UPDATE turns SET status = 'interrupted', reason = $1, finished_at = $2 WHERE reply_id = $3 AND status = 'running'",
+    [interruptedReason(turn), turn.createdAt, turn.recoveredFrom],
+  );
 }

@@ -4,10 +4,20 @@ import {
   type SessionTokensRow,
   type SummaryRow,
   toUsageSummary,
+  toUserTokens,
   USAGE_COLUMNS,
+  type UserTokensRow,
   usageValues,
+  userTokensQuery,
 } from "../sqlite/usage-store.ts";
-import type { SessionTokens, UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
+import type {
+  SessionTokens,
+  UsageQuery,
+  UsageRecord,
+  UsageStore,
+  UsageSummaryRow,
+  UserTokens,
+} from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
 import type { PgQuery } from "./database.ts";
 import { insertRows, rowsPerStatement } from "./values-list.ts";
@@ -59,6 +69,12 @@ export class PgUsageStore implements UsageStore {
       [query.sinceMs],
     );
     return rows.map((row) => ({ sessionId: row.session_id, tokens: row.tokens }));
+  }
+
+  async tokensByUser(query: UsageQuery): Promise<UserTokens[]> {
+    await this.#writer.flush();
+    const rows = await this.db.query<UserTokensRow>(userTokensQuery("$1"), [query.sinceMs]);
+    return rows.map(toUserTokens);
   }
 
   async flush(): Promise<void> {

@@ -48,7 +48,7 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #count: Statement<[]>;
   readonly #deleteMemory: Statement<[number]>;
   readonly #deleteSources: Statement<[number]>;
-  readonly #aboutOrOnlyFrom: Statement<[string, string, string]>;
+  readonly #aboutOrOnlyFrom: Statement<{ subject: string; userId: string; prefix: string }>;
   readonly #withMessage: Statement<[string, string]>;
   readonly #deleteMessageSource: Statement<[string, string]>;
   readonly #sourceCount: Statement<[number]>;
@@ -67,7 +67,7 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #add: (memory: NewMemory) => number;
   readonly #update: (id: number, change: MemoryChange) => boolean;
   readonly #delete: (ids: number[]) => number;
-  readonly #forgetPerson: (subject: MemorySubject, userId: string) => number[];
+  readonly #forgetPerson: (subject: MemorySubject, userId: string, prefix: string) => number[];
   readonly #forgetMessage: (sessionId: string, messageId: string) => number[];
   readonly #markDeleted: Statement<[string, string]>;
   readonly #isDeleted: Statement<[string, string]>;
@@ -103,10 +103,13 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#deleteSources = db.prepare("DELETE FROM memory_sources WHERE memory_id = ?");
     this.#aboutOrOnlyFrom = db
       .prepare(
-        `SELECT id FROM memories WHERE subject = ?
+        `SELECT id FROM memories WHERE subject = @subject
          UNION
-         SELECT s.memory_id FROM memory_sources s WHERE s.user_id = ? AND NOT EXISTS (
-           SELECT 1 FROM memory_sources o WHERE o.memory_id = s.memory_id AND o.user_id <> ?)`,
+         SELECT s.memory_id FROM memory_sources s
+         WHERE s.user_id = @userId AND substr(s.session_id, 1, length(@prefix)) = @prefix
+           AND NOT EXISTS (
+             SELECT 1 FROM memory_sources o WHERE o.memory_id = s.memory_id
+               AND (o.user_id <> @userId OR substr(o.session_id, 1, length(@prefix)) <> @prefix))`,
       )
       .pluck();
     this.#withMessage = db
@@ -190,8 +193,8 @@ export class SqliteMemoryStore implements MemoryStore {
       }
       return deleted;
     });
-    this.#forgetPerson = db.transaction((subject: MemorySubject, userId: string) => {
-      const ids = this.#aboutOrOnlyFrom.all(subject, userId, userId) as number[];
+    this.#forgetPerson = db.transaction((subject: MemorySubject, userId: string, prefix: string) => {
+      const ids = this.#aboutOrOnlyFrom.all({ subject, userId, prefix }) as number[];
       this.#delete(ids);
       return ids;
     });
@@ -291,8 +294,8 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.#delete(ids);
   }
 
-  async forgetPerson(subject: MemorySubject, userId: string): Promise<number[]> {
-    return this.#forgetPerson(subject, userId);
+  async forgetPerson(subject: MemorySubject, userId: string, sessionPrefix: string): Promise<number[]> {
+    return this.#forgetPerson(subject, userId, sessionPrefix);
   }
 
   async forgetMessage(sessionId: string, messageId: string): Promise<number[]> {

@@ -319,4 +319,31 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("ALTER TABLE turns ADD COLUMN instance_id TEXT");
     },
   },
+  {
+    version: 11,
+    name: "turns.attempt",
+    up(sql) {
+      // Which run of its messages a turn is (null: the first). A turn run again after a crash
+      // that crashes too is not run a third time: a poison message must not crash-loop the bot.
+      sql("ALTER TABLE turns ADD COLUMN attempt INTEGER");
+    },
+  },
+  {
+    version: 12,
+    name: "llm_usage.user_key",
+    up(sql) {
+      // Whose turn a call was made for (`platform:userId`), so the per-user daily token budget
+      // is summed from the store after a restart like the others.
+      sql("ALTER TABLE llm_usage ADD COLUMN user_key TEXT");
+    },
+  },
+  {
+    version: 13,
+    name: "stickers.session_id",
+    up(sql) {
+      // The chat a sticker was collected in: it is sent only there unless
+      // stickers.shareAcrossChats (null on stickers kept before: sent only when shared).
+      sql("ALTER TABLE stickers ADD COLUMN session_id TEXT");
+    },
+  },
 ];

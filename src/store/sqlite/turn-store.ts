@@ -17,10 +17,11 @@ export interface TurnRow {
   finished_at: number | null;
   detail: string | null;
   instance_id: string | null;
+  attempt: number | null;
 }
 
 export const TURN_COLUMNS =
-  "reply_id, session_id, status, reason, kind, trigger_message_ids, message_ids, recovered_from, created_at, finished_at, detail, instance_id";
+  "reply_id, session_id, status, reason, kind, trigger_message_ids, message_ids, recovered_from, created_at, finished_at, detail, instance_id, attempt";
 
 /** Recording a turn again replaces the earlier record (the same SQL in SQLite and PostgreSQL). */
 export const TURN_REPLACES = `ON CONFLICT (reply_id) DO UPDATE SET
@@ -28,7 +29,7 @@ export const TURN_REPLACES = `ON CONFLICT (reply_id) DO UPDATE SET
   kind = excluded.kind, trigger_message_ids = excluded.trigger_message_ids,
   message_ids = excluded.message_ids, recovered_from = excluded.recovered_from,
   created_at = excluded.created_at, finished_at = excluded.finished_at, detail = excluded.detail,
-  instance_id = excluded.instance_id`;
+  instance_id = excluded.instance_id, attempt = excluded.attempt`;
 
 /**
  * Turns in the `turns` table. A turn's end is written in the database's batch of the
@@ -43,7 +44,7 @@ export class SqliteTurnStore implements TurnStore {
 
   constructor(db: Database, logger: Logger, tick: WriteTick) {
     const upsert = db.prepare(
-      `INSERT INTO turns (${TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${TURN_REPLACES}`,
+      `INSERT INTO turns (${TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${TURN_REPLACES}`,
     );
     const interrupt = db.prepare(
       "UPDATE turns SET status = 'interrupted', reason = ?, finished_at = ? WHERE reply_id = ? AND status = 'running'",
@@ -68,12 +69,16 @@ export class SqliteTurnStore implements TurnStore {
     );
   }
 
+  /** A lease token is ignored: a SQLite store has one instance, nothing to fence (session-fence.ts). */
   async begin(turn: TurnRecord): Promise<void> {
     // Everything queued first (the trigger messages among it): a running turn on disk can
     // always be run again from its stored messages.
     this.#writer.flush();
     this.#begin(turn);
   }
+
+  /** Nothing to record: a SQLite store has one instance. */
+  async advanceFence(): Promise<void> {}
 
   async record(turn: TurnRecord): Promise<void> {
     this.#writer.push(turn);
@@ -117,6 +122,7 @@ export function turnValues(turn: TurnRecord): unknown[] {
     turn.finishedAt ?? null,
     turn.detail === undefined ? null : JSON.stringify(turn.detail),
     turn.instanceId ?? null,
+    turn.attempt ?? null,
   ];
 }
 
@@ -140,5 +146,6 @@ export function toTurnRecord(row: TurnRow): TurnRecord {
   if (row.finished_at !== null) turn.finishedAt = row.finished_at;
   if (row.detail !== null) turn.detail = JSON.parse(row.detail) as Record<string, unknown>;
   if (row.instance_id !== null) turn.instanceId = row.instance_id;
+  if (row.attempt !== null) turn.attempt = row.attempt;
   return turn;
 }

@@ -1,6 +1,13 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
-import type { SessionTokens, UsageQuery, UsageRecord, UsageStore, UsageSummaryRow } from "../types.ts";
+import type {
+  SessionTokens,
+  UsageQuery,
+  UsageRecord,
+  UsageStore,
+  UsageSummaryRow,
+  UserTokens,
+} from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
 import type { WriteTick } from "./write-tick.ts";
 
@@ -8,7 +15,7 @@ export const DAY_MS = 86_400_000;
 
 /** The columns `usageValues` gives values for. */
 export const USAGE_COLUMNS =
-  "time, task, provider, model, prompt_tokens, completion_tokens, latency_ms, success, error, reply_id, session_id";
+  "time, task, provider, model, prompt_tokens, completion_tokens, latency_ms, success, error, reply_id, session_id, user_key";
 
 export interface SummaryRow {
   day_index: number;
@@ -27,16 +34,32 @@ export interface SessionTokensRow {
   tokens: number;
 }
 
+export interface UserTokensRow {
+  user_key: string;
+  tokens: number;
+}
+
+/** Tokens per user since `?`/`$1`, for the per-user daily budgets (same text for SQLite and Postgres). */
+export function userTokensQuery(since: string): string {
+  return `SELECT user_key, SUM(prompt_tokens + completion_tokens) AS tokens
+    FROM llm_usage WHERE time >= ${since} AND user_key IS NOT NULL GROUP BY user_key`;
+}
+
+export function toUserTokens(row: UserTokensRow): UserTokens {
+  return { userKey: row.user_key, tokens: row.tokens };
+}
+
 /** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
 export class SqliteUsageStore implements UsageStore {
   readonly #writer: BatchWriter<UsageRecord>;
   readonly #selectSummary: Statement<[number]>;
   readonly #selectSessionTokens: Statement<[number]>;
+  readonly #selectUserTokens: Statement<[number]>;
 
   constructor(db: Database, logger: Logger, tick: WriteTick) {
     const insert = db.prepare(
       `INSERT INTO llm_usage (${USAGE_COLUMNS})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertAll = db.transaction((records: readonly UsageRecord[]) => {
       for (const usage of records) {
@@ -58,6 +81,7 @@ export class SqliteUsageStore implements UsageStore {
       `SELECT session_id, SUM(prompt_tokens + completion_tokens) AS tokens
        FROM llm_usage WHERE time >= ? GROUP BY session_id`,
     );
+    this.#selectUserTokens = db.prepare(userTokensQuery("?"));
   }
 
   record(usage: UsageRecord): void {
@@ -75,6 +99,11 @@ export class SqliteUsageStore implements UsageStore {
       sessionId: row.session_id,
       tokens: row.tokens,
     }));
+  }
+
+  async tokensByUser(query: UsageQuery): Promise<UserTokens[]> {
+    this.#writer.flush();
+    return (this.#selectUserTokens.all(query.sinceMs) as UserTokensRow[]).map(toUserTokens);
   }
 
   async flush(): Promise<void> {
@@ -101,6 +130,7 @@ export function usageValues(usage: UsageRecord): unknown[] {
     usage.error ?? null,
     usage.replyId ?? null,
     usage.sessionId ?? null,
+    usage.userKey ?? null,
   ];
 }
 

@@ -184,14 +184,26 @@ forEachBackend((backend) => {
     const fromConsole = await memories.add(
       memory({ subject: LI, subjectName: "李四", content: "李四是管理员", origin: "console", sources: [] }),
     );
+    // The same user id in a stdio channel's chat is someone else.
+    const toldInChannel = await memories.add(
+      memory({
+        subject: LI,
+        subjectName: "李四",
+        content: "李四住在春熙路",
+        sessionId: "stdio:web:c1",
+        sources: [{ sessionId: "stdio:web:c1", messageId: "m4", userId: "10001", time: NOW }],
+      }),
+    );
 
-    const deleted = await memories.forgetPerson(ZHANG, "10001");
+    const deleted = await memories.forgetPerson(ZHANG, "10001", "onebot:");
     expect(deleted.sort()).toEqual([about.id, toldByZhang.id].sort());
     expect(await memories.get(about.id)).toBeUndefined();
     expect(await memories.search({ query: "成都 猫", limit: 5 })).toEqual([]);
     const left = await memories.list({ limit: 10 });
-    expect(left.map((entry) => entry.id).sort()).toEqual([toldByBoth.id, fromConsole.id].sort());
-    expect(await memories.count()).toBe(2);
+    expect(left.map((entry) => entry.id).sort()).toEqual(
+      [toldByBoth.id, fromConsole.id, toldInChannel.id].sort(),
+    );
+    expect(await memories.count()).toBe(3);
   });
 
   it("forgets a deleted message: what came only from it goes, the rest loses it as a source", async () => {

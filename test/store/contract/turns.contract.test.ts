@@ -47,6 +47,7 @@ forEachBackend((backend) => {
       kind: "digest",
       messageIds: ["1", "7318462934586791234"],
       recoveredFrom: "r0",
+      attempt: 2,
       instanceId: "bot-a",
       detail: { rounds: [{ tool: "no_reply", args: { reason: "x" } }], tokens: 1234 },
     });

@@ -79,6 +79,23 @@ forEachBackend((backend) => {
     ]);
   });
 
+  it("sums the tokens of each user's turns since a time, for the per-user budget", async () => {
+    const { usage: store } = await backend.open();
+    store.record(usage({ time: Date.UTC(2025, 4, 1, 9), userKey: "onebot:30001" })); // before sinceMs
+    store.record(usage({ sessionId: SESSION, userKey: "onebot:30001" }));
+    store.record(
+      usage({ sessionId: "onebot:10000:private:30001", userKey: "onebot:30001", promptTokens: 5 }),
+    );
+    store.record(usage({ sessionId: SESSION, userKey: "stdio.webchat:30001", completionTokens: 1 }));
+    store.record(usage({ sessionId: SESSION })); // a digest: nobody's turn
+
+    const rows = await store.tokensByUser({ sinceMs: Date.UTC(2025, 4, 1, 10) });
+    expect(rows.sort((a, b) => a.userKey.localeCompare(b.userKey))).toEqual([
+      { userKey: "onebot:30001", tokens: 1105 },
+      { userKey: "stdio.webchat:30001", tokens: 1001 },
+    ]);
+  });
+
   it("writes each call with its error and reply id on close and refuses records afterwards", async () => {
     const stores = await backend.open();
     stores.usage.record(usage({ success: false, error: "HTTP 429", replyId: "r9", sessionId: SESSION }));

@@ -39,7 +39,8 @@ export function ConnectPage() {
               <Copyable value={adapter.url} />
             </dd>
             <dt>{t("connectToken")}</dt>
-            <dd>{adapter.accessToken ? <Copyable value={adapter.accessToken} /> : t("connectNoToken")}</dd>
+            {/* The API never sends the token itself: only whether one is set. */}
+            <dd>{adapter.accessToken ? t("connectTokenHidden") : t("connectNoToken")}</dd>
             <dt>{t("connectAccounts")}</dt>
             <dd>
               {adapter.accounts.length === 0 && <span class="muted">{t("connectWaiting")}</span>}

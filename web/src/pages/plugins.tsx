@@ -78,6 +78,15 @@ function PluginCard({
         </h2>
         <span class={`badge state-${plugin.state}`}>{t(STATE_LABELS[plugin.state])}</span>
         <span class="badge">{plugin.runtime}</span>
+        {plugin.launch && (
+          <span
+            class={`badge launch-${plugin.launch}`}
+            data-launch={plugin.launch}
+            title={t(`launchHint_${plugin.launch}` as TextKey)}
+          >
+            {t(`launch_${plugin.launch}` as TextKey)}
+          </span>
+        )}
         <div class="actions">
           {plugin.state === "disabled" ? (
             <button type="button" disabled={busy} onClick={() => void post(`/api/plugins/${ref}/enable`)}>

@@ -1,6 +1,6 @@
+import type { MediaSource } from "../fetched-media.ts";
 import { eventLabel, formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
-import type { PictureSource } from "../picture.tsx";
 import { Segments } from "../segments.tsx";
 import type { ChatMessage, Segment, StoredMonitorEvent } from "../types.ts";
 import { MemoryEvent } from "./timeline-memory.tsx";
@@ -184,7 +184,7 @@ function ModelCallFacts({ data }: { data: Record<string, unknown> }) {
 }
 
 /** The stored message a sent event names, whose pictures the bot serves. */
-function sentSource(event: StoredMonitorEvent): PictureSource | undefined {
+function sentSource(event: StoredMonitorEvent): MediaSource | undefined {
   const messageId = event.data.messageId;
   return typeof messageId === "string" && event.sessionId
     ? { sessionId: event.sessionId, messageId }

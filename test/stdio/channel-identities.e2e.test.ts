@@ -1,0 +1,125 @@
+/**
+ * Channel identities (issue 27, item 8): two stdio channel plugins each have a user called
+ * "alice". They are two people: one's memories are neither seen nor forgotten by the other, and
+ * each has a rate limit of their own.
+ */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
+import { storedRows } from "../support/bot-harness.ts";
+import { SELF } from "../support/messages.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+import { waitFor } from "../support/wait.ts";
+import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
+
+/**
+ * A channel whose one user is "alice": whatever the test drops into `data/say` is pushed as
+ * `channel_inbound` from sender "alice" in chat c1; the bot's answers (`channel_send`) are
+ * written to stderr on one line each (line breaks as " / "), which the bot logs with the
+ * plugin's id.
+ */
+const CHANNEL = `
+const fs = require("node:fs");
+const readline = require("node:readline");
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+setInterval(() => {
+  if (!fs.existsSync("data/say")) return;
+  const text = fs.readFileSync("data/say", "utf8");
+  fs.rmSync("data/say");
+  write({ method: "channel_inbound", params: { message: text, chatId: "c1", senderId: "alice", senderName: "Alice" } });
+}, 50);
+const lines = readline.createInterface({ input: process.stdin });
+lines.on("close", () => process.exit(0));
+lines.on("line", (line) => {
+  const { method, params = {} } = JSON.parse(line);
+  if (method === "activate") return write({ channel_provider: { name: "web" } });
+  if (method === "channel_send") {
+    process.stderr.write("sent to " + params.chatId + ": " + params.text.replaceAll("\\n", " / ") + "\\n");
+    return write({ result: "ok" });
+  }
+  write({ result: "ok" });
+});
+`;
+
+const CHANNELS = ["chan_a", "chan_b"] as const;
+type Channel = (typeof CHANNELS)[number];
+const REPLY = { toolCalls: [{ name: "reply", arguments: {} }] };
+
+describe("stdio channels' users are told apart by plugin", () => {
+  let sandbox: PluginSandbox;
+  let scene: Scene | undefined;
+  const dirs = new Map<Channel, string>();
+
+  afterEach(async () => {
+    await scene?.close();
+    scene = undefined;
+    sandbox.remove();
+  });
+
+  const start = async (config: Record<string, unknown>) => {
+    sandbox = new PluginSandbox();
+    for (const id of CHANNELS) {
+      const folder = nodeStdioPlugin(sandbox, id, CHANNEL);
+      mkdirSync(join(folder.dir, "data"), { recursive: true });
+      dirs.set(id, folder.dir);
+    }
+    scene = await startScene({ config: { plugins: { dirs: [sandbox.root] }, ...config }, selfId: SELF });
+    for (const id of CHANNELS) {
+      await waitFor(async () => (await statusOf(id)).process?.state === "running");
+    }
+    return scene;
+  };
+
+  const statusOf = async (id: string): Promise<PluginStatus> => {
+    const response = await fetch(`${scene!.bot.baseUrl}/api/plugins`);
+    const { plugins } = (await response.json()) as { plugins: PluginStatus[] };
+    return plugins.find((plugin) => plugin.id === id)!;
+  };
+
+  /** What alice of `channel` types; resolves with the bot's answer there. */
+  const aliceSays = async (channel: Channel, text: string): Promise<string> => {
+    const answers = () =>
+      scene!.bot.logs.filter(
+        (line) => line.plugin === channel && String(line.msg).startsWith("sent to c1: "),
+      );
+    const before = answers().length;
+    const dir = dirs.get(channel)!;
+    writeFileSync(join(dir, "data/say.tmp"), text);
+    renameSync(join(dir, "data/say.tmp"), join(dir, "data/say"));
+    await waitFor(async () => answers().length > before, 8_000);
+    return String(answers()[before]!.msg).slice("sent to c1: ".length);
+  };
+
+  const storedMemories = () =>
+    storedRows<{ subject: string; content: string }>(
+      scene!.bot.dataDir,
+      "SELECT subject, content FROM memories ORDER BY id",
+    );
+
+  it("keeps each channel's alice's memories and rate limit her own", async () => {
+    const s = await start({ limits: { userTurnsPerMinute: 1 } });
+    s.llm.enqueue({ toolCalls: [{ name: "remember", arguments: { content: "住在春熙路 12 号" } }] }, REPLY, {
+      text: "记住了",
+    });
+    expect(await aliceSays("chan_a", "记住，我住在春熙路 12 号")).toBe("记住了");
+    expect(await storedMemories()).toEqual([
+      { subject: "person:stdio.chan_a:alice", content: "住在春熙路 12 号" },
+    ]);
+
+    // The other channel's alice starts a turn of her own within the minute, and the bot knows
+    // nothing about her.
+    s.llm.enqueue(REPLY, { text: "不知道呀" });
+    expect(await aliceSays("chan_b", "我住在哪")).toBe("不知道呀");
+    expect(s.llm.requests.at(-1)?.promptText).not.toContain("春熙路");
+    expect(await aliceSays("chan_b", "/记忆")).toBe("我还不记得关于你的事。");
+
+    // Her /forget leaves the first alice's memory alone.
+    expect(await aliceSays("chan_b", "/忘记")).toContain("我本来就不记得关于你的事");
+    expect(await storedMemories()).toHaveLength(1);
+    expect(await aliceSays("chan_a", "/记忆")).toContain("住在春熙路 12 号");
+
+    // The first alice, though, has used her one turn of the minute.
+    expect(await aliceSays("chan_a", "再说一次")).toBe("说得太快了，稍后再试。");
+  });
+});
