@@ -11,6 +11,10 @@
  * 3. Take-over: three processes under a steady stream of mentions on all 30 accounts, one
  *    SIGKILLed; its accounts reconnect to the survivors at once (as through a load balancer).
  *    Every trigger goes to a group of its own, so replies per group show lost and duplicated ones.
+ * 4. Freeze (issue 28): the same, but the instance is frozen (SIGSTOP, its sockets open) for
+ *    FREEZE_MS, longer than two leases, then woken (SIGCONT) while the stream goes on; the load
+ *    balancer moves its accounts at once. Lost and duplicated triggers, and the time to the first
+ *    answer on its accounts after the freeze.
  *
  * The bot processes run the compiled build as `npm start` does (rebuilt when stale); the model
  * (the tests' scripted server) and the OneBot stand-ins run in this process.
@@ -46,6 +50,9 @@ const STREAM_AFTER_KILL_MS = 12_000;
 /** After the stream: how long to wait for the last answers, then for late duplicates. */
 const SETTLE_MS = 20_000;
 const TAKEOVER_GOAL_MS = 10_000;
+/** How long the freeze run keeps the instance stopped (the issue's scene), then the stream goes on after it wakes. */
+const FREEZE_MS = 25_000;
+const STREAM_AFTER_WAKE_MS = 6_000;
 /**
  * Each instance serves two reverse-ws endpoints: one takes at most 16 connections
  * (MAX_CONNECTIONS_PER_ENDPOINT), and one instance holds all 30 accounts in the baseline.
@@ -333,7 +340,13 @@ async function storedTurns(storageUrl: string, triggers: Trigger[]): Promise<Map
 /** The accounts of the instance the take-over run kills (the first): connectAccounts gives it every third. */
 const onVictim = (account: number) => account % INSTANCES.length === 0;
 
-async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, unknown>> {
+/**
+ * How the take-over run stops its victim: killed, or frozen for FREEZE_MS and woken up (its
+ * sockets stay open, so the load balancer moves its accounts as soon as its health check fails).
+ */
+type Stop = "SIGKILL" | "SIGSTOP";
+
+async function takeover(fresh: () => Promise<Backend>, stop: Stop): Promise<Record<string, unknown>> {
   const llm = await zeroLatencyModel();
   const backend = await fresh();
   const bots = await startInstances(backend, INSTANCES, llm);
@@ -367,10 +380,13 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
     await sleep(STREAM_BEFORE_KILL_MS);
 
     const [victim, ...survivors] = bots as [BotProcess, ...BotProcess[]];
+    // Frozen first, then its connections are dropped: as a health check notices a hung host.
+    if (stop === "SIGSTOP") victim.child.kill("SIGSTOP");
     // The load balancer: a dropped connection is dialled again and lands on a survivor.
     const reconnected = victimAccounts.map(async (account, index) => {
       const standIn = load.accounts[account]!;
-      await standIn.sockets()[0]!.closed;
+      if (stop === "SIGSTOP") standIn.disconnect();
+      else await standIn.sockets()[0]!.closed;
       await standIn.connectReverse(
         endpointUrl(survivors[index % survivors.length]!, account, INSTANCES.length),
       );
@@ -381,9 +397,14 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
     const heldAtKill = triggers.filter(
       (trigger) => heldByVictim(trigger) && trigger.answeredAt === undefined,
     );
-    await victim.kill("SIGKILL");
+    if (stop === "SIGKILL") await victim.kill("SIGKILL");
     const reconnectedAt = await Promise.all(reconnected);
-    await sleep(STREAM_AFTER_KILL_MS);
+    if (stop === "SIGKILL") await sleep(STREAM_AFTER_KILL_MS);
+    else {
+      await sleep(FREEZE_MS - (performance.now() - killedAt));
+      victim.child.kill("SIGCONT");
+      await sleep(STREAM_AFTER_WAKE_MS);
+    }
     streaming = false;
     await stream;
 
@@ -403,6 +424,8 @@ async function takeover(fresh: () => Promise<Backend>): Promise<Record<string, u
     const lostTurns = await storedTurns(backend.storageUrl, lost.slice(0, 10));
     const heldAnswered = heldAtKill.filter((trigger) => trigger.answeredAt !== undefined);
     return {
+      stop,
+      ...(stop === "SIGSTOP" && { frozenMs: FREEZE_MS }),
       leaseMs: LEASE_MS,
       accounts: ACCOUNTS,
       instances: INSTANCES.length,
@@ -493,7 +516,8 @@ export async function benchScaleOut(): Promise<Record<string, unknown>> {
       botCommand: "node dist/server/main.mjs",
       overhead: await perTurnOverhead(fresh),
       throughput: await throughput(fresh),
-      takeover: await takeover(fresh),
+      takeover: await takeover(fresh, "SIGKILL"),
+      freeze: await takeover(fresh, "SIGSTOP"),
     };
   } finally {
     await redis.stop();

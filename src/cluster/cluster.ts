@@ -147,7 +147,20 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     }),
     log,
   );
-  const inbox = new Inbox(redis, reader, keys, id, seal, coordinator, log);
+  const inbox = new Inbox(
+    redis,
+    reader,
+    keys,
+    id,
+    seal,
+    {
+      get current() {
+        return coordinator.leasesCurrent;
+      },
+      confirm: (): Promise<void> => sessions.confirmLeases(),
+    },
+    log,
+  );
   const registry = new AccountRegistry(coordinator, localAccounts);
   router = new SessionRouter({
     coordinator,

@@ -112,7 +112,7 @@ export class Coordinator {
   /**
    * Whether the leases this instance holds are surely still its own: its last heartbeat reached
    * Redis less than a lease ago. False after a pause (SIGSTOP, a hung VM, a long GC) or a Redis
-   * outage: then the next heartbeat says which leases are still held (see `beat`).
+   * outage: then `confirmLeases` says which leases are still held.
    */
   get leasesCurrent(): boolean {
     return Date.now() - this.#renewedAt < this.leaseMs;
@@ -162,7 +162,6 @@ export class Coordinator {
       this.#backAt = Date.now();
     }
     this.#failing = false;
-    this.#renewedAt = sentAt;
     for (const task of this.#tasks) {
       try {
         await task();
@@ -170,6 +169,20 @@ export class Coordinator {
         this.logger.warn({ err: error }, "cluster heartbeat task failed");
       }
     }
+    // The leases were renewed by the tasks (SessionRouter.beat), all after `sentAt`.
+    this.#renewedAt = Math.max(this.#renewedAt, sentAt);
+  }
+
+  /**
+   * Makes the leases current again now, without waiting for a heartbeat (it may be running the
+   * very task that asks): publishes this instance's heartbeat, then `renew` renews the leases it
+   * holds and forgets the lost ones. Rejects when Redis cannot be reached.
+   */
+  async confirmLeases(renew: () => Promise<void>): Promise<void> {
+    const sentAt = Date.now();
+    await this.#publish();
+    await renew();
+    this.#renewedAt = Math.max(this.#renewedAt, sentAt);
   }
 
   async #publish(): Promise<void> {

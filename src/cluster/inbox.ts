@@ -4,7 +4,6 @@ import type { SendTarget } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
-import type { Coordinator } from "./coordinator.ts";
 import type { ClusterKeys } from "./keys.ts";
 import type { ClusterSeal } from "./seal.ts";
 
@@ -75,8 +74,8 @@ export class Inbox {
     private readonly keys: ClusterKeys,
     private readonly id: string,
     private readonly seal: ClusterSeal,
-    /** Whether this instance's leases are current, and the heartbeat that tells after a pause. */
-    private readonly leases: Pick<Coordinator, "leasesCurrent" | "beat">,
+    /** Whether this instance's leases are current, and how it learns which are after a pause. */
+    private readonly leases: { readonly current: boolean; confirm(): Promise<void> },
     private readonly logger: Logger,
   ) {}
 
@@ -127,12 +126,12 @@ export class Inbox {
   /**
    * Whether an envelope just read is still this instance's to handle. Read after a pause (the
    * answer to a read sent before it), it may have been taken over with the rest of this
-   * instance's work meanwhile: the heartbeat first says where this instance stands, then the
-   * envelope is handled only if it is still in the processing list.
+   * instance's work meanwhile: the leases are confirmed first (the lost ones forgotten), then
+   * the envelope is handled only if it is still in the processing list.
    */
   async #stillMine(sealed: string): Promise<boolean> {
-    if (this.leases.leasesCurrent) return true;
-    await this.leases.beat();
+    if (this.leases.current) return true;
+    await this.leases.confirm();
     try {
       return (await this.redis.lpos(this.keys.processing(this.id), sealed)) !== null;
     } catch {

@@ -52,6 +52,8 @@ export class SessionRouter {
   readonly #owned = new Map<string, OwnedSession>();
   /** Per session, the claim in flight; the session's later messages wait behind it, in order. */
   readonly #routing = new Map<string, Promise<void>>();
+  /** The lease confirmation in flight after a pause (see confirmLeases). */
+  #confirming: Promise<void> | undefined;
   /** Per session, the lease claim in flight (for a message, a turn or recovery work). */
   readonly #claiming = new Map<string, Promise<string>>();
 
@@ -101,7 +103,7 @@ export class SessionRouter {
    * may fire after the session was let go). False when another instance owns it.
    */
   async ensureOwned(origin: Pick<ChatMessage, "sessionId" | "adapterId" | "selfId">): Promise<boolean> {
-    await this.#currentLeases();
+    await this.confirmLeases();
     const owned = this.#owned.get(origin.sessionId);
     if (owned) {
       owned.activeAt = Date.now();
@@ -162,28 +164,31 @@ export class SessionRouter {
 
   /** Claims the session unless this instance owns it already (see `#claim`). */
   async claimLive(origin: WorkOrigin): Promise<string> {
-    await this.#currentLeases();
+    await this.confirmLeases();
     if (this.#owned.has(origin.sessionId)) return this.deps.coordinator.id;
     return this.#claim(origin);
   }
 
-  /** After a pause, learns first which leases are still held (the heartbeat drops the lost ones). */
-  async #currentLeases(): Promise<void> {
-    if (!this.deps.coordinator.leasesCurrent) await this.deps.coordinator.beat();
+  /**
+   * After a pause (or a Redis outage), learns which leases are still held before acting on any:
+   * renews them and forgets the lost ones (Coordinator.confirmLeases). At once when they are
+   * current. While Redis cannot be reached, what is owned stays owned (answering beats silence).
+   */
+  async confirmLeases(): Promise<void> {
+    if (this.deps.coordinator.leasesCurrent) return;
+    this.#confirming ??= this.deps.coordinator
+      .confirmLeases(() => this.#renew())
+      .catch(() => undefined) // the heartbeat logs the outage
+      .finally(() => {
+        this.#confirming = undefined;
+      });
+    await this.#confirming;
   }
 
   /** Heartbeat: renews the leases held, forgets the ones lost, lets go of idle sessions. */
   async beat(): Promise<void> {
-    const { coordinator, logger } = this.deps;
-    const lost = await coordinator.renew([...this.#owned.keys()].map((id) => coordinator.keys.session(id)));
-    const lostSessions = lost.map((key) => key.slice(coordinator.keys.session("").length));
-    for (const sessionId of lostSessions) this.#owned.delete(sessionId);
-    if (lostSessions.length > 0) {
-      logger.warn(
-        { sessionIds: lostSessions.slice(0, 20), count: lostSessions.length },
-        "lost the lease of sessions (not renewed in time: a pause or a Redis outage); their turns here stop before their next send",
-      );
-    }
+    const { coordinator } = this.deps;
+    await this.#renew();
     const now = Date.now();
     for (const [sessionId, owned] of this.#owned) {
       if (this.deps.busy(sessionId) || this.#routing.has(sessionId)) continue;
@@ -195,6 +200,20 @@ export class SessionRouter {
       if (idle < IDLE_RELEASE_MS && !(away && idle >= AWAY_RELEASE_MS)) continue;
       this.#owned.delete(sessionId);
       await coordinator.release(coordinator.keys.session(sessionId));
+    }
+  }
+
+  /** Renews the leases held and forgets the ones lost (one line for them all). */
+  async #renew(): Promise<void> {
+    const { coordinator, logger } = this.deps;
+    const lost = await coordinator.renew([...this.#owned.keys()].map((id) => coordinator.keys.session(id)));
+    const lostSessions = lost.map((key) => key.slice(coordinator.keys.session("").length));
+    for (const sessionId of lostSessions) this.#owned.delete(sessionId);
+    if (lostSessions.length > 0) {
+      logger.warn(
+        { sessionIds: lostSessions.slice(0, 20), count: lostSessions.length },
+        "lost the lease of sessions (not renewed in time: a pause or a Redis outage); their turns here stop before their next send",
+      );
     }
   }
 

@@ -63,6 +63,7 @@ describe("loadConfig without a file", () => {
     expect(config.monitor).toEqual({ maxEvents: 10_000, maxAgeHours: 72 });
     expect(config.agent).toEqual({
       maxRounds: 8,
+      maxWaitSeconds: 30,
       turnTimeoutMs: 120000,
       recoverWithinMs: 120000,
       deferToolsAbove: 20,
@@ -102,7 +103,16 @@ describe("loadConfig without a file", () => {
       timeoutMs: 10000,
     });
     expect(config.chat.textChunkLimit).toBe(4500);
-    expect(config.plugins).toEqual({ dirs: ["./plugins"], disabled: [], config: {} });
+    expect(config.plugins).toEqual({
+      dirs: ["./plugins"],
+      disabled: [],
+      config: {},
+      trusted: [],
+      sandbox: "auto",
+      sandboxMemoryMb: 512,
+      sandboxUid: 65534,
+      sandboxGid: 65534,
+    });
     expect(config.log.level).toBe("info");
   });
 
