@@ -32,22 +32,40 @@ export class SharedDeliveryLedger implements DeliveryLedger {
   claim(message: ChatMessage): boolean | Promise<boolean> {
     const key = deliveryKey(message);
     if (!this.#recent.remember(key)) return false;
-    const { redis, keys, logger } = this.parts;
-    return redis.set(keys.shared(`delivered:${key}`), "1", "PX", DELIVERY_WINDOW_MS, "NX").then(
-      (answer) => {
+    const { redis, keys } = this.parts;
+    const answer = redis.set(keys.shared(`delivered:${key}`), "1", "PX", DELIVERY_WINDOW_MS, "NX").then(
+      (reply) => {
         this.#failing = false;
-        return answer === "OK";
+        return reply === "OK";
       },
-      (error: unknown) => {
-        if (!this.#failing) {
-          logger.warn(
-            { err: error },
-            "cannot reach Redis; repeated message events are caught by this instance only",
-          );
-        }
-        this.#failing = true;
-        return true;
-      },
+      (error: unknown) => this.#failed(error),
     );
+    // While Redis fails, messages do not wait for it (the key is still set, to notice its return);
+    // a Redis that hangs holds up a message at most DEDUPE_WAIT_MS: taking it twice beats waiting.
+    if (this.#failing) return true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(this.#failed(new Error(`Redis did not answer within ${DEDUPE_WAIT_MS} ms`)));
+      }, DEDUPE_WAIT_MS);
+      void answer.then((taken) => {
+        clearTimeout(timer);
+        resolve(taken);
+      });
+    });
+  }
+
+  /** Takes the message in: one log line per outage. */
+  #failed(error: unknown): true {
+    if (!this.#failing) {
+      this.parts.logger.warn(
+        { err: error },
+        "cannot reach Redis; repeated message events are caught by this instance only",
+      );
+    }
+    this.#failing = true;
+    return true;
   }
 }
+
+/** The longest a message waits for Redis to say whether another instance took it in. */
+const DEDUPE_WAIT_MS = 1_000;

@@ -80,7 +80,7 @@ describe("the tsumugi command", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({
       status: "ok",
-      adapters: [{ id: "qq", selfId: null, connected: false }],
+      adapters: [{ id: "qq", connected: false }],
       storage: { state: "ok", spooled: 0, dropped: 0 },
     });
     expect(existsSync(join(dir, "data/tsumugi.db"))).toBe(true);

@@ -8,16 +8,14 @@
  * by test/stdio/supervision.e2e.test.ts "fails a call past the manifest timeout and restarts
  * the process".
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../src/monitor/monitor.ts";
 import {
   ECHO_TOOL,
   faultPlugin,
-  isAlive,
   nodeStdioPlugin,
   PluginSandbox,
+  processesIn,
   SUPERVISED_PLUGIN,
 } from "../stdio/stdio-fixtures.ts";
 import { pluginStatus } from "../support/bot-api.ts";
@@ -244,11 +242,11 @@ describe("a stdio plugin that never answers activate (the bot as its own process
     expect((await pluginStatus(bot, "slow")).process).toMatchObject({ state: "starting" });
 
     // Shut down while "slow" is still activating: its process is ended, the bot exits cleanly and soon.
-    const slowPid = Number(readFileSync(join(slow.dir, "data/pid"), "utf8"));
+    expect(processesIn(slow.dir)).not.toEqual([]);
     const stoppingAt = Date.now();
     expect(await bot.kill("SIGTERM")).toEqual({ code: 0, signal: null });
     expect(Date.now() - stoppingAt).toBeLessThan(3_000);
-    await waitFor(() => !isAlive(slowPid), 2_000);
+    await waitFor(() => processesIn(slow.dir).length === 0, 2_000, "slow's process to end");
     expect(qq.sent.filter((sent) => sent.text === "在的")).toHaveLength(1);
   });
 });

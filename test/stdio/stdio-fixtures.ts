@@ -2,7 +2,7 @@
  * Stdio plugins for the tests: the repository's example plugins copied into a sandbox
  * folder, and a Node test plugin whose tools crash, hang or write garbage on demand.
  */
-import { cpSync } from "node:fs";
+import { cpSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
@@ -30,6 +30,24 @@ export function nodeStdioPlugin(
     { "plugin.cjs": source },
     { runtime: "stdio", entry: "node plugin.cjs", ...manifest },
   );
+}
+
+/**
+ * The processes working in `folder`, found by their working directory: an isolated plugin
+ * runs in a PID namespace of its own, so the pid it sees of itself means nothing out here,
+ * but its folder is shown to it at the same path.
+ */
+export function processesIn(folder: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`) === folder) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to look at.
+    }
+  }
+  return found;
 }
 
 export function isAlive(pid: number): boolean {
@@ -124,8 +142,8 @@ export interface FaultBehaviour {
 
 /**
  * A stdio plugin that misbehaves as its `behaviour.json` says. Tools: `echo` answers, `big`
- * answers with a line of 1.2 MB. It writes its pid to `data/pid` and logs each activation,
- * one time per line, to `data/activations.log`.
+ * answers with a line of 1.2 MB. It logs each activation, one time per line, to
+ * `data/activations.log`.
  */
 export const FAULT_PLUGIN = `
 const fs = require("node:fs");
@@ -133,7 +151,6 @@ const readline = require("node:readline");
 const behaviour = JSON.parse(fs.readFileSync("behaviour.json", "utf8"));
 const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
 fs.mkdirSync("data", { recursive: true });
-fs.writeFileSync("data/pid", String(process.pid));
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const request = JSON.parse(line);
   const params = request.params || {};

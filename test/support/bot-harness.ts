@@ -81,7 +81,7 @@ export interface StartBotOptions {
  * TSUMUGI_TEST_STORAGE=postgres (the `postgres` vitest project) a database on the run's
  * PostgreSQL server named after `dataDir`, so a restart on the same folder finds the same data.
  */
-async function storageUrlOf(dataDir: string): Promise<string> {
+export async function storageUrlOf(dataDir: string): Promise<string> {
   if (process.env.TSUMUGI_TEST_STORAGE !== "postgres") return `sqlite:${join(dataDir, "tsumugi.db")}`;
   return postgresDatabaseUrl(`bot_${createHash("sha256").update(dataDir).digest("hex").slice(0, 20)}`);
 }

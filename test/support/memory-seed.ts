@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { createLogger } from "../../src/log/logger.ts";
 import type {
   MemoryEntry,
@@ -8,8 +7,12 @@ import type {
   NewMemory,
 } from "../../src/memory/types.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
+import { isPostgresUrl, sqliteFileOf } from "../../src/store/open-store.ts";
+import { PgDatabase } from "../../src/store/postgres/database.ts";
+import { PgMemoryStore } from "../../src/store/postgres/memory-store.ts";
 import { openSqliteDatabase } from "../../src/store/sqlite/database.ts";
 import { SqliteMemoryStore } from "../../src/store/sqlite/memory-store.ts";
+import { storageUrlOf } from "./bot-harness.ts";
 
 /** A memory to seed: about `subject`, learned from `from` (stored messages) at `at`. */
 export interface SeedMemory {
@@ -22,8 +25,9 @@ export interface SeedMemory {
 }
 
 /**
- * Writes memories into a bot's database (`<dataDir>/tsumugi.db`, the harness's) through a
- * second SQLite connection, as the learner would have written them, in the order given.
+ * Writes memories into a bot's database (the harness's: SQLite in `dataDir`, or PostgreSQL in
+ * the `postgres` project, see storageUrlOf) through a connection of its own, as the learner
+ * would have written them, in the order given.
  */
 export function seedMemories(dataDir: string, memories: SeedMemory[]): Promise<MemoryEntry[]> {
   return withMemoryStore(dataDir, async (store) => {
@@ -56,8 +60,19 @@ export function forgottenAt(dataDir: string, subject: MemorySubject): Promise<nu
   return withMemoryStore(dataDir, async (store) => (await store.forgottenAt([subject])).get(subject));
 }
 
+/** A memory store on the bot's own database (storageUrlOf), through a connection of its own. */
 async function withMemoryStore<T>(dataDir: string, use: (store: MemoryStore) => Promise<T>): Promise<T> {
-  const db = openSqliteDatabase(join(dataDir, "tsumugi.db"), createLogger({ level: "silent" }));
+  const url = await storageUrlOf(dataDir);
+  const logger = createLogger({ level: "silent" });
+  if (isPostgresUrl(url)) {
+    const db = await PgDatabase.open(url, logger);
+    try {
+      return await use(new PgMemoryStore(db));
+    } finally {
+      await db.close();
+    }
+  }
+  const db = openSqliteDatabase(sqliteFileOf(url), logger);
   // The running bot may be writing: wait for its lock instead of failing at once.
   db.pragma("busy_timeout = 2000");
   try {
