@@ -18,7 +18,13 @@ interface Run {
 }
 
 function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Run {
-  const child = spawn(TSX, [MAIN, ...args], { cwd, env: { ...process.env, ...env, TSUMUGI_CONFIG: "" } });
+  // A process group of its own: tsx runs the bot in a child of its own, which a kill of tsx
+  // alone would leave running (holding port 6180 for the next run).
+  const child = spawn(TSX, [MAIN, ...args], {
+    cwd,
+    env: { ...process.env, ...env, TSUMUGI_CONFIG: "" },
+    detached: true,
+  });
   const result: Run = {
     child,
     stdout: "",
@@ -44,7 +50,13 @@ describe("the tsumugi command", () => {
   };
 
   afterEach(() => {
-    for (const child of children.splice(0)) child.kill("SIGKILL");
+    for (const child of children.splice(0)) {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone with its group.
+      }
+    }
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
