@@ -1,62 +1,41 @@
 import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
 import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
 import { TOOL_SEARCH_TOOL } from "./agent/tool-deferral.ts";
-import { TurnRunner } from "./agent/turn-runner.ts";
 import { consoleSecretsSchema } from "./api/config-secrets.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
-import { addAdapters, runsAccount } from "./app/adapters.ts";
-import { createBatchers, reportOmitted } from "./app/batching.ts";
+import { addAdapters } from "./app/adapters.ts";
+import { createTurnRunner } from "./app/agent.ts";
+import { createBatchers, createSessions } from "./app/batching.ts";
 import { adoptConfigEdit, shareConfigEdits } from "./app/cluster-config.ts";
-import {
-  clusterTurns,
-  deliveryLedger,
-  joinCluster,
-  limitCounters,
-  mayRunHere,
-  startAdapters,
-} from "./app/cluster-member.ts";
+import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.ts";
 import { healthReport } from "./app/health.ts";
-import { accountPictureFetchers, consolePicturesOf, turnPicturesOf } from "./app/pictures.ts";
+import { createIntake } from "./app/intake.ts";
+import { createMemory } from "./app/memory.ts";
+import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
+import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
-import { agentSettings, clockOfZone, triggerSettings, turnBounds } from "./app/settings.ts";
-import { turnPluginsOf } from "./app/turn-plugins.ts";
-import { ChatService } from "./chat/chat-service.ts";
+import { clockOfZone, triggerSettings, turnBounds } from "./app/settings.ts";
+import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
-import { PlatformIntake } from "./chat/platform-intake.ts";
-import { SessionRunner } from "./chat/session-runner.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
 import { createComponentSet } from "./components/component-set.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
-import { configJsonSchema, type TsumugiConfig } from "./config/schema.ts";
-import { oneBotQuoteFetcher } from "./context/onebot-fetcher.ts";
-import { QuoteContext } from "./context/quote-context.ts";
+import type { TsumugiConfig } from "./config/schema.ts";
 import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
-import { McpHost } from "./mcp/mcp-host.ts";
-import { memoryCommands } from "./memory/memory-commands.ts";
-import { MemoryLearner } from "./memory/memory-learner.ts";
-import { MemoryService } from "./memory/memory-service.ts";
-import { createPluginMemoryAccess } from "./memory/plugin-access.ts";
-import { sceneAround } from "./memory/visibility.ts";
 import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
 import { Timeline } from "./monitor/timeline.ts";
-import { ProcessIsolation } from "./plugins/isolation/process-isolation.ts";
-import { createPluginAjv } from "./plugins/plugin-ajv.ts";
-import { createPluginSystem } from "./plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { PromptLibrary } from "./prompts/prompt-library.ts";
-import { ReplyExtensionRunner } from "./reply/extension-runner.ts";
 import { Outbox } from "./reply/outbox.ts";
-import { ReplyStage } from "./reply/reply-stage.ts";
 import { SendJournal } from "./reply/send-journal.ts";
-import { secretValuesOf } from "./schema/secret-paths.ts";
 import { HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 import { RecentMessageCache } from "./store/recent-cache.ts";
@@ -93,11 +72,6 @@ const RECENT_CACHE = { perSession: 64, sessions: 500 };
 
 /** The built console front end (`npm run build:web`). */
 const WEB_DIST = projectPath("web/dist");
-
-/** How long shutdown waits for turns in flight before closing anyway (DESIGN §2 allows 10 s in all). */
-const SHUTDOWN_GRACE_MS = 3_000;
-/** How long failed turns get to wind down; then stdio plugins have their 5 s deactivation grace. */
-const SHUTDOWN_ABORT_MS = 1_000;
 
 /**
  * The composition root: builds every service from the config, wires them along the path of
@@ -165,7 +139,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const onListenerError = (error: unknown) => logger.warn({ err: error }, "monitor listener failed");
   const monitor = options.monitor ?? new MonitorHub(onListenerError);
   const timeline = new Timeline(monitor, stores.monitorEvents, onListenerError);
-  const turnsInCluster = cluster ? clusterTurns(cluster, monitor) : {};
   const outbox: Outbox = new Outbox(
     (id) => adapters.get(id),
     // In a cluster, each send carries its turn's lease token (fencing; TurnRunner keeps them).
@@ -187,84 +160,32 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     promptsBaseDir(options.configFile, process.cwd()),
     logger,
   );
-  const memory = new MemoryService({
-    store: stores.memories,
-    settings: () => config.memory,
-    prompts: () => prompts.templates(),
-    clock: chatClock,
-    embedder: () => llm.embedder,
-    monitor,
-    logger,
-  });
-  const memoryLearner = new MemoryLearner({
-    memory,
-    store: stores.memories,
-    history: stores.history,
+  const components = createComponentSet([...BUILTIN_TOOL_NAMES, TOOL_SEARCH_TOOL]);
+  const { memory, learner: memoryLearner } = createMemory({
+    stores,
+    commands: components.commands,
     llm: () => llm,
-    hasModel: () => (config.llm.models.memory ?? []).length > 0,
-    settings: () => config.memory,
-    access: () => config.access,
-    prompts: () => prompts.templates(),
+    config: () => config,
+    prompts,
     clock: chatClock,
-    botName: () => config.bot.name,
-    monitor,
-    logger,
-  });
-  const quotes = new QuoteContext({
-    fetcherFor: (message) => {
-      const adapter = adapters.get(message.adapterId);
-      return adapter && oneBotQuoteFetcher(adapter, message.selfId);
-    },
-    settings: () => ({ quote: config.chat.quote, timeZone: config.chat.timezone }),
     monitor,
     logger,
   });
   // Stdio channel plugins' chats enter the pipeline like any platform's (`chat` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => chat.ingest(message));
-  const components = createComponentSet([...BUILTIN_TOOL_NAMES, TOOL_SEARCH_TOOL]);
-  // Untrusted plugin processes and MCP stdio servers start isolated (plugins.sandbox), never
-  // seeing the config file or data folder; what they print is logged without the config's secrets.
-  const isolation = new ProcessIsolation({
-    settings: () => config.plugins,
-    hidden: () => [...(options.configFile ? [options.configFile] : []), dataDirectory(config.storage.url)],
-    logger: logger.child({ stage: "plugins" }),
-  });
-  const configSecrets = secretValuesOf(configJsonSchema, () => config);
-  // MCP servers' tools join the plugins' (owner "mcp:<id>"), listed and switched with them.
-  const mcp = new McpHost({
-    settings: () => config.mcp,
-    disabled: () => config.plugins.disabled,
-    tools: components.tools,
-    createAjv: createPluginAjv,
-    isolation,
-    secrets: configSecrets,
-    monitor,
-    logger,
-  });
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
   const pictureFetcherFor = accountPictureFetchers({ config: () => config, adapters, logger });
-  const plugins = createPluginSystem({
+  const { plugins, mcp } = createPluginHosts({
+    config: () => config,
+    configFile: options.configFile,
     components,
-    settings: () => config.plugins,
     channels: stdioChannels,
     outbox,
-    adapterById: (id) => adapters.get(id),
+    adapters,
     messages,
-    admins: () => config.bot.admins,
-    names: () => [config.bot.name, ...config.bot.aliases],
     pictureFetcherFor,
-    external: mcp,
-    ...(cluster && { switched: (ref: string, enabled: boolean) => cluster.pluginSwitched(ref, enabled) }),
-    pluginMemory: (message, pluginId, replyId) =>
-      createPluginMemoryAccess({
-        memory,
-        message,
-        scene: () => sceneAround([message], messages, config.chat.history.maxMessages),
-        pluginId,
-        ...(replyId === undefined ? {} : { replyId }),
-      }),
-    isolation,
-    secrets: configSecrets,
+    memory,
+    cluster,
     monitor,
     logger,
   });
@@ -279,33 +200,20 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
-  const turnRunner = new TurnRunner({
-    llm: { generate: (request) => llm.generate(request) },
+  const turnRunner = createTurnRunner({
+    llm: () => llm,
+    stores,
     messages,
-    turns: stores.turns,
-    ...turnsInCluster,
-    quotes,
-    settings: () => agentSettings(config, chatClock(), prompts.templates()),
-    plugins: turnPluginsOf(components, plugins.contexts, monitor, logger, () => config.agent),
-    ...turnPicturesOf({
-      llm: () => llm,
-      stores,
-      config: () => config,
-      prompts,
-      fetcherFor: pictureFetcherFor,
-      monitor,
-      logger,
-    }),
+    adapters,
+    cluster,
+    config: () => config,
+    clock: chatClock,
+    prompts,
+    components,
+    contexts: plugins.contexts,
+    pictureFetcherFor,
     memory,
-    replyStage: new ReplyStage({
-      outbox,
-      extensions: new ReplyExtensionRunner({
-        registry: components.replyExtensions,
-        monitor,
-        logger,
-      }),
-      monitor,
-    }),
+    outbox,
     budgets: limits,
     answerLater: (batch) => sessions.submit(batch),
     monitor,
@@ -315,22 +223,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
   );
   const recoveryParts = () => ({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
-  const sessions = new SessionRunner({
+  const sessions = createSessions({
     queue,
-    // Limits are checked as a turn is about to start, so batches merged while a session was busy count once.
-    runTurn: async (batch, absorbInto) => {
-      if (cluster && !(await mayRunHere(cluster, platformAdapters, batch))) {
-        logger.warn(
-          { sessionId: batch.sessionId },
-          "another instance owns this session now; its turn runs there",
-        );
-        return;
-      }
-      const admitted = await limits.admit(batch);
-      if (admitted) await turnRunner.run(admitted, absorbInto);
-    },
+    cluster,
+    platformAdapters,
+    limits,
+    turnRunner,
     bounds: () => turnBounds(config),
-    onOmitted: reportOmitted(monitor, logger),
+    monitor,
+    logger,
   });
   const { batcher, digests } = createBatchers({
     realtime: () => config.chat.realtime,
@@ -345,30 +246,17 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       submit: (batch) => sessions.submitAlone(batch),
     }),
   );
-  const memorySettings = () => config.memory;
-  for (const command of memoryCommands({ memory, settings: memorySettings, clock: chatClock })) {
-    components.commands.add(command);
-  }
-  const chat = new ChatService(
+  const { chat, intake } = createIntake({
     messages,
     batcher,
     digests,
-    plugins.commands,
-    () => triggerSettings(config),
-    () => config.access,
+    commands: plugins.commands,
+    config: () => config,
+    learner: memoryLearner,
+    cluster,
+    platformAdapters,
+    adapters,
     monitor,
-    logger,
-    (message, triggered) => {
-      memoryLearner.noticed(message);
-      if (triggered && cluster && platformAdapters.has(message.adapterId)) cluster.triggerAccepted(message);
-    },
-    () => config.log.messageText,
-  );
-  // Platform messages: a repeated event is dropped, and the bot's other accounts never trigger it.
-  const intake = new PlatformIntake({
-    deliver: cluster ? (message) => cluster.route(message) : (message) => chat.ingest(message),
-    ledger: deliveryLedger(cluster, messages, logger),
-    isOwnAccount: (platform, userId) => runsAccount(adapters, platform, userId),
     logger,
   });
 
@@ -476,28 +364,24 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
-    stopping ??= (async () => {
-      logger.info("shutting down");
-      stopWatching();
-      prompts.close();
-      batcher.flushAll();
-      digests.stop();
-      if (!(await queue.close(SHUTDOWN_GRACE_MS))) {
-        logger.warn("turns still running at shutdown are failed now");
-        turnRunner.abortAll("shutting down");
-        await queue.close(SHUTDOWN_ABORT_MS);
-      }
-      // Together: a stdio plugin and an MCP server may each take a few seconds to exit.
-      await Promise.all([plugins.stop(), mcp.stop()]);
-      await memoryLearner.stop();
-      await local.models.close();
-      for (const adapter of adapters.values()) await adapter.stop();
-      await cluster?.stop();
-      await server.close();
-      timeline.stop();
-      await stores.close();
-      logger.info("stopped");
-    })();
+    stopping ??= shutDown({
+      stopWatching,
+      prompts,
+      batcher,
+      digests,
+      queue,
+      turnRunner,
+      plugins,
+      mcp,
+      learner: memoryLearner,
+      localModels: local.models,
+      adapters,
+      cluster,
+      server,
+      timeline,
+      stores,
+      logger,
+    });
     return stopping;
   };
   return { address: { host: config.server.host, port: address.port }, pluginsActivated, stop };

@@ -66,17 +66,15 @@ export class AccessPolicy {
    * the no-token rules, addressed to this server's own name and not sent by another site's page.
    */
   checkOwnOrigin(request: IncomingMessage): Refusal | undefined {
-    return this.hostRefusal(request) ?? this.originRefusal(request);
+    return this.hostRefusal(request) ?? this.otherSiteRefusal(request) ?? this.originRefusal(request);
   }
 
   /** A request to the API, after checkHost. */
   checkApi(request: IncomingMessage): Refusal | undefined {
     // No other page may use the API, not even to read: an <img> GET without Origin would have
     // the bot fetch a picture for it.
-    const site = request.headers["sec-fetch-site"];
-    if (typeof site === "string" && OTHER_SITES.has(site)) {
-      return forbidden(`requests from another site (Sec-Fetch-Site: ${site}) are refused`);
-    }
+    const otherSite = this.otherSiteRefusal(request);
+    if (otherSite) return otherSite;
     const { token } = this.settings;
     if (token) return hasBearerToken(request, token) ? undefined : UNAUTHORIZED;
     if (request.headers.origin !== undefined) return this.originRefusal(request);
@@ -89,6 +87,15 @@ export class AccessPolicy {
     const host = request.headers.host ?? "";
     if (this.isOwnHost(host)) return undefined;
     return forbidden(`host "${host}" is not this server's address; add it to server.allowedHosts`);
+  }
+
+  /** A request a browser marks as made by another site's page, whatever its Origin says. */
+  private otherSiteRefusal(request: IncomingMessage): Refusal | undefined {
+    const site = request.headers["sec-fetch-site"];
+    if (typeof site === "string" && OTHER_SITES.has(site)) {
+      return forbidden(`requests from another site (Sec-Fetch-Site: ${site}) are refused`);
+    }
+    return undefined;
   }
 
   /** A browser names the page that sent a request in Origin; a client that is not a browser sends none. */

@@ -4,7 +4,6 @@
  * config saved on one instance (or a plugin switched by command) applied on the others.
  */
 import { readFileSync } from "node:fs";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
@@ -13,7 +12,14 @@ import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, mention, plain } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { CLUSTER_SECRET, freshRedis, startRedisServer } from "../support/redis-server.ts";
+import {
+  ChannelRecording,
+  CLUSTER_SECRET,
+  clusterConfig,
+  clusterKeyPrefix,
+  freshRedis,
+  startRedisServer,
+} from "../support/redis-server.ts";
 import { openSse } from "../support/sse-client.ts";
 import { sleep, waitFor } from "../support/wait.ts";
 
@@ -27,16 +33,12 @@ let a: BotHarness;
 let b: BotHarness;
 let qq: OneBotStandIn;
 /** What crosses Redis on the live events channel. */
-let carried: string[] = [];
-let eventsListener: Redis;
+let carried: ChannelRecording;
 const plugins = new PluginSandbox();
 
 beforeAll(async () => {
   const [databaseUrl, redis] = await Promise.all([freshPostgresUrl(), freshRedis()]);
-  const keyPrefix = redis.keyPrefix.replace(/:$/, "");
-  eventsListener = new Redis(redis.url);
-  eventsListener.on("message", (_channel: string, message: string) => carried.push(message));
-  await eventsListener.subscribe(`${keyPrefix}:events`);
+  carried = await ChannelRecording.start(redis.url, `${clusterKeyPrefix(redis)}:events`);
   plugins.add("hello", {
     "index.ts": classPlugin(`@Tool("hello", { description: "打招呼" }) hello() { return {}; }`),
   });
@@ -47,13 +49,7 @@ beforeAll(async () => {
         storage: { url: databaseUrl },
         plugins: { dirs: [plugins.root] },
         bot: { admins: [ADMIN] },
-        cluster: {
-          redisUrl: redis.url,
-          secret: CLUSTER_SECRET,
-          instanceId: id,
-          keyPrefix,
-          leaseMs: LEASE_MS,
-        },
+        cluster: { ...clusterConfig(redis, id), leaseMs: LEASE_MS },
       },
     });
   a = await instance("a");
@@ -63,7 +59,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  eventsListener?.disconnect();
+  carried?.stop();
   await qq?.close();
   await b?.dispose();
   await a?.dispose();
@@ -87,11 +83,11 @@ it("lists every instance on the console of each", async () => {
 it("sends events across only while another instance's console follows", async () => {
   /** A mention into A (a turn, with its prompt), once A took it in: what crossed Redis about it. */
   const said = async (text: string) => {
-    carried = [];
+    carried.clear();
     const messageId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention(text, ACCOUNT) });
     await a.waitForEvent("message.ingested", (event) => event.data.messageId === messageId);
     await sleep(300);
-    return { messageId, crossed: carried.filter((message) => message.includes(`"${messageId}"`)) };
+    return { messageId, crossed: carried.messages.filter((message) => message.includes(`"${messageId}"`)) };
   };
   // No console anywhere: the message and the turn's prompt stay off Redis.
   expect((await said("没人看着")).crossed).toEqual([]);

@@ -16,13 +16,13 @@ import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { mention } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { createPostgresDatabase, freshPostgresUrl, startPostgresServer } from "../support/postgres-server.ts";
-import { CLUSTER_SECRET, freshRedis, startRedisServer } from "../support/redis-server.ts";
+import { CLUSTER_SECRET, clusterKeyPrefix, freshRedis, startRedisServer } from "../support/redis-server.ts";
 import {
   type RecordedLlmRequest,
   ScriptedLlmServer,
   type ScriptedResponse,
 } from "../support/scripted-llm-server.ts";
-import { sleep, waitFor } from "../support/wait.ts";
+import { Gate, sleep, waitFor } from "../support/wait.ts";
 
 const ACCOUNT = "10001";
 const USER = "30001";
@@ -31,17 +31,6 @@ const LEASE_MS = 1_500;
 const ANSWER_WITHIN_MS = 15_000;
 /** Starting a process on a loaded 2-core machine can be slow; the bound above is what is tested. */
 const START_TIMEOUT_MS = 60_000;
-
-/** A gate the scripted model waits on for prompts containing its word. */
-class Gate {
-  #open!: () => void;
-  readonly opened = new Promise<void>((resolve) => {
-    this.#open = resolve;
-  });
-  open(): void {
-    this.#open();
-  }
-}
 
 interface Trigger {
   group: string;
@@ -103,6 +92,26 @@ class Scene {
     this.bots.set("a", started[0]!);
     this.bots.set("b", started[1]!);
     await this.qq.connectReverse(this.bot("a").wsUrl);
+  }
+
+  /** Starts the instances on `storage`; returns a new chat in which a first message was answered. */
+  async startChat(storage: { databaseUrl: string; redisUrl: string; keyPrefix: string }): Promise<string> {
+    await this.startInstances(storage);
+    const group = this.newGroup();
+    this.trigger(group, "第一句：早上好");
+    await this.allAnswered();
+    return group;
+  }
+
+  /**
+   * Says one more thing in `group`: every trigger is answered once, this one with the chat's
+   * first message in its history.
+   */
+  async expectConversationGoesOn(group: string): Promise<void> {
+    this.trigger(group, "第三句：有人吗");
+    await this.allAnswered();
+    await this.expectEachAnsweredOnce();
+    expect(this.sawWithHistory("第三句：有人吗", "第一句：早上好")).toBe(true);
   }
 
   bot(id: string): BotProcess {
@@ -191,7 +200,7 @@ async function sharedStorage(): Promise<{ databaseUrl: string; redisUrl: string;
   return {
     databaseUrl: await freshPostgresUrl(),
     redisUrl: redis.url,
-    keyPrefix: redis.keyPrefix.replace(/:$/, ""),
+    keyPrefix: clusterKeyPrefix(redis),
   };
 }
 
@@ -206,10 +215,7 @@ describe("two instances when one of them stops", () => {
 
   it("answers a message handed to an owner that hangs and is SIGKILLed, sent 50 ms after the account moved", async () => {
     scene = await Scene.start();
-    await scene.startInstances(await sharedStorage());
-    const group = scene.newGroup();
-    scene.trigger(group, "第一句：早上好");
-    await scene.allAnswered();
+    const group = await scene.startChat(await sharedStorage());
 
     // a owns the chat and dies: it hangs first (its sockets open, its inbox read still waiting
     // in Redis), the account reconnects to b at once and says something, then a is killed.
@@ -231,10 +237,7 @@ describe("two instances when one of them stops", () => {
 
   it("refuses the turn of an instance woken after SIGSTOP: the taker answers, the woken one sends nothing", async () => {
     scene = await Scene.start();
-    await scene.startInstances(await sharedStorage());
-    const group = scene.newGroup();
-    scene.trigger(group, "第一句：早上好");
-    await scene.allAnswered();
+    const group = await scene.startChat(await sharedStorage());
 
     // a thinks about the next trigger; it freezes with its sockets open.
     const a = scene.bot("a");
@@ -274,10 +277,7 @@ describe("two instances when one of them stops", () => {
     cleanups.push(() => redis.stop());
     const { databaseUrl } = await sharedStorage();
     scene = await Scene.start();
-    await scene.startInstances({ databaseUrl, redisUrl: redis.url, keyPrefix: "fencing" });
-    const group = scene.newGroup();
-    scene.trigger(group, "第一句：早上好");
-    await scene.allAnswered();
+    const group = await scene.startChat({ databaseUrl, redisUrl: redis.url, keyPrefix: "fencing" });
 
     // The account moves to b while a owns the chat: b hands the next message to a, whose reply
     // goes back through b's connection. Redis restarts (empty) while a thinks about it.
@@ -292,10 +292,7 @@ describe("two instances when one of them stops", () => {
     scene.gates.get("慢慢想")!.open();
 
     await scene.allAnswered();
-    scene.trigger(group, "第三句：有人吗");
-    await scene.allAnswered();
-    await scene.expectEachAnsweredOnce();
-    expect(scene.sawWithHistory("第三句：有人吗", "第一句：早上好")).toBe(true);
+    await scene.expectConversationGoesOn(group);
   }, 120_000);
 
   it("answers once when PostgreSQL restarts while a turn waits on the model", async () => {
@@ -304,10 +301,7 @@ describe("two instances when one of them stops", () => {
     const { redisUrl, keyPrefix } = await sharedStorage();
     const databaseUrl = await createPostgresDatabase(postgres.adminUrl, "fencing");
     scene = await Scene.start();
-    await scene.startInstances({ databaseUrl, redisUrl, keyPrefix });
-    const group = scene.newGroup();
-    scene.trigger(group, "第一句：早上好");
-    await scene.allAnswered();
+    const group = await scene.startChat({ databaseUrl, redisUrl, keyPrefix });
 
     scene.gates.set("慢慢想", new Gate());
     scene.trigger(group, "慢慢想：周末去哪");
@@ -316,9 +310,6 @@ describe("two instances when one of them stops", () => {
     scene.gates.get("慢慢想")!.open();
 
     await scene.allAnswered();
-    scene.trigger(group, "第三句：有人吗");
-    await scene.allAnswered();
-    await scene.expectEachAnsweredOnce();
-    expect(scene.sawWithHistory("第三句：有人吗", "第一句：早上好")).toBe(true);
+    await scene.expectConversationGoesOn(group);
   }, 120_000);
 });

@@ -5,10 +5,10 @@
  */
 import { afterEach, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { GROUP, SELF } from "../support/messages.ts";
+import { groupMessageEvent, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
+import { clusterConfig, freshRedis } from "../support/redis-server.ts";
 import { sleep } from "../support/wait.ts";
 
 const EVENT_PATH = "/onebot/v11/http";
@@ -29,12 +29,7 @@ it("runs an admin command posted to two instances once", async () => {
     const bot = await startBot({
       config: {
         storage: { url: databaseUrl },
-        cluster: {
-          redisUrl: redis.url,
-          secret: CLUSTER_SECRET,
-          instanceId: id,
-          keyPrefix: redis.keyPrefix.replace(/:$/, ""),
-        },
+        cluster: clusterConfig(redis, id),
         adapters: [{ id: "qq", mode: "http", url: api, path: EVENT_PATH, secret: SECRET }],
         bot: { admins: [ADMIN] },
       },
@@ -46,20 +41,7 @@ it("runs an admin command posted to two instances once", async () => {
   const a = await instance("a");
   const b = await instance("b");
 
-  const event = JSON.stringify({
-    time: Math.floor(Date.now() / 1000),
-    self_id: Number(SELF),
-    post_type: "message",
-    message_type: "group",
-    sub_type: "normal",
-    message_id: 9001,
-    group_id: Number(GROUP),
-    user_id: Number(ADMIN),
-    message: [{ type: "text", data: { text: "/plugins" } }],
-    raw_message: "/plugins",
-    font: 0,
-    sender: { user_id: Number(ADMIN), nickname: "admin", card: "", role: "owner" },
-  });
+  const event = groupMessageEvent(9001, ADMIN, plain("/plugins"));
   expect(await qq.postEvent(`${a.baseUrl}${EVENT_PATH}`, event, SECRET)).toBe(204);
   expect(await qq.postEvent(`${b.baseUrl}${EVENT_PATH}`, event, SECRET)).toBe(204);
   await qq.waitForSent(undefined, 10_000);

@@ -9,7 +9,7 @@ import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, mention } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
+import { clusterConfig, clusterKeyPrefix, freshRedis } from "../support/redis-server.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -33,12 +33,7 @@ it("refuses a user over their turns per minute counted across two instances", as
       llm,
       config: {
         storage: { url: databaseUrl },
-        cluster: {
-          redisUrl: redis.url,
-          secret: CLUSTER_SECRET,
-          instanceId: id,
-          keyPrefix: redis.keyPrefix.replace(/:$/, ""),
-        },
+        cluster: clusterConfig(redis, id),
         limits: { userTurnsPerMinute: 2 },
       },
     });
@@ -77,7 +72,7 @@ it("refuses a user over their turns per minute counted across two instances", as
   // Answered and refused alike, no trigger is left for another instance to answer if one dies.
   const redisClient = new Redis(redis.url);
   closers.push(async () => redisClient.disconnect());
-  const prefix = redis.keyPrefix.replace(/:$/, "");
+  const prefix = clusterKeyPrefix(redis);
   await waitFor(
     async () =>
       (await redisClient.hlen(`${prefix}:pending:a`)) + (await redisClient.hlen(`${prefix}:pending:b`)) === 0,

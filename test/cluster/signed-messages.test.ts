@@ -11,19 +11,15 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import {
-  CONSOLE_ADAPTER_ID,
-  CONSOLE_PLATFORM,
-  CONSOLE_SELF_ID,
-} from "../../src/adapters/console/console-adapter.ts";
+import { type ConsoleInput, consoleMessage } from "../../src/adapters/console/console-adapter.ts";
+import type { Envelope } from "../../src/cluster/inbox.ts";
 import { ClusterSeal } from "../../src/cluster/seal.ts";
-import { formatSessionId } from "../../src/message/session-id.ts";
 import { classPlugin, PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { LogCapture } from "../support/log-capture.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
+import { ChannelRecording, CLUSTER_SECRET, clusterKeyPrefix, freshRedis } from "../support/redis-server.ts";
 import { sleep, waitFor } from "../support/wait.ts";
 
 const ADMIN = "39999";
@@ -40,8 +36,7 @@ let keyPrefix: string;
 /** A client of the same Redis, as whoever else holds it. */
 let intruder: Redis;
 /** What crossed Redis on the config channel. */
-let carried: string[] = [];
-let configListener: Redis;
+let carried: ChannelRecording;
 const plugins = new PluginSandbox();
 
 const instance = (id: string, secret = CLUSTER_SECRET) =>
@@ -78,11 +73,9 @@ beforeAll(async () => {
   databaseUrl = await freshPostgresUrl();
   const redis = await freshRedis();
   redisUrl = redis.url;
-  keyPrefix = redis.keyPrefix.replace(/:$/, "");
+  keyPrefix = clusterKeyPrefix(redis);
   intruder = new Redis(redisUrl);
-  configListener = new Redis(redisUrl);
-  configListener.on("message", (_channel: string, message: string) => carried.push(message));
-  await configListener.subscribe(`${keyPrefix}:config`);
+  carried = await ChannelRecording.start(redisUrl, `${keyPrefix}:config`);
   plugins.add("hello", {
     "index.ts": classPlugin(`@Tool("hello", { description: "打招呼" }) hello() { return {}; }`),
   });
@@ -92,7 +85,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   intruder?.disconnect();
-  configListener?.disconnect();
+  carried?.stop();
   await b?.dispose();
   await a?.dispose();
   plugins.remove();
@@ -133,29 +126,17 @@ describe("what only Redis can send", () => {
 
   it("refuses an admin's command pushed into an instance's inbox, logged once", async () => {
     expect(await stateOf(a, "hello")).toBe("enabled");
-    const envelope = (messageId: string) =>
-      JSON.stringify({
-        type: "message",
-        hops: 0,
-        message: {
-          platform: CONSOLE_PLATFORM,
-          adapterId: CONSOLE_ADAPTER_ID,
-          selfId: CONSOLE_SELF_ID,
-          sessionId: formatSessionId({
-            platform: CONSOLE_PLATFORM,
-            selfId: CONSOLE_SELF_ID,
-            chatType: "private",
-            peerId: ADMIN,
-          }),
-          chatType: "private",
-          userId: ADMIN,
-          senderName: "admin",
-          messageId,
-          segments: [{ type: "text", data: { text: "/plugins disable hello" } }],
-          time: Date.now(),
-          fromSelf: false,
-        },
-      });
+    // The admin's command typed in the console, as an instance hands it to the chat's owner.
+    const envelope = (messageId: string) => {
+      const typed: ConsoleInput = {
+        chatType: "private",
+        userId: ADMIN,
+        senderName: "admin",
+        segments: [{ type: "text", data: { text: "/plugins disable hello" } }],
+      };
+      const handedOver: Envelope = { type: "message", hops: 0, message: consoleMessage(typed, messageId) };
+      return JSON.stringify(handedOver);
+    };
     const inbox = `${keyPrefix}:inbox:a`;
     await intruder.rpush(inbox, envelope("forged-1"), envelope("forged-2"), envelope("forged-3"));
     await a.waitForLog((line) => String(line.msg).startsWith(UNSIGNED) && line.place === inbox);
@@ -171,7 +152,7 @@ describe("what only Redis can send", () => {
 
 describe("a config saved on one instance", () => {
   it("reaches the other as an edit with its secrets hidden, and applies there", async () => {
-    carried = [];
+    carried.clear();
     const api = apiClient(b.baseUrl);
     const edited = parse((await api.get("/api/config")).body.yaml as string) as Record<
       string,
@@ -188,14 +169,14 @@ describe("a config saved on one instance", () => {
     expect(fileOfA.llm.providers[0]?.apiKey).toBe(PROVIDER_KEY);
     expect(fileOfA.cluster).toMatchObject({ instanceId: "a", secret: CLUSTER_SECRET });
     // Neither the provider's key nor the cluster's secret crossed Redis.
-    expect(carried).toHaveLength(1);
-    expect(carried[0]).not.toContain(PROVIDER_KEY);
-    expect(carried[0]).not.toContain(CLUSTER_SECRET);
+    expect(carried.messages).toHaveLength(1);
+    expect(carried.messages[0]).not.toContain(PROVIDER_KEY);
+    expect(carried.messages[0]).not.toContain(CLUSTER_SECRET);
   });
 
   it("is refused, logged once, when captured and published again", async () => {
-    expect(carried).toHaveLength(1);
-    await intruder.publish(`${keyPrefix}:config`, carried[0]!);
+    expect(carried.messages).toHaveLength(1);
+    await intruder.publish(`${keyPrefix}:config`, carried.messages[0]!);
     await a.waitForLog((line) => String(line.msg).startsWith(REPLAYED));
     expect(linesOf(a, REPLAYED)).toHaveLength(1);
   });

@@ -16,29 +16,18 @@ import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { mention } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
-import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
+import { clusterConfig, freshRedis, type RedisTarget } from "../support/redis-server.ts";
 import {
   type RecordedLlmRequest,
   ScriptedLlmServer,
   type ScriptedResponse,
 } from "../support/scripted-llm-server.ts";
-import { sleep, waitFor } from "../support/wait.ts";
+import { Gate, sleep, waitFor } from "../support/wait.ts";
 
 const ACCOUNTS = ["10001", "10002", "10003"] as const;
 const INSTANCES = ["a", "b", "c"] as const;
 const LEASE_MS = 1_500;
 const USER = "30001";
-
-/** A gate the scripted model waits on for prompts containing its word. */
-class Gate {
-  #open!: () => void;
-  readonly opened = new Promise<void>((resolve) => {
-    this.#open = resolve;
-  });
-  open(): void {
-    this.#open();
-  }
-}
 
 describe("three instances sharing thirty sessions", () => {
   let llm: ScriptedLlmServer;
@@ -61,13 +50,12 @@ describe("three instances sharing thirty sessions", () => {
       llm,
       config: {
         storage: { url: databaseUrl },
-        cluster: { redisUrl, secret: CLUSTER_SECRET, instanceId: id, leaseMs: LEASE_MS, keyPrefix },
+        cluster: { ...clusterConfig(redis, id), leaseMs: LEASE_MS },
         chat: { realtime: { windowMs: realtimeWindowMs, maxWindowMs: realtimeWindowMs * 10 } },
         agent: { recoverWithinMs: 120_000 },
       },
     });
-  let redisUrl: string;
-  let keyPrefix: string;
+  let redis: RedisTarget;
 
   /** Pushes a trigger (@ the account) into a new group of `account`; resolves with the group id. */
   const trigger = (account: string, text: string): { group: string; messageId: string } => {
@@ -83,9 +71,7 @@ describe("three instances sharing thirty sessions", () => {
   beforeAll(async () => {
     llm = await ScriptedLlmServer.start({ whenEmpty: model });
     databaseUrl = await freshPostgresUrl();
-    const redis = await freshRedis();
-    redisUrl = redis.url;
-    keyPrefix = redis.keyPrefix.replace(/:$/, "");
+    redis = await freshRedis();
     // Instance a batches slowly, so a trigger can be caught in its window.
     const started = await Promise.all(INSTANCES.map((id) => startInstance(id, id === "a" ? 4_000 : 30)));
     for (const [index, bot] of started.entries()) bots.set(INSTANCES[index]!, bot);

@@ -13,9 +13,9 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { ALICE, plain, SELF } from "../support/messages.ts";
-import { OneBotStandIn } from "../support/onebot-standin.ts";
+import type { BotHarness } from "../support/bot-harness.ts";
+import { ALICE, plain } from "../support/messages.ts";
+import { startScene } from "../support/scene.ts";
 import { ScriptedLlmServer, type ScriptedResponse } from "../support/scripted-llm-server.ts";
 
 const REPLY: ScriptedResponse = { toolCalls: [{ name: "reply", arguments: {} }] };
@@ -45,7 +45,7 @@ describe("model and connection faults", () => {
       timeoutMs: TIMEOUT_MS,
     });
     const planner = withFallback ? ["main/scripted-model", "backup/scripted-model"] : ["main/scripted-model"];
-    const bot = await startBot({
+    const scene = await startScene({
       llm,
       config: {
         llm: {
@@ -54,14 +54,8 @@ describe("model and connection faults", () => {
         },
       },
     });
-    const qq = new OneBotStandIn({ selfId: SELF });
-    cleanups.push(
-      () => llm.close(),
-      () => bot.dispose(),
-      () => qq.close(),
-    );
-    await qq.connectReverse(bot.wsUrl);
-    return { llm, bot, qq };
+    cleanups.push(scene.close);
+    return scene;
   }
 
   /** The turns recorded for a trigger, read from the database file as another process would. */

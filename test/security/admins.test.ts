@@ -2,46 +2,16 @@
  * Admin identity is platform-qualified: a stdio channel (or the web page behind it) that names
  * its sender "10001" does not become the QQ admin 10001.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/validate.ts";
 import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
 import { classPlugin, type PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
-import { nodeStdioPlugin } from "../stdio/stdio-fixtures.ts";
+import { channelSays, sayingChannel } from "../stdio/stdio-fixtures.ts";
 import { GROUP, SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { waitFor } from "../support/wait.ts";
 
 const REFUSAL = "只有管理员可以使用这个命令。";
-
-/**
- * A channel plugin whose user calls themselves 10001: whatever the test drops into
- * `data/say` is pushed as `channel_inbound` from sender "10001" in chat c1; the bot's answers
- * (`channel_send`) are written to stderr, which the bot logs.
- */
-const CHANNEL = `
-const fs = require("node:fs");
-const readline = require("node:readline");
-const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
-setInterval(() => {
-  if (!fs.existsSync("data/say")) return;
-  const text = fs.readFileSync("data/say", "utf8");
-  fs.rmSync("data/say");
-  write({ method: "channel_inbound", params: { message: text, chatId: "c1", senderId: "10001", senderName: "Mallory" } });
-}, 50);
-const lines = readline.createInterface({ input: process.stdin });
-lines.on("close", () => process.exit(0));
-lines.on("line", (line) => {
-  const { method, params = {} } = JSON.parse(line);
-  if (method === "activate") return write({ channel_provider: { name: "web" } });
-  if (method === "channel_send") {
-    process.stderr.write("sent to " + params.chatId + ": " + params.text + "\\n");
-    return write({ result: "ok" });
-  }
-  write({ result: "ok" });
-});
-`;
 
 describe("admins are users of one platform", () => {
   let sandbox: PluginSandbox;
@@ -62,8 +32,8 @@ describe("admins are users of one platform", () => {
   @Tool("noop", { description: "什么也不做" })
   noop() { return {}; }`),
     });
-    channel = nodeStdioPlugin(sandbox, "chan", CHANNEL);
-    mkdirSync(join(channel.dir, "data"), { recursive: true });
+    // Its user calls themselves 10001, the QQ admin's id.
+    channel = sayingChannel(sandbox, "chan", { id: "10001", name: "Mallory" });
     token = serverToken;
     scene = await startScene({
       config: {
@@ -87,14 +57,7 @@ describe("admins are users of one platform", () => {
   };
 
   /** What the channel's user types; resolves with the bot's answer in the channel. */
-  const channelSays = async (text: string): Promise<string> => {
-    const answers = () => scene!.bot.logs.filter((line) => String(line.msg).startsWith("sent to c1: "));
-    const before = answers().length;
-    writeFileSync(join(channel.dir, "data/say.tmp"), text);
-    renameSync(join(channel.dir, "data/say.tmp"), join(channel.dir, "data/say"));
-    await waitFor(async () => answers().length > before, 8_000);
-    return String(answers()[before]!.msg).slice("sent to c1: ".length);
-  };
+  const channelUserSays = (text: string) => channelSays(scene!.bot.logs, channel, text);
 
   /** What QQ user `userId` types in the group; resolves with the bot's answer. */
   const qqSays = async (userId: string, text: string): Promise<string> => {
@@ -109,7 +72,7 @@ describe("admins are users of one platform", () => {
 
   it('refuses a stdio channel user who calls themselves "10001", and obeys QQ user 10001', async () => {
     await start(["10001"]);
-    expect(await channelSays("/plugins disable x")).toBe(REFUSAL);
+    expect(await channelUserSays("/plugins disable x")).toBe(REFUSAL);
     expect(await stateOfX()).toBe("enabled");
     expect(
       scene!.bot.logs.some(
@@ -127,13 +90,13 @@ describe("admins are users of one platform", () => {
     expect(await qqSays("10001", "/plugins disable x")).toBe(REFUSAL);
     expect(await stateOfX()).toBe("enabled");
 
-    expect(await channelSays("/plugins disable x")).toMatch(/^x 1\.0\.0 \[已停用\]/);
+    expect(await channelUserSays("/plugins disable x")).toMatch(/^x 1\.0\.0 \[已停用\]/);
     expect(await stateOfX()).toBe("disabled");
   });
 
   it("does not make a channel's user an admin for another plugin's entry", async () => {
     await start(["stdio.other:10001"]);
-    expect(await channelSays("/plugins disable x")).toBe(REFUSAL);
+    expect(await channelUserSays("/plugins disable x")).toBe(REFUSAL);
     expect(await qqSays("10001", "/plugins disable x")).toBe(REFUSAL);
     expect(await stateOfX()).toBe("enabled");
   });
@@ -141,7 +104,7 @@ describe("admins are users of one platform", () => {
   it('takes "onebot:<id>" for a QQ user of any adapter and "onebot.<adapterId>:<id>" for one adapter', async () => {
     await start(["onebot:10001", "onebot.elsewhere:10002"]);
     expect(await qqSays("10002", "/plugins disable x")).toBe(REFUSAL);
-    expect(await channelSays("/plugins disable x")).toBe(REFUSAL);
+    expect(await channelUserSays("/plugins disable x")).toBe(REFUSAL);
     expect(await stateOfX()).toBe("enabled");
 
     expect(await qqSays("10001", "/plugins disable x")).toMatch(/^x 1\.0\.0 \[已停用\]/);

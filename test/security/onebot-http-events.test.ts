@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EVENT_BODY_TIMEOUT_MS, MAX_EVENT_POST_BYTES } from "../../src/adapters/onebot/http-mode.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
-import { GROUP, SELF } from "../support/messages.ts";
+import { GROUP, groupMessageEvent, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { openRequest, rawRequest } from "../support/raw-http.ts";
 import { sleep } from "../support/wait.ts";
@@ -50,20 +50,7 @@ async function startHttpBot(
 
 /** The admin's `/plugins` in the group, as NapCat would post it. */
 function adminCommand(messageId: number): string {
-  return JSON.stringify({
-    time: Math.floor(Date.now() / 1000),
-    self_id: Number(SELF),
-    post_type: "message",
-    message_type: "group",
-    sub_type: "normal",
-    message_id: messageId,
-    group_id: Number(GROUP),
-    user_id: Number(ADMIN),
-    message: [{ type: "text", data: { text: "/plugins" } }],
-    raw_message: "/plugins",
-    font: 0,
-    sender: { user_id: Number(ADMIN), nickname: "admin", card: "", role: "owner" },
-  });
+  return groupMessageEvent(messageId, ADMIN, plain("/plugins"));
 }
 
 function received(harness: BotHarness, messageId: number): boolean {
@@ -78,6 +65,7 @@ describe("HTTP event POSTs without a secret", () => {
       { origin: "http://evil.example" },
       { origin: `http://localhost:${port + 1}` },
       { origin: "null" },
+      { "sec-fetch-site": "cross-site" },
       { host: `rebound.example:${port}` },
     ];
     for (const [index, headers] of forged.entries()) {

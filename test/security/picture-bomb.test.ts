@@ -7,9 +7,8 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotProcess } from "../support/bot-process.ts";
-import { ALICE, GROUP, groupSession, mention } from "../support/messages.ts";
-import type { OneBotStandIn, WireSegment } from "../support/onebot-standin.ts";
-import { pictureScenes } from "../support/picture-scene.ts";
+import { groupSession, mention } from "../support/messages.ts";
+import { askWithPictures, imageSegment, pictureScenes } from "../support/picture-scene.ts";
 import { type PictureServer, startPictureServer } from "../support/picture-server.ts";
 import { encodeRgbaPng, gifFrameBomb } from "../support/pictures.ts";
 import { type Scene, startProcessScene } from "../support/scene.ts";
@@ -22,19 +21,6 @@ const REPLY = [{ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "图�
 const BOMB = gifFrameBomb();
 const REFUSED = "GIF too large to decode: 65535×16384 pixels (the limit is 9 megapixels)";
 const REMEMBERED = `${REFUSED} (seen before, not decoded again)`;
-
-function image(file: string, url: string): WireSegment {
-  return { type: "image", data: { file, url } };
-}
-
-function ask(qq: OneBotStandIn, text: string, ...segments: WireSegment[]): string {
-  return qq.pushGroupMessage({
-    groupId: GROUP,
-    userId: ALICE,
-    nickname: "Alice",
-    message: [...mention(text), ...segments],
-  });
-}
 
 /** Resident and peak resident memory of a process, in MB (Linux /proc). */
 function memoryOf(pid: number): { rss: number; peak: number } {
@@ -85,7 +71,11 @@ describe("a GIF frame bomb sent to a running bot process", { timeout: 40_000 }, 
     const watch = watchResponsiveness(bot.baseUrl);
 
     llm.enqueue(...REPLY);
-    const messageId = ask(qq, "这张图是什么", image("bomb.gif", pictures.serve("/bomb.gif", { body: BOMB })));
+    const messageId = askWithPictures(
+      scene,
+      "这张图是什么",
+      imageSegment("bomb.gif", pictures.serve("/bomb.gif", { body: BOMB })),
+    );
     const sent = await qq.waitForSent(undefined, 15_000);
 
     expect(sent.text).toBe("图片打不开");
@@ -97,7 +87,11 @@ describe("a GIF frame bomb sent to a running bot process", { timeout: 40_000 }, 
 
     // The same bytes under another file id and url: fetched, known by their hash, not decoded.
     llm.enqueue(...REPLY);
-    ask(qq, "再看这张", image("bomb-copy.gif", pictures.serve("/bomb-copy.gif", { body: BOMB })));
+    askWithPictures(
+      scene,
+      "再看这张",
+      imageSegment("bomb-copy.gif", pictures.serve("/bomb-copy.gif", { body: BOMB })),
+    );
     await qq.waitForSent((message) => message !== sent, 15_000);
     expect(llm.lastRequestWithTool("reply")?.promptText).toContain("再看这张[图片：无法读取]");
     expect(bot.logs).toContainEqual(
@@ -122,24 +116,20 @@ describe("the day's vision budget", () => {
   const start = pictureScenes();
 
   it("is charged for an attempt that fails to decode", async () => {
-    const {
-      bot,
-      llm,
-      qq,
-      pictures: server,
-    } = await start({
+    const scene = await start({
       ...WITH_VISION,
       media: { allowPrivateNetworks: true, vision: { maxPerDay: 1 } },
     });
+    const { bot, llm, pictures: server } = scene;
     llm.enqueue(...REPLY);
-    ask(qq, "这张", image("bomb.gif", server.serve("/bomb.gif", { body: BOMB })));
+    askWithPictures(scene, "这张", imageSegment("bomb.gif", server.serve("/bomb.gif", { body: BOMB })));
     await bot.turnFinished(1, 10_000);
     const failed = await bot.waitForEvent("vision.failed");
     expect(failed.data).toEqual({ kind: "image", stage: "fetch", reason: REFUSED });
 
     const cat = encodeRgbaPng(1, 1, Uint8Array.from([255, 140, 0, 255]));
     llm.enqueue(...REPLY);
-    ask(qq, "那这张", image("cat.png", server.serve("/cat.png", { body: cat })));
+    askWithPictures(scene, "那这张", imageSegment("cat.png", server.serve("/cat.png", { body: cat })));
     await bot.turnFinished(2, 10_000);
     expect((await bot.waitForEvent("vision.skipped")).data).toEqual({ count: 1, reason: "daily cap" });
     expect(server.requests).toEqual(["/bomb.gif"]);

@@ -5,40 +5,21 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { GROUP, groupSession, mention, SELF } from "../support/messages.ts";
+import { ALICE, groupMessageEvent, groupSession, mention, plain, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { startScene } from "../support/scene.ts";
 import { sleep } from "../support/wait.ts";
 
 const EVENT_PATH = "/onebot/v11/http";
 const SECRET = "post-secret";
 const ADMIN = "39999";
-const ALICE = "30001";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A group message event as NapCat sends it, dated `ageMs` ago. */
-function groupEvent(messageId: number, userId: string, message: unknown[], ageMs = 0): string {
-  return JSON.stringify({
-    time: Math.floor((Date.now() - ageMs) / 1000),
-    self_id: Number(SELF),
-    post_type: "message",
-    message_type: "group",
-    sub_type: "normal",
-    message_id: messageId,
-    group_id: Number(GROUP),
-    user_id: Number(userId),
-    message,
-    raw_message: "",
-    font: 0,
-    sender: { user_id: Number(userId), nickname: `user${userId}`, card: "", role: "owner" },
-  });
-}
-
-const ADMIN_COMMAND = [{ type: "text", data: { text: "/plugins" } }];
+const ADMIN_COMMAND = plain("/plugins");
 
 function dropped(bot: BotHarness): number {
   return bot.logs.filter((line) => line.msg === "repeated message event dropped").length;
@@ -65,7 +46,7 @@ describe("a repeated message event", () => {
     cleanups.push(() => bot.dispose());
     const url = `${bot.baseUrl}${EVENT_PATH}`;
 
-    const event = groupEvent(8001, ADMIN, ADMIN_COMMAND);
+    const event = groupMessageEvent(8001, ADMIN, ADMIN_COMMAND);
     for (let post = 0; post < 3; post++) expect(await qq.postEvent(url, event, SECRET)).toBe(204);
     await qq.waitForSent(undefined, 8_000);
     await sleep(500);
@@ -76,18 +57,11 @@ describe("a repeated message event", () => {
   });
 
   it("starts one turn for a WebSocket event delivered twice, with one reply", async () => {
-    const llm = await ScriptedLlmServer.start();
-    const bot = await startBot({ llm });
-    const qq = new OneBotStandIn({ selfId: SELF });
-    cleanups.push(
-      () => llm.close(),
-      () => bot.dispose(),
-      () => qq.close(),
-    );
-    await qq.connectReverse(bot.wsUrl);
+    const { llm, bot, qq, close } = await startScene();
+    cleanups.push(close);
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "只回答一次" });
 
-    const event = groupEvent(8101, ALICE, mention("在吗"));
+    const event = groupMessageEvent(8101, ALICE, mention("在吗"));
     qq.pushRaw(event);
     await qq.waitForSent(undefined, 8_000);
     expect((await bot.turnFinished(1)).data.status).toBe("replied");
@@ -106,7 +80,7 @@ describe("a repeated message event", () => {
     cleanups.push(() => qq.close());
     const first = await startHttpBot(qq);
     cleanups.push(() => first.dispose());
-    const event = groupEvent(8201, ADMIN, ADMIN_COMMAND, 5_000);
+    const event = groupMessageEvent(8201, ADMIN, ADMIN_COMMAND, 5_000);
     expect(await qq.postEvent(`${first.baseUrl}${EVENT_PATH}`, event, SECRET)).toBe(204);
     await qq.waitForSent(undefined, 8_000);
     await first.stop();
@@ -119,7 +93,11 @@ describe("a repeated message event", () => {
     expect(await again.postEvent(`${second.baseUrl}${EVENT_PATH}`, event, SECRET)).toBe(204);
     // A new message afterwards is answered, so the replay had its chance to be.
     expect(
-      await again.postEvent(`${second.baseUrl}${EVENT_PATH}`, groupEvent(8202, ADMIN, ADMIN_COMMAND), SECRET),
+      await again.postEvent(
+        `${second.baseUrl}${EVENT_PATH}`,
+        groupMessageEvent(8202, ADMIN, ADMIN_COMMAND),
+        SECRET,
+      ),
     ).toBe(204);
     await again.waitForSent(undefined, 8_000);
     await sleep(500);

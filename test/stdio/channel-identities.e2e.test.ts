@@ -3,44 +3,14 @@
  * "alice". They are two people: one's memories are neither seen nor forgotten by the other, and
  * each has a rate limit of their own.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PluginStatus } from "../../src/plugins/plugin-host.ts";
+import type { PluginFolder } from "../plugins/plugin-fixtures.ts";
 import { storedRows } from "../support/bot-harness.ts";
 import { SELF } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { waitFor } from "../support/wait.ts";
-import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
-
-/**
- * A channel whose one user is "alice": whatever the test drops into `data/say` is pushed as
- * `channel_inbound` from sender "alice" in chat c1; the bot's answers (`channel_send`) are
- * written to stderr on one line each (line breaks as " / "), which the bot logs with the
- * plugin's id.
- */
-const CHANNEL = `
-const fs = require("node:fs");
-const readline = require("node:readline");
-const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
-setInterval(() => {
-  if (!fs.existsSync("data/say")) return;
-  const text = fs.readFileSync("data/say", "utf8");
-  fs.rmSync("data/say");
-  write({ method: "channel_inbound", params: { message: text, chatId: "c1", senderId: "alice", senderName: "Alice" } });
-}, 50);
-const lines = readline.createInterface({ input: process.stdin });
-lines.on("close", () => process.exit(0));
-lines.on("line", (line) => {
-  const { method, params = {} } = JSON.parse(line);
-  if (method === "activate") return write({ channel_provider: { name: "web" } });
-  if (method === "channel_send") {
-    process.stderr.write("sent to " + params.chatId + ": " + params.text.replaceAll("\\n", " / ") + "\\n");
-    return write({ result: "ok" });
-  }
-  write({ result: "ok" });
-});
-`;
+import { channelSays, PluginSandbox, sayingChannel } from "./stdio-fixtures.ts";
 
 const CHANNELS = ["chan_a", "chan_b"] as const;
 type Channel = (typeof CHANNELS)[number];
@@ -49,7 +19,7 @@ const REPLY = { toolCalls: [{ name: "reply", arguments: {} }] };
 describe("stdio channels' users are told apart by plugin", () => {
   let sandbox: PluginSandbox;
   let scene: Scene | undefined;
-  const dirs = new Map<Channel, string>();
+  const folders = new Map<Channel, PluginFolder>();
 
   afterEach(async () => {
     await scene?.close();
@@ -59,11 +29,7 @@ describe("stdio channels' users are told apart by plugin", () => {
 
   const start = async (config: Record<string, unknown>) => {
     sandbox = new PluginSandbox();
-    for (const id of CHANNELS) {
-      const folder = nodeStdioPlugin(sandbox, id, CHANNEL);
-      mkdirSync(join(folder.dir, "data"), { recursive: true });
-      dirs.set(id, folder.dir);
-    }
+    for (const id of CHANNELS) folders.set(id, sayingChannel(sandbox, id, { id: "alice", name: "Alice" }));
     scene = await startScene({ config: { plugins: { dirs: [sandbox.root] }, ...config }, selfId: SELF });
     for (const id of CHANNELS) {
       await waitFor(async () => (await statusOf(id)).process?.state === "running");
@@ -78,18 +44,8 @@ describe("stdio channels' users are told apart by plugin", () => {
   };
 
   /** What alice of `channel` types; resolves with the bot's answer there. */
-  const aliceSays = async (channel: Channel, text: string): Promise<string> => {
-    const answers = () =>
-      scene!.bot.logs.filter(
-        (line) => line.plugin === channel && String(line.msg).startsWith("sent to c1: "),
-      );
-    const before = answers().length;
-    const dir = dirs.get(channel)!;
-    writeFileSync(join(dir, "data/say.tmp"), text);
-    renameSync(join(dir, "data/say.tmp"), join(dir, "data/say"));
-    await waitFor(async () => answers().length > before, 8_000);
-    return String(answers()[before]!.msg).slice("sent to c1: ".length);
-  };
+  const aliceSays = (channel: Channel, text: string) =>
+    channelSays(scene!.bot.logs, folders.get(channel)!, text);
 
   const storedMemories = () =>
     storedRows<{ subject: string; content: string }>(

@@ -2,10 +2,12 @@
  * Stdio plugins for the tests: the repository's example plugins copied into a sandbox
  * folder, and a Node test plugin whose tools crash, hang or write garbage on demand.
  */
-import { cpSync, readdirSync, readlinkSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readlinkSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts";
+import type { LogLine } from "../support/log-capture.ts";
+import { waitFor } from "../support/wait.ts";
 
 export { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 
@@ -30,6 +32,60 @@ export function nodeStdioPlugin(
     { "plugin.cjs": source },
     { runtime: "stdio", entry: "node plugin.cjs", ...manifest },
   );
+}
+
+/**
+ * A channel plugin with one user, `sender`: what `channelSays` drops into its `data/say` is
+ * pushed as `channel_inbound` from that user in chat c1; the bot's answers (`channel_send`)
+ * are written to stderr on one line each (line breaks as " / "), which the bot logs with the
+ * plugin's id.
+ */
+export function sayingChannel(
+  sandbox: PluginSandbox,
+  id: string,
+  sender: { id: string; name: string },
+): PluginFolder {
+  const params = JSON.stringify({ chatId: "c1", senderId: sender.id, senderName: sender.name });
+  const folder = nodeStdioPlugin(
+    sandbox,
+    id,
+    `
+const fs = require("node:fs");
+const readline = require("node:readline");
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+setInterval(() => {
+  if (!fs.existsSync("data/say")) return;
+  const text = fs.readFileSync("data/say", "utf8");
+  fs.rmSync("data/say");
+  write({ method: "channel_inbound", params: { message: text, ...${params} } });
+}, 50);
+const lines = readline.createInterface({ input: process.stdin });
+lines.on("close", () => process.exit(0));
+lines.on("line", (line) => {
+  const { method, params = {} } = JSON.parse(line);
+  if (method === "activate") return write({ channel_provider: { name: "web" } });
+  if (method === "channel_send") {
+    process.stderr.write("sent to " + params.chatId + ": " + params.text.replaceAll("\\n", " / ") + "\\n");
+    return write({ result: "ok" });
+  }
+  write({ result: "ok" });
+});
+`,
+  );
+  mkdirSync(join(folder.dir, "data"), { recursive: true });
+  return folder;
+}
+
+/** What the user of a `sayingChannel` types; resolves with the bot's answer there, read from `logs`. */
+export async function channelSays(logs: LogLine[], channel: PluginFolder, text: string): Promise<string> {
+  const answers = () =>
+    logs.filter((line) => line.plugin === channel.id && line.msg.startsWith("sent to c1: "));
+  const before = answers().length;
+  // Renamed into place, so the plugin never reads a half-written file.
+  writeFileSync(join(channel.dir, "data/say.tmp"), text);
+  renameSync(join(channel.dir, "data/say.tmp"), join(channel.dir, "data/say"));
+  await waitFor(async () => answers().length > before, 8_000);
+  return answers()[before]!.msg.slice("sent to c1: ".length);
 }
 
 /**

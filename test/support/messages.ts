@@ -20,6 +20,24 @@ export const mention = (text: string, self = SELF) => [
   { type: "text", data: { text: ` ${text}` } },
 ];
 
+/** A group message event in GROUP from `userId`, dated `ageMs` ago, as NapCat's JSON text. */
+export function groupMessageEvent(messageId: number, userId: string, message: unknown[], ageMs = 0): string {
+  return JSON.stringify({
+    time: Math.floor((Date.now() - ageMs) / 1000),
+    self_id: Number(SELF),
+    post_type: "message",
+    message_type: "group",
+    sub_type: "normal",
+    message_id: messageId,
+    group_id: Number(GROUP),
+    user_id: Number(userId),
+    message,
+    raw_message: "",
+    font: 0,
+    sender: { user_id: Number(userId), nickname: `user${userId}`, card: "", role: "owner" },
+  });
+}
+
 let nextMessageId = 1;
 
 /**

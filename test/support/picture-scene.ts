@@ -29,7 +29,7 @@ export function pictureScenes(): (config: Record<string, unknown>) => Promise<Pi
 }
 
 /** Alice @-mentions the bot with `text` and these segments after it; returns the message id. */
-export function askWithPictures(scene: Scene, text: string, ...segments: WireSegment[]): string {
+export function askWithPictures(scene: Scene<unknown>, text: string, ...segments: WireSegment[]): string {
   return scene.qq.pushGroupMessage({
     groupId: GROUP,
     userId: ALICE,

@@ -128,20 +128,10 @@ export function gifFrameBomb(
   // Colour index 0 only, minimum code size 2: clear code 4, end code 5, first new code 6.
   // Each new code is the previous run plus one pixel (the code just being defined, read
   // as "previous + its own first index"); once 4096 codes exist, the longest is repeated.
-  const bytes: number[] = [];
-  let bitBuffer = 0;
-  let bitCount = 0;
+  const codes = new LzwCodes();
   let codeSize = 3;
   let nextCode = 6;
-  const write = (code: number) => {
-    bitBuffer |= code << bitCount;
-    bitCount += codeSize;
-    while (bitCount >= 8) {
-      bytes.push(bitBuffer & 0xff);
-      bitBuffer >>>= 8;
-      bitCount -= 8;
-    }
-  };
+  const write = (code: number) => codes.write(code, codeSize);
   const runOf = (code: number) => (code < 4 ? 1 : code - 4);
   write(4);
   write(0);
@@ -156,7 +146,6 @@ export function gifFrameBomb(
     }
   }
   write(5);
-  if (bitCount > 0) bytes.push(bitBuffer & 0xff);
   return Buffer.concat([
     Buffer.from("GIF89a", "latin1"),
     u16(screen.width),
@@ -169,7 +158,7 @@ export function gifFrameBomb(
     u16(frame.width),
     u16(frame.height),
     Buffer.from([0, 2]),
-    subBlocks(Buffer.from(bytes)),
+    subBlocks(codes.bytes()),
     Buffer.from([0x3b]),
   ]);
 }
@@ -192,18 +181,8 @@ function lzwEncode(indices: number[], minCodeSize: number): Buffer {
   const dictionary = new Map<string, number>();
   let nextCode = clearCode + 2;
   let codeSize = minCodeSize + 1;
-  const bytes: number[] = [];
-  let bitBuffer = 0;
-  let bitCount = 0;
-  const write = (code: number) => {
-    bitBuffer |= code << bitCount;
-    bitCount += codeSize;
-    while (bitCount >= 8) {
-      bytes.push(bitBuffer & 0xff);
-      bitBuffer >>>= 8;
-      bitCount -= 8;
-    }
-  };
+  const codes = new LzwCodes();
+  const write = (code: number) => codes.write(code, codeSize);
   const codeOf = (key: string) => dictionary.get(key) ?? Number(key);
 
   write(clearCode);
@@ -222,8 +201,30 @@ function lzwEncode(indices: number[], minCodeSize: number): Buffer {
   }
   write(codeOf(current));
   write(clearCode + 1);
-  if (bitCount > 0) bytes.push(bitBuffer & 0xff);
-  return Buffer.from(bytes);
+  return codes.bytes();
+}
+
+/** GIF's LZW code stream: codes of a given width packed into bytes, least significant bit first. */
+class LzwCodes {
+  readonly #bytes: number[] = [];
+  #bitBuffer = 0;
+  #bitCount = 0;
+
+  write(code: number, width: number): void {
+    this.#bitBuffer |= code << this.#bitCount;
+    this.#bitCount += width;
+    while (this.#bitCount >= 8) {
+      this.#bytes.push(this.#bitBuffer & 0xff);
+      this.#bitBuffer >>>= 8;
+      this.#bitCount -= 8;
+    }
+  }
+
+  /** The bytes written, the last one padded with zero bits. */
+  bytes(): Buffer {
+    const tail = this.#bitCount > 0 ? [this.#bitBuffer & 0xff] : [];
+    return Buffer.from([...this.#bytes, ...tail]);
+  }
 }
 
 function subBlocks(data: Buffer): Buffer {

@@ -89,6 +89,43 @@ export interface RedisTarget {
 /** The `cluster.secret` test instances share (a cluster does not start without one). */
 export const CLUSTER_SECRET = "test-cluster-secret-0123456789";
 
+/** `cluster` config for instance `instanceId` on `redis`, with the secret all test instances share. */
+export function clusterConfig(
+  redis: RedisTarget,
+  instanceId: string,
+): { redisUrl: string; secret: string; instanceId: string; keyPrefix: string } {
+  return { redisUrl: redis.url, secret: CLUSTER_SECRET, instanceId, keyPrefix: clusterKeyPrefix(redis) };
+}
+
+/** `redis`'s key prefix as `cluster.keyPrefix` takes it: the bot puts the ":" after it itself. */
+export function clusterKeyPrefix(redis: RedisTarget): string {
+  return redis.keyPrefix.replace(/:$/, "");
+}
+
+/** What is published on one channel of a Redis, recorded as anyone holding that Redis could. */
+export class ChannelRecording {
+  /** The messages published since the recording started or was last cleared. */
+  messages: string[] = [];
+
+  private constructor(private readonly subscriber: Redis) {
+    subscriber.on("message", (_channel: string, message: string) => this.messages.push(message));
+  }
+
+  static async start(url: string, channel: string): Promise<ChannelRecording> {
+    const recording = new ChannelRecording(new Redis(url));
+    await recording.subscriber.subscribe(channel);
+    return recording;
+  }
+
+  clear(): void {
+    this.messages = [];
+  }
+
+  stop(): void {
+    this.subscriber.disconnect();
+  }
+}
+
 /** A database of its own on this run's shared Redis server. */
 export async function freshRedis(): Promise<RedisTarget> {
   const serverUrl = inject("redisUrl");

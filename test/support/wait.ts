@@ -19,3 +19,14 @@ export async function waitFor(
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** A promise the test opens when it chooses: a scripted model waits on it to hold a turn mid-way. */
+export class Gate {
+  #open!: () => void;
+  readonly opened = new Promise<void>((resolve) => {
+    this.#open = resolve;
+  });
+  open(): void {
+    this.#open();
+  }
+}

@@ -29,6 +29,31 @@ export interface ConsoleAdapterOptions {
 
 export type ConsoleListener = (message: ChatMessage) => void;
 
+/** A message typed in the playground as the pipeline takes it in, received now. */
+export function consoleMessage(input: ConsoleInput, messageId: string): ChatMessage {
+  const peerId = input.chatType === "group" ? input.groupId! : input.userId;
+  const message: ChatMessage = {
+    platform: CONSOLE_PLATFORM,
+    adapterId: CONSOLE_ADAPTER_ID,
+    selfId: CONSOLE_SELF_ID,
+    sessionId: formatSessionId({
+      platform: CONSOLE_PLATFORM,
+      selfId: CONSOLE_SELF_ID,
+      chatType: input.chatType,
+      peerId,
+    }),
+    chatType: input.chatType,
+    userId: input.userId,
+    senderName: input.senderName,
+    messageId,
+    segments: input.segments,
+    time: Date.now(),
+    fromSelf: false,
+  };
+  if (input.chatType === "group") message.groupId = peerId;
+  return message;
+}
+
 /**
  * The browser playground as a chat platform: messages typed in the console enter the same
  * pipeline as QQ messages, and what the bot sends to a `console` session is pushed to the
@@ -63,26 +88,7 @@ export class ConsoleAdapter implements ChatAdapter {
 
   /** Takes a message typed in the console into the pipeline; returns it as delivered. */
   receive(input: ConsoleInput): ChatMessage {
-    const peerId = input.chatType === "group" ? input.groupId! : input.userId;
-    const message: ChatMessage = {
-      platform: CONSOLE_PLATFORM,
-      adapterId: CONSOLE_ADAPTER_ID,
-      selfId: CONSOLE_SELF_ID,
-      sessionId: formatSessionId({
-        platform: CONSOLE_PLATFORM,
-        selfId: CONSOLE_SELF_ID,
-        chatType: input.chatType,
-        peerId,
-      }),
-      chatType: input.chatType,
-      userId: input.userId,
-      senderName: input.senderName,
-      messageId: this.newMessageId(),
-      segments: input.segments,
-      time: Date.now(),
-      fromSelf: false,
-    };
-    if (input.chatType === "group") message.groupId = peerId;
+    const message = consoleMessage(input, this.newMessageId());
     this.publish(message);
     this.options.deliver(message);
     return message;

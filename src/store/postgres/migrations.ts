@@ -11,6 +11,17 @@ export interface PgTransactions {
   transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T>;
 }
 
+/** A migration that is one statement. */
+function oneStatement(version: number, name: string, statement: string): PgMigration {
+  return {
+    version,
+    name,
+    async up(tx) {
+      await tx.query(statement);
+    },
+  };
+}
+
 /**
  * The schema as the SQLite migrations leave it, in one step: times are Unix milliseconds in
  * BIGINT, JSON is stored as text (searched with LIKE like SQLite's), row ids are identities,
@@ -117,39 +128,19 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     },
   },
   MONITOR_MEDIA_MEMORY_MIGRATION,
-  {
-    version: 3,
-    name: "turns.attempt",
-    async up(tx) {
-      // As SQLite's migration 11: which run of its messages a turn is (null: the first).
-      await tx.query("ALTER TABLE turns ADD COLUMN attempt INTEGER");
-    },
-  },
-  {
-    version: 4,
-    name: "llm_usage.user_key",
-    async up(tx) {
-      // As SQLite's migration 12: whose turn a call was made for, for the per-user daily budget.
-      await tx.query("ALTER TABLE llm_usage ADD COLUMN user_key TEXT");
-    },
-  },
-  {
-    version: 5,
-    name: "stickers.session_id",
-    async up(tx) {
-      // As SQLite's migration 13: the chat a sticker was collected in.
-      await tx.query("ALTER TABLE stickers ADD COLUMN session_id TEXT");
-    },
-  },
-  {
-    version: 6,
-    name: "session_fences",
-    async up(tx) {
-      // Per session, the newest lease token a cluster instance took it with (session-fence.ts).
-      // No SQLite counterpart: a cluster runs on PostgreSQL only.
-      await tx.query("CREATE TABLE session_fences (session_id TEXT PRIMARY KEY, token BIGINT NOT NULL)");
-    },
-  },
+  // As SQLite's migration 11: which run of its messages a turn is (null: the first).
+  oneStatement(3, "turns.attempt", "ALTER TABLE turns ADD COLUMN attempt INTEGER"),
+  // As SQLite's migration 12: whose turn a call was made for, for the per-user daily budget.
+  oneStatement(4, "llm_usage.user_key", "ALTER TABLE llm_usage ADD COLUMN user_key TEXT"),
+  // As SQLite's migration 13: the chat a sticker was collected in.
+  oneStatement(5, "stickers.session_id", "ALTER TABLE stickers ADD COLUMN session_id TEXT"),
+  // Per session, the newest lease token a cluster instance took it with (session-fence.ts).
+  // No SQLite counterpart: a cluster runs on PostgreSQL only.
+  oneStatement(
+    6,
+    "session_fences",
+    "CREATE TABLE session_fences (session_id TEXT PRIMARY KEY, token BIGINT NOT NULL)",
+  ),
 ];
 
 /**

@@ -1,12 +1,13 @@
 import type { Logger } from "../../log/logger.ts";
 import {
-  DAY_MS,
   type SessionTokensRow,
   type SummaryRow,
+  toSessionTokens,
   toUsageSummary,
   toUserTokens,
   USAGE_COLUMNS,
   type UserTokensRow,
+  usageSummaryQuery,
   usageValues,
   userTokensQuery,
 } from "../sqlite/usage-store.ts";
@@ -47,17 +48,7 @@ export class PgUsageStore implements UsageStore {
 
   async summarize(query: UsageQuery): Promise<UsageSummaryRow[]> {
     await this.#writer.flush();
-    // BIGINT division gives the UTC day number, as in SQLite; "C" sorts by code point like SQLite.
-    const rows = await this.db.query<SummaryRow>(
-      `SELECT time / ${DAY_MS} AS day_index, task, provider, model, COUNT(*) AS calls,
-         SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures,
-         SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-         SUM(latency_ms) AS latency_ms
-       FROM llm_usage WHERE time >= $1
-       GROUP BY time / ${DAY_MS}, task, provider, model
-       ORDER BY day_index, task COLLATE "C", provider COLLATE "C", model COLLATE "C"`,
-      [query.sinceMs],
-    );
+    const rows = await this.db.query<SummaryRow>(usageSummaryQuery("$1", ' COLLATE "C"'), [query.sinceMs]);
     return rows.map(toUsageSummary);
   }
 
@@ -68,7 +59,7 @@ export class PgUsageStore implements UsageStore {
        FROM llm_usage WHERE time >= $1 GROUP BY session_id ORDER BY session_id COLLATE "C" NULLS FIRST`,
       [query.sinceMs],
     );
-    return rows.map((row) => ({ sessionId: row.session_id, tokens: row.tokens }));
+    return rows.map(toSessionTokens);
   }
 
   async tokensByUser(query: UsageQuery): Promise<UserTokens[]> {

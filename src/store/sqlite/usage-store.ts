@@ -49,6 +49,25 @@ export function toUserTokens(row: UserTokensRow): UserTokens {
   return { userKey: row.user_key, tokens: row.tokens };
 }
 
+export function toSessionTokens(row: SessionTokensRow): SessionTokens {
+  return { sessionId: row.session_id, tokens: row.tokens };
+}
+
+/**
+ * Calls per UTC day, task, provider and model since `?`/`$1`. `collate` is what makes the
+ * text columns sort by code point: nothing in SQLite, ` COLLATE "C"` in Postgres.
+ */
+export function usageSummaryQuery(since: string, collate: string): string {
+  // Integer division of both integer operands gives the UTC day number in SQLite and Postgres alike.
+  return `SELECT time / ${DAY_MS} AS day_index, task, provider, model, COUNT(*) AS calls,
+      SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures,
+      SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
+      SUM(latency_ms) AS latency_ms
+    FROM llm_usage WHERE time >= ${since}
+    GROUP BY time / ${DAY_MS}, task, provider, model
+    ORDER BY day_index, task${collate}, provider${collate}, model${collate}`;
+}
+
 /** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
 export class SqliteUsageStore implements UsageStore {
   readonly #writer: BatchWriter<UsageRecord>;
@@ -67,16 +86,7 @@ export class SqliteUsageStore implements UsageStore {
       }
     });
     this.#writer = new BatchWriter({ name: "llm_usage", writeBatch: insertAll, logger, tick });
-    // Integer division of both integer operands gives the UTC day number in SQLite and Postgres alike.
-    this.#selectSummary = db.prepare(
-      `SELECT time / ${DAY_MS} AS day_index, task, provider, model, COUNT(*) AS calls,
-         SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures,
-         SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-         SUM(latency_ms) AS latency_ms
-       FROM llm_usage WHERE time >= ?
-       GROUP BY time / ${DAY_MS}, task, provider, model
-       ORDER BY day_index, task, provider, model`,
-    );
+    this.#selectSummary = db.prepare(usageSummaryQuery("?", ""));
     this.#selectSessionTokens = db.prepare(
       `SELECT session_id, SUM(prompt_tokens + completion_tokens) AS tokens
        FROM llm_usage WHERE time >= ? GROUP BY session_id`,
@@ -95,10 +105,7 @@ export class SqliteUsageStore implements UsageStore {
 
   async tokensBySession(query: UsageQuery): Promise<SessionTokens[]> {
     this.#writer.flush();
-    return (this.#selectSessionTokens.all(query.sinceMs) as SessionTokensRow[]).map((row) => ({
-      sessionId: row.session_id,
-      tokens: row.tokens,
-    }));
+    return (this.#selectSessionTokens.all(query.sinceMs) as SessionTokensRow[]).map(toSessionTokens);
   }
 
   async tokensByUser(query: UsageQuery): Promise<UserTokens[]> {

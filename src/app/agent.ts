@@ -1,0 +1,90 @@
+import type { ChatAdapter } from "../adapters/types.ts";
+import { TurnRunner, type TurnRunnerDeps } from "../agent/turn-runner.ts";
+import type { Cluster } from "../cluster/cluster.ts";
+import type { ComponentSet } from "../components/component-set.ts";
+import type { CallContexts } from "../components/types.ts";
+import type { TsumugiConfig } from "../config/schema.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import { oneBotQuoteFetcher } from "../context/onebot-fetcher.ts";
+import { QuoteContext } from "../context/quote-context.ts";
+import type { LlmClient } from "../llm/llm-client.ts";
+import type { Logger } from "../log/logger.ts";
+import type { MemoryService } from "../memory/memory-service.ts";
+import type { MonitorHub } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import { ReplyExtensionRunner } from "../reply/extension-runner.ts";
+import type { Outbox } from "../reply/outbox.ts";
+import { ReplyStage } from "../reply/reply-stage.ts";
+import type { MessageStore, Stores } from "../store/types.ts";
+import { clusterTurns } from "./cluster-member.ts";
+import { type TurnPicturesDeps, turnPicturesOf } from "./pictures.ts";
+import { agentSettings } from "./settings.ts";
+import { turnPluginsOf } from "./turn-plugins.ts";
+
+export interface AgentParts {
+  /** The current client: `app.ts` replaces it on a config reload, so it is read per call. */
+  llm: () => LlmClient;
+  stores: Pick<Stores, "turns" | "pictures" | "stickers">;
+  messages: MessageStore;
+  /** The bot's adapters: a quote is resolved through the quoting message's account. */
+  adapters: ReadonlyMap<string, ChatAdapter>;
+  cluster: Cluster | undefined;
+  config: () => TsumugiConfig;
+  clock: () => ZonedClock;
+  prompts: { templates(): PromptTemplates };
+  components: ComponentSet;
+  contexts: CallContexts;
+  pictureFetcherFor: TurnPicturesDeps["fetcherFor"];
+  memory: MemoryService;
+  outbox: Outbox;
+  budgets: TurnRunnerDeps["budgets"];
+  answerLater: TurnRunnerDeps["answerLater"];
+  monitor: MonitorHub;
+  logger: Logger;
+}
+
+/**
+ * The agent stage: the turn runner with what each turn reads (quotes, plugins' tools and hooks,
+ * pictures, memory) and the reply stage it sends through, plugins' reply extensions included.
+ */
+export function createTurnRunner(parts: AgentParts): TurnRunner {
+  const { llm, config, prompts, components, monitor, logger } = parts;
+  const quotes = new QuoteContext({
+    fetcherFor: (message) => {
+      const adapter = parts.adapters.get(message.adapterId);
+      return adapter && oneBotQuoteFetcher(adapter, message.selfId);
+    },
+    settings: () => ({ quote: config().chat.quote, timeZone: config().chat.timezone }),
+    monitor,
+    logger,
+  });
+  const replyStage = new ReplyStage({
+    outbox: parts.outbox,
+    extensions: new ReplyExtensionRunner({ registry: components.replyExtensions, monitor, logger }),
+    monitor,
+  });
+  return new TurnRunner({
+    llm: { generate: (request) => llm().generate(request) },
+    messages: parts.messages,
+    turns: parts.stores.turns,
+    ...(parts.cluster ? clusterTurns(parts.cluster, monitor) : {}),
+    quotes,
+    settings: () => agentSettings(config(), parts.clock(), prompts.templates()),
+    plugins: turnPluginsOf(components, parts.contexts, monitor, logger, () => config().agent),
+    ...turnPicturesOf({
+      llm,
+      stores: parts.stores,
+      config,
+      prompts,
+      fetcherFor: parts.pictureFetcherFor,
+      monitor,
+      logger,
+    }),
+    memory: parts.memory,
+    replyStage,
+    budgets: parts.budgets,
+    answerLater: parts.answerLater,
+    monitor,
+    logger,
+  });
+}

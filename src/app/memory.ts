@@ -1,0 +1,59 @@
+import type { ComponentSet } from "../components/component-set.ts";
+import type { TsumugiConfig } from "../config/schema.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import type { LlmClient } from "../llm/llm-client.ts";
+import type { Logger } from "../log/logger.ts";
+import { memoryCommands } from "../memory/memory-commands.ts";
+import { MemoryLearner } from "../memory/memory-learner.ts";
+import { MemoryService } from "../memory/memory-service.ts";
+import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { Stores } from "../store/types.ts";
+
+export interface MemoryParts {
+  stores: Pick<Stores, "memories" | "history">;
+  /** Where its chat commands (`/forget`, `/memory`) are registered. */
+  commands: ComponentSet["commands"];
+  /** The current client: `app.ts` replaces it on a config reload, so it is read per call. */
+  llm: () => LlmClient;
+  config: () => TsumugiConfig;
+  prompts: { templates(): PromptTemplates };
+  clock: () => ZonedClock;
+  monitor: Monitor;
+  logger: Logger;
+}
+
+/**
+ * Long-term memory (issue 18): the service turns, plugins and its chat commands use, and the
+ * learner that writes through it in the background from what chats say.
+ */
+export function createMemory(parts: MemoryParts): { memory: MemoryService; learner: MemoryLearner } {
+  const { stores, llm, config, prompts, clock, monitor, logger } = parts;
+  const memory = new MemoryService({
+    store: stores.memories,
+    settings: () => config().memory,
+    prompts: () => prompts.templates(),
+    clock,
+    embedder: () => llm().embedder,
+    monitor,
+    logger,
+  });
+  const learner = new MemoryLearner({
+    memory,
+    store: stores.memories,
+    history: stores.history,
+    llm,
+    hasModel: () => (config().llm.models.memory ?? []).length > 0,
+    settings: () => config().memory,
+    access: () => config().access,
+    prompts: () => prompts.templates(),
+    clock,
+    botName: () => config().bot.name,
+    monitor,
+    logger,
+  });
+  for (const command of memoryCommands({ memory, settings: () => config().memory, clock })) {
+    parts.commands.add(command);
+  }
+  return { memory, learner };
+}
