@@ -216,6 +216,9 @@ describe("two instances when one of them stops", () => {
   it("answers a message handed to an owner that hangs and is SIGKILLed, sent 50 ms after the account moved", async () => {
     scene = await Scene.start();
     const group = await scene.startChat(await sharedStorage());
+    // Its log line of that send is read before it hangs: a frozen or killed process's unread
+    // output is lost, and the count below would miss a send that happened.
+    await waitFor(() => scene?.sentBy(group).a === 1, 5_000, "a's send to be logged");
 
     // a owns the chat and dies: it hangs first (its sockets open, its inbox read still waiting
     // in Redis), the account reconnects to b at once and says something, then a is killed.
