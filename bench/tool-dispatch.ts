@@ -103,13 +103,13 @@ export async function measureToolDispatch(): Promise<{
     time: Date.now(),
     fromSelf: false,
   };
-  const scope = turns.forTurn(
-    { kind: "realtime", sessionId: message.sessionId, messages: [message], triggerIds: ["1"] },
-    "bench",
-    new AbortController().signal,
-    shippedPromptTemplates("zh"),
-    new Map(),
-  );
+  const scope = turns.forTurn({
+    batch: { kind: "realtime", sessionId: message.sessionId, messages: [message], triggerIds: ["1"] },
+    replyId: "bench",
+    signal: new AbortController().signal,
+    prompts: shippedPromptTemplates("zh"),
+    pictures: new Map(),
+  });
   const direct = async (args: { n: number }) => ({ n: args.n });
   const viaPlugin = async (n: number) => {
     const call = { id: "c", name: "echo", input: { n } };

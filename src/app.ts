@@ -6,16 +6,15 @@ import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
 import { addAdapters } from "./app/adapters.ts";
 import { createTurnRunner } from "./app/agent.ts";
-import { createBatchers, createSessions } from "./app/batching.ts";
 import { adoptConfigEdit, shareConfigEdits } from "./app/cluster-config.ts";
 import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.ts";
 import { healthReport } from "./app/health.ts";
-import { createIntake } from "./app/intake.ts";
 import { createMemory } from "./app/memory.ts";
+import { createMessagePath } from "./app/message-path.ts";
 import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
-import { clockOfZone, triggerSettings, turnBounds } from "./app/settings.ts";
+import { clockOfZone, triggerSettings } from "./app/settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
@@ -96,12 +95,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const cluster = await joinCluster(config, {
     address: () => `${listening.host}:${listening.port}`,
     platformAdapters,
-    ingest: (message) => chat.ingest(message),
+    // A message routed to this instance enters the path after the route stage.
+    ingest: (message) => path.fromLocal(message),
     forgetCached: (sessionId) => messages.forget(sessionId),
     busy: (sessionId) => queue.has(sessionId),
     turns: stores.turns,
-    recover: (work) =>
-      recoverClusterWork({ ...recoveryParts(), submit: (batch) => sessions.submit(batch) }, work),
+    recover: (work) => recoverClusterWork(recoveryParts(), work),
     storage: () => stores.status(),
     adopt: {
       edit: (text) =>
@@ -171,8 +170,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
-  // Stdio channel plugins' chats enter the pipeline like any platform's (`chat` exists before plugins start).
-  const stdioChannels = new StdioChannelAdapter((message) => chat.ingest(message));
+  // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
+  const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
   const pictureFetcherFor = accountPictureFetchers({ config: () => config, adapters, logger });
   const { plugins, mcp } = createPluginHosts({
@@ -215,50 +214,43 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     memory,
     outbox,
     budgets: limits,
-    answerLater: (batch) => sessions.submit(batch),
     monitor,
     logger,
   });
   const queue = new KeyedQueue((sessionId, error) =>
     logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
   );
-  const recoveryParts = () => ({ config, stores, messages, queue, outbox, turnRunner, monitor, logger });
-  const sessions = createSessions({
+  // Every stage a message and a turn pass, in order: src/app/message-path.ts.
+  const path = createMessagePath({
+    messages,
+    commands: plugins.commands,
+    learner: memoryLearner,
     queue,
-    cluster,
-    platformAdapters,
     limits,
     turnRunner,
-    bounds: () => turnBounds(config),
+    cluster,
+    platformAdapters,
+    adapters,
+    config: () => config,
     monitor,
     logger,
   });
-  const { batcher, digests } = createBatchers({
-    realtime: () => config.chat.realtime,
-    digest: () => config.chat.digest,
-    sessions,
+  const recoveryParts = () => ({
+    config,
+    stores,
+    messages,
+    sessions: path.sessions,
+    outbox,
     monitor,
+    logger,
   });
   components.commands.add(
     summaryCommand({
       settings: () => config.chat.summary,
       store: messages,
-      submit: (batch) => sessions.submitAlone(batch),
+      submit: (batch) => path.sessions.submitAlone(batch),
     }),
   );
-  const { chat, intake } = createIntake({
-    messages,
-    batcher,
-    digests,
-    commands: plugins.commands,
-    config: () => config,
-    learner: memoryLearner,
-    cluster,
-    platformAdapters,
-    adapters,
-    monitor,
-    logger,
-  });
 
   const server = new HttpServer(
     {
@@ -274,8 +266,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const playground = addAdapters(adapters, platformAdapters, {
     config,
     routes: server,
-    deliver: (message) => intake.take(message),
-    deliverLocal: (message) => chat.ingest(message),
+    deliver: path.fromPlatform,
+    deliverLocal: path.fromLocal,
     ...(cluster && {
       wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),
       connection: (adapterId: string, status: AccountStatus) => cluster.accountChanged(adapterId, status),
@@ -367,8 +359,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stopping ??= shutDown({
       stopWatching,
       prompts,
-      batcher,
-      digests,
+      batcher: path.batcher,
+      digests: path.digests,
       queue,
       turnRunner,
       plugins,

@@ -11,7 +11,6 @@ import { plannerMessages } from "./prompt.ts";
 import { ToolCalls } from "./tool-calls.ts";
 import type { TurnContext } from "./turn-context.ts";
 import { TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
-import type { TurnPluginScope } from "./turn-plugins.ts";
 
 export interface PlannerLoopDeps {
   llm: { generate(request: LlmRequest): Promise<LlmResult> };
@@ -31,11 +30,8 @@ const MAX_REPLANS = 2;
  * rounds until a tool ends the turn. One trigger never yields two replies: once a reply is
  * sent the turn ends.
  */
-export async function runPlanner(
-  turn: TurnContext,
-  plugins: TurnPluginScope,
-  deps: PlannerLoopDeps,
-): Promise<TurnOutcome> {
+export async function runPlanner(turn: TurnContext, deps: PlannerLoopDeps): Promise<TurnOutcome> {
+  const { plugins } = turn;
   // A prompt a UserPromptSubmit guard refused ends the turn before anything else is asked.
   const start = await plugins.start();
   if ("refusal" in start) return { status: "silent", reason: start.refusal };

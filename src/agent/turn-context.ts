@@ -15,6 +15,7 @@ import type { HistoryWindows } from "./history-window.ts";
 import type { TurnPromptInput } from "./prompt.ts";
 import type { AgentSettings } from "./settings.ts";
 import type { TurnJournal } from "./turn-journal.ts";
+import type { TurnPluginScope } from "./turn-plugins.ts";
 
 /** One turn's pictures: their descriptions, and the new messages' pictures for a model that sees. */
 export interface TurnPictureView extends PictureDescriptions {
@@ -34,15 +35,30 @@ export interface TurnContextDeps {
   };
   /** Where each session's history window starts (it moves in steps, for prompt caching). */
   historyWindows: HistoryWindows;
-  /** This turn's picture descriptions, shown wherever a described picture appears. */
-  pictures: TurnPictureView;
   /** What is remembered about the new messages' senders and the group (the memory section). */
   memory: Pick<MemoryService, "recallForTurn">;
 }
 
+/** One turn: who it is, what it started with, and the parts it works with. */
+export interface TurnContextParts {
+  replyId: string;
+  batch: Batch;
+  /** Takes the session's batches that arrived meanwhile (SessionRunner). */
+  absorbInto: (current: Batch) => Batch | undefined;
+  settings: AgentSettings;
+  signal: AbortSignal;
+  journal: TurnJournal;
+  replies: TurnReplies;
+  plugins: TurnPluginScope;
+  /** This turn's picture descriptions, shown wherever a described picture appears. */
+  pictures: TurnPictureView;
+  deps: TurnContextDeps;
+}
+
 /**
- * What one turn knows and has done: its batch (growing as messages arrive), the history and
- * quote it shows the models, its model calls and the messages it sent.
+ * One turn, as the planner, its tools and the transcript reader take it: its identity, its
+ * batch (growing as messages arrive), signal, settings, journal, replies, plugins and pictures;
+ * the history and quote it shows the models, its model calls and the messages it sent.
  */
 export class TurnContext {
   private readonly rounds: Array<{ toolCalls: string[]; text: string; model: string; latencyMs: number }> =
@@ -64,16 +80,30 @@ export class TurnContext {
   /** Messages taken in since the planner's last call: no planner call has read them yet. */
   private unread: ChatMessage[] = [];
 
-  constructor(
-    readonly replyId: string,
-    public batch: Batch,
-    private readonly absorbInto: (current: Batch) => Batch | undefined,
-    readonly settings: AgentSettings,
-    private readonly deps: TurnContextDeps,
-    readonly signal: AbortSignal,
-    private readonly journal: TurnJournal,
-    readonly replies: TurnReplies,
-  ) {}
+  readonly replyId: string;
+  batch: Batch;
+  readonly settings: AgentSettings;
+  readonly signal: AbortSignal;
+  readonly replies: TurnReplies;
+  /** What plugins add to this turn: tools, hooks, enrichers, channel prompt parts. */
+  readonly plugins: TurnPluginScope;
+  readonly pictures: TurnPictureView;
+  private readonly absorbInto: (current: Batch) => Batch | undefined;
+  private readonly journal: TurnJournal;
+  private readonly deps: TurnContextDeps;
+
+  constructor(parts: TurnContextParts) {
+    this.replyId = parts.replyId;
+    this.batch = parts.batch;
+    this.settings = parts.settings;
+    this.signal = parts.signal;
+    this.replies = parts.replies;
+    this.plugins = parts.plugins;
+    this.pictures = parts.pictures;
+    this.absorbInto = parts.absorbInto;
+    this.journal = parts.journal;
+    this.deps = parts.deps;
+  }
 
   /** Records one model call for the turn's stored detail. */
   recordCall(result: LlmResult, toolCalls: string[]): void {
@@ -85,11 +115,11 @@ export class TurnContext {
     });
   }
 
-  detail(sentByTools: string[]): Record<string, unknown> {
+  detail(): Record<string, unknown> {
     return {
       rounds: this.rounds,
       sentMessageIds: this.replies.sentMessageIds,
-      sentByTools,
+      sentByTools: this.plugins.sentByTools,
       // Left out to keep the prompt bounded; the turn answered the batch as a whole.
       ...(this.batch.omitted && { omitted: this.batch.omitted }),
     };
@@ -167,7 +197,7 @@ export class TurnContext {
       withId: true,
       segments,
       selfName: identity.name,
-      pictures: this.deps.pictures.texts,
+      pictures: this.pictures.texts,
     });
   }
 
@@ -175,7 +205,7 @@ export class TurnContext {
   line(message: ChatMessage): string {
     return formatMessageLine(message, this.settings.clock.time, {
       selfName: this.settings.identity.name,
-      pictures: this.deps.pictures.texts,
+      pictures: this.pictures.texts,
     });
   }
 
@@ -188,10 +218,10 @@ export class TurnContext {
   async gatherContext(): Promise<void> {
     const batch = this.batch;
     const history = (await this.storedHistory(batch)).slice(-this.settings.history.maxMessages);
-    await this.deps.pictures.describe(
+    await this.pictures.describe(
       [...batch.messages, ...history].reverse().map((message) => message.segments),
     );
-    this.images = await this.deps.pictures.look(
+    this.images = await this.pictures.look(
       batch.messages.filter((message) => !message.fromSelf).map((message) => message.segments),
     );
     this.memories = await this.deps.memory.recallForTurn({
@@ -203,7 +233,7 @@ export class TurnContext {
     if (message === this.quoteMessage) return;
     this.quoteMessage = message;
     this.quoteBlock = message
-      ? await this.deps.quotes.blockFor(message, this.replyId, this.deps.pictures)
+      ? await this.deps.quotes.blockFor(message, this.replyId, this.pictures)
       : undefined;
   }
 

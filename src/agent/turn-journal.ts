@@ -11,21 +11,23 @@ export type InterruptedTurn = Pick<TurnRecord, "replyId" | "attempt">;
  * again when the turn takes in more messages), so a crash leaves a trace start-up can act on;
  * replaced by the outcome when the turn ends.
  */
+export interface TurnJournalParts {
+  turns: TurnStore;
+  logger: Logger;
+  replyId: string;
+  createdAt: number;
+  /** The interrupted turn this one runs again. */
+  rerunOf?: InterruptedTurn;
+  /** The cluster instance running it. */
+  instanceId?: string;
+  /** Its start (with these triggers) is committed, or could not be. */
+  triggersTaken?: (batch: Batch) => void;
+  /** The token of the session lease it runs under (cluster): the store refuses a stale one. */
+  fence?: FenceToken;
+}
+
 export class TurnJournal {
-  constructor(
-    private readonly turns: TurnStore,
-    private readonly logger: Logger,
-    private readonly replyId: string,
-    private readonly createdAt: number,
-    /** The interrupted turn this one runs again. */
-    private readonly rerunOf: InterruptedTurn | undefined,
-    /** The cluster instance running it. */
-    private readonly instanceId?: string,
-    /** Its start (with these triggers) is committed, or could not be. */
-    private readonly triggersTaken?: (batch: Batch) => void,
-    /** The token of the session lease it runs under (cluster): the store refuses a stale one. */
-    private readonly fence?: FenceToken,
-  ) {}
+  constructor(private readonly parts: TurnJournalParts) {}
 
   /**
    * Commits the turn as running with `batch`, its messages so far; settles once committed (or
@@ -34,16 +36,16 @@ export class TurnJournal {
    */
   async running(batch: Batch): Promise<SessionFenced | undefined> {
     try {
-      await this.turns.begin(this.record(batch, "running"), this.fence);
+      await this.parts.turns.begin(this.record(batch, "running"), this.parts.fence);
     } catch (error) {
       if (isSessionFenced(error)) return error;
       // The turn still answers; only a crash before it ends would go unnoticed.
-      this.logger.warn(
-        { err: error, replyId: this.replyId },
+      this.parts.logger.warn(
+        { err: error, replyId: this.parts.replyId },
         "could not record the turn as running; a crash now would lose it",
       );
     }
-    this.triggersTaken?.(batch);
+    this.parts.triggersTaken?.(batch);
     return undefined;
   }
 
@@ -59,23 +61,24 @@ export class TurnJournal {
       finishedAt: Date.now(),
       detail,
     };
-    await this.turns.record(record);
+    await this.parts.turns.record(record);
     return record;
   }
 
   private record(batch: Batch, status: TurnStatus): TurnRecord {
+    const { rerunOf, instanceId } = this.parts;
     return {
-      replyId: this.replyId,
+      replyId: this.parts.replyId,
       sessionId: batch.sessionId,
       status,
       kind: batch.kind,
       triggerMessageIds: batch.triggerIds,
       messageIds: batch.messages.map((message) => message.messageId),
-      ...(this.rerunOf === undefined
+      ...(rerunOf === undefined
         ? {}
-        : { recoveredFrom: this.rerunOf.replyId, attempt: (this.rerunOf.attempt ?? 1) + 1 }),
-      ...(this.instanceId === undefined ? {} : { instanceId: this.instanceId }),
-      createdAt: this.createdAt,
+        : { recoveredFrom: rerunOf.replyId, attempt: (rerunOf.attempt ?? 1) + 1 }),
+      ...(instanceId === undefined ? {} : { instanceId }),
+      createdAt: this.parts.createdAt,
     };
   }
 }

@@ -39,22 +39,31 @@ export class TurnPlugins {
 
   constructor(private readonly deps: TurnPluginsDeps) {}
 
-  /**
-   * `prompts` words what the planner is told when a hook or an admin refuses a call; plugins
-   * read the trigger's picture descriptions in `pictures` (the turn's, filled as it describes).
-   */
-  forTurn(
-    batch: Batch,
-    replyId: string,
-    signal: AbortSignal,
-    prompts: PromptTemplates,
-    pictures: PictureTexts,
-  ): TurnPluginScope {
-    const firstTurn = !this.startedSessions.has(batch.sessionId);
-    this.startedSessions.add(batch.sessionId);
-    const deferral = new ToolDeferral(this.deps.deferral(), prompts);
-    return new TurnPluginScope(this.deps, batch, replyId, signal, firstTurn, prompts, pictures, deferral);
+  /** One turn's view of the plugins; the first turn of a session since start-up also fires SessionStart. */
+  forTurn(turn: TurnPluginTurn): TurnPluginScope {
+    const firstTurn = !this.startedSessions.has(turn.batch.sessionId);
+    this.startedSessions.add(turn.batch.sessionId);
+    const deferral = new ToolDeferral(this.deps.deferral(), turn.prompts);
+    return new TurnPluginScope({ deps: this.deps, ...turn, firstTurn, deferral });
   }
+}
+
+/** The turn a plugin scope is for. */
+export interface TurnPluginTurn {
+  batch: Batch;
+  replyId: string;
+  signal: AbortSignal;
+  /** Words what the planner is told when a hook or an admin refuses a call. */
+  prompts: PromptTemplates;
+  /** The trigger's picture descriptions, as plugins read them (the turn's, filled as it describes). */
+  pictures: PictureTexts;
+}
+
+export interface TurnPluginScopeParts extends TurnPluginTurn {
+  deps: TurnPluginsDeps;
+  /** The session's first turn since start-up: SessionStart fires. */
+  firstTurn: boolean;
+  deferral: ToolDeferral;
 }
 
 /** One turn's view of the plugins, bound to the message that started it. */
@@ -63,17 +72,23 @@ export class TurnPluginScope {
   /** Messages plugin tools sent themselves during the turn. */
   readonly sentByTools: string[] = [];
   private readonly call: CallContext | undefined;
+  private readonly deps: TurnPluginsDeps;
+  private readonly batch: Batch;
+  private readonly replyId: string;
+  private readonly signal: AbortSignal;
+  private readonly firstTurn: boolean;
+  private readonly prompts: PromptTemplates;
+  private readonly deferral: ToolDeferral;
 
-  constructor(
-    private readonly deps: TurnPluginsDeps,
-    private readonly batch: Batch,
-    private readonly replyId: string,
-    private readonly signal: AbortSignal,
-    private readonly firstTurn: boolean,
-    private readonly prompts: PromptTemplates,
-    pictures: PictureTexts,
-    private readonly deferral: ToolDeferral,
-  ) {
+  constructor(parts: TurnPluginScopeParts) {
+    const { deps, batch, replyId, signal, pictures } = parts;
+    this.deps = deps;
+    this.batch = batch;
+    this.replyId = replyId;
+    this.signal = signal;
+    this.firstTurn = parts.firstTurn;
+    this.prompts = parts.prompts;
+    this.deferral = parts.deferral;
     this.session = {
       sessionId: batch.sessionId,
       chatType: parseSessionId(batch.sessionId)?.chatType ?? batch.messages[0]?.chatType ?? "group",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Batch } from "../chat/batch.ts";
+import type { TurnRequest } from "../chat/session-runner.ts";
 import { type TurnLimits, turnUser } from "../chat/turn-limits.ts";
 import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
@@ -16,7 +17,7 @@ import { runPlanner } from "./planner-loop.ts";
 import type { AgentSettings } from "./settings.ts";
 import { readTranscript } from "./transcript-turn.ts";
 import { TurnContext, type TurnContextDeps, type TurnPictureView } from "./turn-context.ts";
-import { type InterruptedTurn, TurnJournal } from "./turn-journal.ts";
+import { TurnJournal } from "./turn-journal.ts";
 import { failureReason, TurnFailure, type TurnOutcome, TurnStopped } from "./turn-outcome.ts";
 import type { TurnPlugins } from "./turn-plugins.ts";
 
@@ -54,8 +55,6 @@ export interface TurnRunnerDeps {
   memory: MemoryService;
   /** The daily token budgets, checked again before each model call of a turn after its first. */
   budgets: Pick<TurnLimits, "crossed">;
-  /** Triggers a turn took in but ended before the planner read: they start the session's next turn. */
-  answerLater: (batch: Batch) => void;
   monitor: Monitor;
   logger: Logger;
 }
@@ -88,26 +87,27 @@ export class TurnRunner {
     this.fenced.get(replyId)?.abort.abort(refusal);
   }
 
-  /** Runs one turn; `rerunOf` is the interrupted turn it runs again after a restart. */
-  async run(
-    initial: Batch,
-    absorbInto: (current: Batch) => Batch | undefined,
-    rerunOf?: InterruptedTurn,
-  ): Promise<void> {
+  /**
+   * Runs one turn (`request.rerunOf`: the interrupted turn it runs again after a restart).
+   * Resolves with the triggers it took in but ended before the planner read, if any: they
+   * start the session's next turn.
+   */
+  async run(request: TurnRequest): Promise<Batch | undefined> {
+    const { batch: initial, absorbInto, rerunOf } = request;
     const deps = this.deps;
     const replyId = randomUUID();
     const createdAt = Date.now();
     const fence = deps.fenceOf?.(initial.sessionId);
-    const journal = new TurnJournal(
-      deps.turns,
-      deps.logger,
+    const journal = new TurnJournal({
+      turns: deps.turns,
+      logger: deps.logger,
       replyId,
       createdAt,
-      rerunOf,
-      deps.instanceId,
-      deps.triggersTaken,
-      fence,
-    );
+      ...(rerunOf && { rerunOf }),
+      ...(deps.instanceId !== undefined && { instanceId: deps.instanceId }),
+      ...(deps.triggersTaken && { triggersTaken: deps.triggersTaken }),
+      ...(fence !== undefined && { fence }),
+    });
     // Committed while the turn reads its context (history, memories): its first model call waits
     // for it. Refused (another instance holds the session now), the turn stops at once.
     const journalled = journal.running(initial).then((refusal) => {
@@ -137,7 +137,13 @@ export class TurnRunner {
       origin: initial.requestedBy ?? initial.messages[0]!,
       signal: abort.signal,
     });
-    const plugins = deps.plugins.forTurn(initial, replyId, abort.signal, settings.prompts, pictures.texts);
+    const plugins = deps.plugins.forTurn({
+      batch: initial,
+      replyId,
+      signal: abort.signal,
+      prompts: settings.prompts,
+      pictures: pictures.texts,
+    });
     const replies = deps.replyStage.forTurn({
       llm,
       replyId,
@@ -145,20 +151,18 @@ export class TurnRunner {
       signal: abort.signal,
       textChunkLimit: settings.textChunkLimit,
     });
-    const turn = new TurnContext(
+    const turn = new TurnContext({
       replyId,
-      initial,
+      batch: initial,
       absorbInto,
       settings,
-      {
-        ...deps,
-        historyWindows: this.historyWindows,
-        pictures,
-      },
-      abort.signal,
+      signal: abort.signal,
       journal,
       replies,
-    );
+      plugins,
+      pictures,
+      deps: { ...deps, historyWindows: this.historyWindows },
+    });
     deps.monitor.emit({
       type: "turn.started",
       replyId,
@@ -172,7 +176,7 @@ export class TurnRunner {
     let stoppedBy: unknown;
     try {
       outcome = await (initial.kind === "realtime"
-        ? runPlanner(turn, plugins, { ...deps, llm })
+        ? runPlanner(turn, { ...deps, llm })
         : readTranscript(turn, { ...deps, llm }));
     } catch (error) {
       stoppedBy = error;
@@ -185,15 +189,15 @@ export class TurnRunner {
       this.running.delete(abort);
       this.fenced.delete(replyId);
     }
-    await plugins.stop(outcome.status, outcome.reason);
+    await turn.plugins.stop(outcome.status, outcome.reason);
     // A turn that ended before any model call: its end must not be written before its start.
     await journalled;
     const refusal = [abort.signal.reason, stoppedBy].find(isSessionFenced);
     if (refusal) {
       this.#handOver(turn.batch, replyId, refusal);
-      return;
+      return undefined;
     }
-    const record = await journal.finished(turn.batch, outcome, turn.detail(plugins.sentByTools));
+    const record = await journal.finished(turn.batch, outcome, turn.detail());
     deps.monitor.emit({
       type: "turn.finished",
       replyId,
@@ -211,8 +215,8 @@ export class TurnRunner {
         { replyId, sessionId: initial.sessionId, triggerIds: unanswered.triggerIds },
         "the turn ended before the planner read messages it took in; they start the next turn",
       );
-      deps.answerLater(unanswered);
     }
+    return unanswered;
   }
 
   /**

@@ -38,7 +38,6 @@ export interface AgentParts {
   memory: MemoryService;
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
-  answerLater: TurnRunnerDeps["answerLater"];
   monitor: MonitorHub;
   logger: Logger;
 }
@@ -83,7 +82,6 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     memory: parts.memory,
     replyStage,
     budgets: parts.budgets,
-    answerLater: parts.answerLater,
     monitor,
     logger,
   });

@@ -1,7 +1,5 @@
 import { TurnRecovery } from "../agent/turn-recovery.ts";
-import type { TurnRunner } from "../agent/turn-runner.ts";
-import type { Batch } from "../chat/batch.ts";
-import type { KeyedQueue } from "../chat/keyed-queue.ts";
+import type { SessionRunner } from "../chat/session-runner.ts";
 import type { RecoveryWork } from "../cluster/inbox.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
@@ -13,16 +11,16 @@ export interface RecoveryParts {
   config: TsumugiConfig;
   stores: Stores;
   messages: MessageStore;
-  queue: KeyedQueue;
+  /** Where interrupted turns run again, in their sessions' order, as every turn does. */
+  sessions: SessionRunner;
   outbox: Outbox;
-  turnRunner: TurnRunner;
   monitor: Monitor;
   logger: Logger;
 }
 
 /** Settles interrupted turns (see TurnRecovery) in their sessions' order on this instance. */
 function turnRecovery(parts: RecoveryParts): TurnRecovery {
-  const { config, stores, queue, outbox, turnRunner, logger } = parts;
+  const { config, stores, sessions, outbox, logger } = parts;
   return new TurnRecovery({
     turns: stores.turns,
     sends: stores.sends,
@@ -30,13 +28,9 @@ function turnRecovery(parts: RecoveryParts): TurnRecovery {
     onTimeline: async (replyId) =>
       (await stores.monitorEvents.turnEvents(replyId)).some((event) => event.type === "turn.started"),
     recoverWithinMs: config.agent.recoverWithinMs,
-    inSessionOrder: (sessionId, task) => {
-      // A closed queue means shutting down: the turn stays running and is settled next start.
-      queue.push(sessionId, task).catch(() => {});
-    },
+    inSessionOrder: (sessionId, task) => sessions.inOrder(sessionId, task),
     accountReady: (origin, timeoutMs) => outbox.accountReady(origin, timeoutMs),
-    // Recovered turns were admitted by the limits before the crash and absorb nothing new.
-    runAgain: (batch, interrupted) => turnRunner.run(batch, () => undefined, interrupted),
+    runAgain: (batch, interrupted) => sessions.runAgain(batch, interrupted),
     monitor: parts.monitor,
     logger,
   });
@@ -65,10 +59,7 @@ const ANSWERED_LOOKBACK = 50;
  * turns are settled as a restart settles them, then the triggers it had accepted and not yet
  * started a turn for — unless a turn took them meanwhile — are answered in one realtime batch.
  */
-export async function recoverClusterWork(
-  parts: RecoveryParts & { submit: (batch: Batch) => void },
-  work: RecoveryWork,
-): Promise<void> {
+export async function recoverClusterWork(parts: RecoveryParts, work: RecoveryWork): Promise<void> {
   const { stores, messages, config, logger } = parts;
   if (work.replyIds.length > 0) {
     const interrupted = new Set(work.replyIds);
@@ -97,7 +88,7 @@ export async function recoverClusterWork(
     "answering triggers a stopped instance had accepted",
   );
   if (triggers.length === 0) return;
-  parts.submit({
+  parts.sessions.submit({
     kind: "realtime",
     sessionId: work.sessionId,
     messages: triggers,

@@ -9,6 +9,7 @@ import type { AccessSettings } from "./config.ts";
 import type { DigestScheduler } from "./digest-scheduler.ts";
 import type { RealtimeBatcher } from "./realtime-batcher.ts";
 import { recordRefusal } from "./refusal.ts";
+import type { StageStep } from "./stage-path.ts";
 import { detectTrigger, quotedMessageId, type TriggerReason, type TriggerSettings } from "./triggers.ts";
 
 /** Plugin and host commands, answered without the model (src/plugins/command-dispatcher.ts). */
@@ -17,82 +18,60 @@ export interface CommandHandler {
   dispatch(message: ChatMessage): boolean;
 }
 
+/** A message on its way through the message path, with what the stages found out about it. */
+export interface Arrival {
+  readonly message: ChatMessage;
+  /** Why it triggers the bot (the trigger stage); undefined before that stage, or when it does not. */
+  readonly trigger?: TriggerReason;
+}
+
+export interface ChatServiceDeps {
+  store: MessageStore;
+  batcher: RealtimeBatcher;
+  digests: DigestScheduler;
+  commands: CommandHandler;
+  triggers: () => TriggerSettings;
+  access: () => AccessSettings;
+  monitor: Monitor;
+  logger: Logger;
+  /** `log.messageText`: whether "message received" lines carry the start of the text. */
+  logMessageText: () => boolean;
+}
+
 /**
- * The first stage after an adapter: every message is stored (it becomes context); a message
- * from a chat or sender the `access` rules exclude goes no further, even when it is a
- * command (an admin administers from an allowed chat or the console); a command (`/summary`
- * among them) is answered without the planner; a message that triggers the bot
- * opens or joins its sender's realtime window; the rest is chatter gathered for the next digest.
+ * The chat stages of the message path: every message is stored (it becomes context); whether
+ * it triggers the bot is decided; a message from a chat or sender the `access` rules exclude
+ * goes no further, even when it is a command (an admin administers from an allowed chat or the
+ * console); a command (`/summary` among them) is answered without the planner; a message that
+ * triggers the bot opens or joins its sender's realtime window; the rest is chatter gathered
+ * for the next digest.
  */
 export class ChatService {
-  /**
-   * Per session, the messages still waiting for the store to say whom the message they reply
-   * to was from; the session's later messages queue behind them, so each chat stays in order.
-   */
-  private readonly waiting = new Map<string, Promise<void>>();
+  constructor(private readonly deps: ChatServiceDeps) {}
 
-  constructor(
-    private readonly store: MessageStore,
-    private readonly batcher: RealtimeBatcher,
-    private readonly digests: DigestScheduler,
-    private readonly commands: CommandHandler,
-    private readonly triggers: () => TriggerSettings,
-    private readonly access: () => AccessSettings,
-    private readonly monitor: Monitor,
-    private readonly logger: Logger,
-    /**
-     * Told of every message that reached the chat stage and is not a command (memory learning;
-     * in a cluster, triggers are recorded as pending until their turn starts).
-     */
-    private readonly noticed: (message: ChatMessage, triggered: boolean) => void = () => {},
-    /** `log.messageText`: whether "message received" lines carry the start of the text. */
-    private readonly logMessageText: () => boolean = () => false,
-  ) {}
-
-  ingest(message: ChatMessage): void {
-    this.store.append(message);
-    const { sessionId } = message;
-    const triggers = this.triggers();
-    const quoted = quotedMessageId(message, triggers);
-    const before = this.waiting.get(sessionId);
-    // Most messages reply to nothing and go on at once, with no store read.
-    if (quoted === undefined && before === undefined) {
-      this.route(message, detectTrigger(message, triggers, false));
-      return;
-    }
-    const quotesOwn =
-      quoted === undefined
-        ? false
-        : this.store.findByMessageId(sessionId, quoted).then(
-            // This account's own message: a reply to another account the bot runs is that one's.
-            (found) => found?.fromSelf === true && found.userId === message.selfId,
-            (error: unknown) => {
-              this.logger.warn(
-                { err: error, sessionId, quoted },
-                "could not read a quoted message; not a reply to the bot",
-              );
-              return false;
-            },
-          );
-    const routed = (before ?? Promise.resolve())
-      .then(async () => this.route(message, detectTrigger(message, triggers, await quotesOwn)))
-      .catch((error: unknown) => {
-        this.logger.error(
-          { err: error, sessionId, messageId: message.messageId },
-          "could not handle a message",
-        );
-      })
-      .finally(() => {
-        if (this.waiting.get(sessionId) === routed) this.waiting.delete(sessionId);
-      });
-    this.waiting.set(sessionId, routed);
+  store(arrival: Arrival): StageStep<Arrival> {
+    this.deps.store.append(arrival.message);
+    return { go: arrival };
   }
 
-  /** Logs the stored message and sends it on: to its command, its realtime window or the digest. */
-  private route(message: ChatMessage, trigger: TriggerReason | undefined): void {
-    const denial = message.fromSelf ? undefined : accessDenial(message, this.access());
-    if (this.logger.isLevelEnabled("info")) {
-      this.logger.info(
+  /** Most messages reply to nothing and go on at once; for a reply, the store says whom it quotes. */
+  trigger(arrival: Arrival): StageStep<Arrival> | Promise<StageStep<Arrival>> {
+    const { message } = arrival;
+    const triggers = this.deps.triggers();
+    const quoted = quotedMessageId(message, triggers);
+    if (quoted === undefined) return { go: { message, trigger: detectTrigger(message, triggers, false) } };
+    return this.quotesOwn(message, quoted).then((own) => ({
+      go: { message, trigger: detectTrigger(message, triggers, own) },
+    }));
+  }
+
+  /** Logs the stored message; one the access rules exclude stops here. */
+  access(arrival: Arrival): StageStep<Arrival> {
+    const { message, trigger } = arrival;
+    const denial = message.fromSelf ? undefined : accessDenial(message, this.deps.access());
+    const { logger, monitor } = this.deps;
+    if (logger.isLevelEnabled("info")) {
+      logger.info(
         {
           sessionId: message.sessionId,
           messageId: message.messageId,
@@ -104,19 +83,42 @@ export class ChatService {
         "message received",
       );
     }
-    this.monitor.emit({
+    monitor.emit({
       type: "message.ingested",
       sessionId: message.sessionId,
       data: { messageId: message.messageId, userId: message.userId, trigger: trigger ?? null },
     });
-    if (denial !== undefined) {
-      // Someone addressed the bot: the timeline says why it stays silent. Other chatter is not worth an entry.
-      if (trigger !== undefined) this.refuse(message, denial);
-      return;
-    }
-    if (this.commands.dispatch(message)) return;
-    this.noticed(message, trigger !== undefined);
-    if (!this.batcher.offer(message, trigger !== undefined)) this.digests.offer(message);
+    if (denial === undefined) return { go: arrival };
+    // Someone addressed the bot: the timeline says why it stays silent. Other chatter is not worth an entry.
+    if (trigger !== undefined) this.refuse(message, denial);
+    return { stop: `access rule ${denial}` };
+  }
+
+  /** A command is answered by its handler, without the model. */
+  command(arrival: Arrival): StageStep<Arrival> {
+    return this.deps.commands.dispatch(arrival.message) ? { stop: "a command" } : { go: arrival };
+  }
+
+  /** A trigger opens or joins its sender's realtime window (as do the sender's next messages); other chatter waits for the digest. */
+  batch(arrival: Arrival): StageStep<Arrival> {
+    const { message, trigger } = arrival;
+    if (!this.deps.batcher.offer(message, trigger !== undefined)) this.deps.digests.offer(message);
+    return { go: arrival };
+  }
+
+  /** Whether `quoted` is this account's own message: a reply to another account the bot runs is that one's. */
+  private quotesOwn(message: ChatMessage, quoted: string): Promise<boolean> {
+    const { sessionId } = message;
+    return this.deps.store.findByMessageId(sessionId, quoted).then(
+      (found) => found?.fromSelf === true && found.userId === message.selfId,
+      (error: unknown) => {
+        this.deps.logger.warn(
+          { err: error, sessionId, quoted },
+          "could not read a quoted message; not a reply to the bot",
+        );
+        return false;
+      },
+    );
   }
 
   /** What a log line says of a message's content: its shape, and its text only when `log.messageText` is on. */
@@ -125,13 +127,13 @@ export class ChatService {
     return {
       kinds: [...new Set(message.segments.map((segment) => segment.type))],
       chars: text.length,
-      ...(this.logMessageText() ? { text: clip(text, 80) } : {}),
+      ...(this.deps.logMessageText() ? { text: clip(text, 80) } : {}),
     };
   }
 
   private refuse(message: ChatMessage, rule: string): void {
     void recordRefusal(
-      { monitor: this.monitor, logger: this.logger },
+      { monitor: this.deps.monitor, logger: this.deps.logger },
       {
         type: "access.denied",
         batch: {

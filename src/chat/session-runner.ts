@@ -1,13 +1,22 @@
+import type { TurnRecord } from "../store/types.ts";
 import { type Batch, mergeBatches, type OmittedMessages } from "./batch.ts";
 import { type BatchBounds, boundBatch } from "./batch-bounds.ts";
 import type { KeyedQueue } from "./keyed-queue.ts";
 
-/**
- * Runs one turn. `absorbInto(current)` takes the batches that arrived meanwhile into the
- * running turn: it returns `current` merged with them, within the bounds, or undefined when
- * nothing arrived.
- */
-export type TurnHandler = (batch: Batch, absorbInto: (current: Batch) => Batch | undefined) => Promise<void>;
+/** A batch about to become a turn, as the turn gates and the turn runner take it. */
+export interface TurnRequest {
+  batch: Batch;
+  /**
+   * Takes the batches that arrived meanwhile into the running turn: returns `current` merged
+   * with them, within the bounds, or undefined when nothing arrived.
+   */
+  absorbInto: (current: Batch) => Batch | undefined;
+  /** The turn a crash interrupted, which this one runs again (admitted before the crash). */
+  rerunOf?: Pick<TurnRecord, "replyId" | "attempt">;
+}
+
+/** Takes one turn through the turn gates and runs it. */
+export type TurnHandler = (request: TurnRequest) => Promise<void>;
 
 export interface SessionRunnerDeps {
   queue: KeyedQueue;
@@ -46,7 +55,7 @@ export class SessionRunner {
         const waiting = this.take(sessionId);
         if (!waiting) return;
         this.reportOmitted(waiting, undefined);
-        await this.deps.runTurn(waiting, (current) => this.absorbInto(current));
+        await this.deps.runTurn({ batch: waiting, absorbInto: (current) => this.absorbInto(current) });
       })
       .catch(() => {
         // The queue is closed (shutting down): the batch stays unanswered but its messages are stored.
@@ -61,10 +70,25 @@ export class SessionRunner {
    */
   submitAlone(batch: Batch): void {
     this.deps.queue
-      .push(batch.sessionId, () => this.deps.runTurn(batch, () => undefined))
+      .push(batch.sessionId, () => this.deps.runTurn({ batch, absorbInto: () => undefined }))
       .catch(() => {
         // The queue is closed (shutting down): the batch is dropped; its messages are stored.
       });
+  }
+
+  /**
+   * Runs `task` in the session's turn order: crash recovery settles an interrupted turn there,
+   * before anything submitted after it, and may run it again (`runAgain`) from inside `task`.
+   */
+  inOrder(sessionId: string, task: () => Promise<void>): void {
+    this.deps.queue.push(sessionId, task).catch(() => {
+      // The queue is closed (shutting down): the turn stays running and is settled next start.
+    });
+  }
+
+  /** Runs an interrupted turn again; called from an `inOrder` task, so it keeps its place. It absorbs nothing new. */
+  runAgain(batch: Batch, rerunOf: NonNullable<TurnRequest["rerunOf"]>): Promise<void> {
+    return this.deps.runTurn({ batch, absorbInto: () => undefined, rerunOf });
   }
 
   /** Sessions with batches waiting for a turn. */

@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Batch } from "../../src/chat/batch.ts";
-import { ChatService } from "../../src/chat/chat-service.ts";
+import { type Arrival, ChatService } from "../../src/chat/chat-service.ts";
 import { DigestScheduler } from "../../src/chat/digest-scheduler.ts";
 import { RealtimeBatcher } from "../../src/chat/realtime-batcher.ts";
+import { StagePath } from "../../src/chat/stage-path.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import type { Segment } from "../../src/message/segment.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
@@ -71,16 +72,26 @@ function setUp() {
   monitor.subscribe((event) => {
     if (event.type === "message.ingested") ingested.push(event);
   });
-  const chat = new ChatService(
+  const chatStages = new ChatService({
     store,
     batcher,
     digests,
-    { dispatch: () => false },
-    () => ({ mention: true, replyToSelf: true, keywords: [], privateAlways: true, names: ["紬"] }),
-    () => ({ privateChats: true, allow: [], deny: [] }),
+    commands: { dispatch: () => false },
+    triggers: () => ({ mention: true, replyToSelf: true, keywords: [], privateAlways: true, names: ["紬"] }),
+    access: () => ({ privateChats: true, allow: [], deny: [] }),
     monitor,
-    captureLog().logger,
+    logger: captureLog().logger,
+    logMessageText: () => false,
+  });
+  // The chat stages of the message path, in its order, each chat's messages kept in order.
+  const path = new StagePath<Arrival>(
+    (["store", "trigger", "access", "command", "batch"] as const).map((name) => ({
+      name,
+      run: (arrival: Arrival) => chatStages[name](arrival),
+    })),
+    { orderBy: (arrival) => arrival.message.sessionId, failed: () => {} },
   );
+  const chat = { ingest: (message: ChatMessage) => void path.run({ message }) };
   const said = (messageId: string, text: string, quoting?: string) => {
     const segments: Segment[] = [{ type: "text", data: { text } }];
     if (quoting) segments.unshift({ type: "reply", data: { id: quoting } });

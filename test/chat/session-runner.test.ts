@@ -25,7 +25,7 @@ function setup() {
   let absorb: (current: Batch) => Batch | undefined = () => undefined;
   const runner = new SessionRunner({
     queue: new KeyedQueue(() => {}),
-    runTurn: (batch, absorbInto) => {
+    runTurn: ({ batch, absorbInto }) => {
       turns.push(batch);
       absorb = absorbInto;
       return new Promise<void>((resolve) => {
