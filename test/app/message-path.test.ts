@@ -11,9 +11,10 @@ import type { TurnRequest } from "../../src/chat/session-runner.ts";
 import type { Cluster } from "../../src/cluster/cluster.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
+import type { Segment } from "../../src/message/segment.ts";
 import { MonitorHub } from "../../src/monitor/monitor.ts";
 import type { HistoryQuery, MessageStore } from "../../src/store/types.ts";
-import { groupChatMessage, mention } from "../support/messages.ts";
+import { groupChatMessage, SELF } from "../support/messages.ts";
 import { captureLog } from "../support/store.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -77,6 +78,12 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
   });
   return { path, store, noticed, commands, turns };
 }
+
+/** Segments that @-mention the bot, then the text. */
+const mention = (text: string): Segment[] => [
+  { type: "at", data: { qq: SELF } },
+  { type: "text", data: { text: ` ${text}` } },
+];
 
 const now = (fields: Parameters<typeof groupChatMessage>[0]) =>
   groupChatMessage({ time: Date.now(), ...fields });
