@@ -27,7 +27,7 @@ export interface ClusterParts {
   platformAdapters: ReadonlyMap<string, ChatAdapter>;
   /** Ids of the forward-ws adapters among them. */
   forwardAdapterIds: ReadonlySet<string>;
-  /** The chat stage's entrance (ChatService.ingest). */
+  /** Where a message routed to this instance enters the message path (at its store stage). */
   ingest(message: ChatMessage): void;
   forgetCached(sessionId: string): void;
   busy(sessionId: string): boolean;

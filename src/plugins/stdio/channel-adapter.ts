@@ -33,7 +33,7 @@ export class StdioChannelAdapter implements ChatAdapter, StdioChannels {
   /** Message ids: increasing integers, seeded from the clock so they stay unique across restarts. */
   private nextMessageId = Date.now();
 
-  /** `deliver`: the chat stage's ingest. */
+  /** `deliver`: where local chats enter the message path (at its store stage). */
   constructor(private readonly deliver: (message: ChatMessage) => void) {}
 
   async start(): Promise<void> {}
