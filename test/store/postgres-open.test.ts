@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_OPTIONS, openStore } from "../../src/store/open-store.ts";
+import { openStore } from "../../src/store/open-store.ts";
 import { PgDatabase } from "../../src/store/postgres/database.ts";
 import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.ts";
+import { DEFAULT_OPTIONS } from "../../src/store/store-options.ts";
 import { committedRows } from "../support/database-rows.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
 import { captureLog, groupMessage } from "../support/store.ts";

@@ -18,16 +18,12 @@ import { join } from "node:path";
 import { afterEach, describe } from "vitest";
 import type { Logger } from "../../../src/log/logger.ts";
 import type { RetentionSteps } from "../../../src/store/message-retention.ts";
-import {
-  DEFAULT_OPTIONS,
-  openStore,
-  type StoreOptions,
-  sqliteFileOf,
-} from "../../../src/store/open-store.ts";
+import { openStore, sqliteFileOf } from "../../../src/store/open-store.ts";
 import { PgDatabase } from "../../../src/store/postgres/database.ts";
 import { pgRetentionSteps } from "../../../src/store/postgres/message-retention.ts";
 import { openSqliteDatabase } from "../../../src/store/sqlite/database.ts";
 import { sqliteRetentionSteps } from "../../../src/store/sqlite/message-retention.ts";
+import { DEFAULT_OPTIONS, type StoreOptions } from "../../../src/store/store-options.ts";
 import type { Stores } from "../../../src/store/types.ts";
 import { committedRows, type Row } from "../../support/database-rows.ts";
 import { freshPostgresUrl } from "../../support/postgres-server.ts";
