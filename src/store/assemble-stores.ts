@@ -2,7 +2,7 @@ import type { Logger } from "../log/logger.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import { MessageRetention, type RetentionSteps } from "./message-retention.ts";
-import type { StoreOptions } from "./open-store.ts";
+import type { StoreOptions } from "./store-options.ts";
 import type {
   ChatHistory,
   MessageStore,

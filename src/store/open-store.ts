@@ -1,44 +1,13 @@
 import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
-import type { ChatMessage } from "../message/inbound.ts";
-import type { RetentionLimits } from "../monitor/event-store.ts";
-import { assembleStores } from "./assemble-stores.ts";
-import type { MessageRetentionSettings } from "./config.ts";
-import { IN_MEMORY, openSqliteDatabase } from "./sqlite/database.ts";
-import { SqliteMonitorEventStore } from "./sqlite/event-store.ts";
-import { SqliteMemoryStore } from "./sqlite/memory-store.ts";
-import { sqliteRetentionSteps } from "./sqlite/message-retention.ts";
-import { SqliteMessageStore } from "./sqlite/message-store.ts";
-import { SqlitePictureStore } from "./sqlite/picture-store.ts";
-import { SqliteSendStore } from "./sqlite/send-store.ts";
-import { SqliteStickerStore } from "./sqlite/sticker-store.ts";
-import { SqliteTurnStore } from "./sqlite/turn-store.ts";
-import { SqliteUsageStore } from "./sqlite/usage-store.ts";
-import { WriteTick } from "./sqlite/write-tick.ts";
+import { IN_MEMORY } from "./sqlite/database.ts";
+import { openSqliteStores } from "./sqlite/open-sqlite.ts";
+import { DEFAULT_OPTIONS, type StoreOptions } from "./store-options.ts";
 import type { Stores } from "./types.ts";
 
 const SQLITE_SCHEME = "sqlite:";
 const POSTGRES_SCHEMES = ["postgres:", "postgresql:"];
 const SCHEMES = `${SQLITE_SCHEME}, ${POSTGRES_SCHEMES.join(", ")}`;
-
-export interface StoreOptions {
-  /** Bounds the monitor events kept; read at every write, so a config reload applies at once. */
-  monitorRetention: () => RetentionLimits;
-  /** `storage.retention`, read at every pruning pass. */
-  messageRetention: () => MessageRetentionSettings;
-  /** `storage.spoolSize`: rows per table held in memory while the database cannot be written. */
-  spoolLimit: number;
-  /** Whether a message triggered the bot: such messages are the last dropped when the spool is full. */
-  isTrigger: (message: ChatMessage) => boolean;
-}
-
-/** The config's defaults (monitor.*, storage.*), for tests and tools. */
-export const DEFAULT_OPTIONS: StoreOptions = {
-  monitorRetention: () => ({ maxEvents: 10_000, maxAgeHours: 72 }),
-  messageRetention: () => ({ days: 0, messagesPerSession: 100_000 }),
-  spoolLimit: 50_000,
-  isTrigger: () => false,
-};
 
 /** `storage.url`'s scheme, lower-cased (`sqlite:`, `postgres:`, …); throws when it has none. */
 function schemeOf(url: string): string {
@@ -82,41 +51,4 @@ export async function openStore(
     return openPostgresStores(url, logger, options);
   }
   return openSqliteStores(sqliteFileOf(url), logger, options);
-}
-
-/**
- * The SQLite stores answer within the call (the driver is synchronous): their Promises are
- * already settled, so awaiting them costs no extra event-loop turn.
- */
-function openSqliteStores(file: string, logger: Logger, options: StoreOptions): Stores {
-  const db = openSqliteDatabase(file, logger);
-  const tick = new WriteTick(db, logger, { spoolLimit: options.spoolLimit });
-  const messages = new SqliteMessageStore(db, logger, tick, {
-    expendable: (message) => !options.isTrigger(message),
-  });
-  const usage = new SqliteUsageStore(db, logger, tick);
-  const turns = new SqliteTurnStore(db, logger, tick);
-  const sends = new SqliteSendStore(db, logger, tick);
-  const monitorEvents = new SqliteMonitorEventStore(db, options.monitorRetention, logger, tick);
-  return assembleStores(
-    {
-      messages,
-      turns,
-      sends,
-      usage,
-      monitorEvents,
-      pictures: new SqlitePictureStore(db),
-      stickers: new SqliteStickerStore(db),
-      memories: new SqliteMemoryStore(db),
-      status: () => tick.status(),
-      retentionSteps: sqliteRetentionSteps(db),
-      closeDatabase: () => {
-        tick.close();
-        db.close();
-      },
-    },
-    logger,
-    options,
-    { file },
-  );
 }

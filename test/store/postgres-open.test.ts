@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_OPTIONS, openStore } from "../../src/store/open-store.ts";
+import { openStore } from "../../src/store/open-store.ts";
 import { PgDatabase } from "../../src/store/postgres/database.ts";
 import { PG_MIGRATIONS } from "../../src/store/postgres/migrations.ts";
+import { DEFAULT_OPTIONS } from "../../src/store/store-options.ts";
 import { committedRows } from "../support/database-rows.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
 import { captureLog, groupMessage } from "../support/store.ts";
@@ -68,6 +69,33 @@ describe("opening PostgreSQL storage", () => {
     expect(mode?.plan_cache_mode).toBe("force_generic_plan");
     // A generic plan keeps the parameter in it, rather than the value it was run with.
     expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("$1");
+  });
+
+  it("keeps the emotion words of stickers kept before they were stored one per line", async () => {
+    const url = await freshPostgresUrl();
+    const before = await PgDatabase.open(
+      url,
+      captureLog().logger,
+      PG_MIGRATIONS.filter((migration) => migration.version <= 6),
+    );
+    await before.query(
+      `INSERT INTO stickers (sha256, mime, bytes, description, emotions, created_at)
+       VALUES ('sha-1', 'image/png', '\\x00', '开心', ARRAY['开心', '得意'], 1),
+              ('sha-2', 'image/png', '\\x00', '无语', ARRAY[]::text[], 2)`,
+    );
+    await before.close();
+
+    const stores = await openStore(url, captureLog().logger, DEFAULT_OPTIONS);
+    const kept = await stores.stickers.list();
+    await stores.close();
+    expect(kept.sort((a, b) => a.createdAt - b.createdAt).map((sticker) => sticker.emotions)).toEqual([
+      ["开心", "得意"],
+      [],
+    ]);
+    expect(await committedRows(url, "SELECT emotions FROM stickers ORDER BY created_at")).toEqual([
+      { emotions: "开心\n得意" },
+      { emotions: "" },
+    ]);
   });
 
   it("accepts postgresql:// and never shows the password in logs or errors", async () => {

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { DEFAULT_OPTIONS, openStore } from "../../src/store/open-store.ts";
+import { openStore } from "../../src/store/open-store.ts";
+import { DEFAULT_OPTIONS } from "../../src/store/store-options.ts";
 import type { Stores } from "../../src/store/types.ts";
 import { committedRows } from "../support/database-rows.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";

@@ -1,5 +1,5 @@
 import { type SpoolOptions, WriteSpool } from "../write-spool.ts";
-import type { PgQuery } from "./database.ts";
+import type { PgQuery } from "./pg-query.ts";
 import { inSavepoint } from "./savepoint.ts";
 import { isPgUnavailable } from "./storage-errors.ts";
 import type { PgTickWriter, PgWriteTick } from "./write-tick.ts";

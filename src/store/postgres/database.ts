@@ -1,16 +1,12 @@
 import pg from "pg";
 import type { Logger } from "../../log/logger.ts";
 import { errorText } from "../sqlite/storage-errors.ts";
-import { applyPgMigrations, PG_MIGRATIONS, type PgMigration } from "./migrations.ts";
+import { applyPgMigrations, PG_MIGRATIONS } from "./migrations.ts";
+import type { PgMigration } from "./pg-migration.ts";
+import type { PgQuery } from "./pg-query.ts";
 
-/**
- * Runs one statement and resolves with its rows: the pool, or one transaction's client. `name`:
- * prepare the statement under this name, so each connection parses and plans it once — for
- * fixed statements run on every turn (a name must always go with the same text).
- */
-export interface PgQuery {
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[], name?: string): Promise<R[]>;
-}
+/** The statement runner's type, where the session fences import it from. */
+export type { PgQuery } from "./pg-query.ts";
 
 /** Connections per bot: writes go through one commit at a time, reads beside it. */
 const POOL_SIZE = 4;
@@ -105,6 +101,12 @@ export class PgDatabase implements PgQuery {
   async query<R = Record<string, unknown>>(sql: string, params?: unknown[], name?: string): Promise<R[]> {
     const result = await this.#pool.query(queryConfig(sql, params, name));
     return result.rows as R[];
+  }
+
+  /** Runs one writing statement on its own; resolves with how many rows it changed. */
+  async changes(sql: string, params?: unknown[], name?: string): Promise<number> {
+    const result = await this.#pool.query(queryConfig(sql, params, name));
+    return result.rowCount ?? 0;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { PgQuery } from "./database.ts";
+import type { PgQuery } from "./pg-query.ts";
 
 /** Milliseconds count from here, so ids stay below 2^53 until about 2095. */
 const EPOCH_MS = Date.UTC(2026, 0, 1);

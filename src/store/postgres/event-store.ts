@@ -22,8 +22,9 @@ import {
   toTurnSummary,
 } from "../monitor-event-rows.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
-import type { PgDatabase, PgQuery } from "./database.ts";
+import type { PgDatabase } from "./database.ts";
 import { EventIds } from "./event-ids.ts";
+import type { PgQuery } from "./pg-query.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 
 const SELECT_TURNS = `

@@ -1,6 +1,6 @@
 import { CANDIDATES, type Candidate } from "../memory-ranking.ts";
 import type { MemorySearch } from "../memory-types.ts";
-import type { PgQuery } from "./database.ts";
+import type { PgQuery } from "./pg-query.ts";
 
 /**
  * How memories are indexed and searched on PostgreSQL, apart from storing them

@@ -18,8 +18,9 @@ import type {
   NewMemory,
 } from "../memory-types.ts";
 import { decodeVector, encodeVector } from "../memory-vectors.ts";
-import type { PgDatabase, PgQuery } from "./database.ts";
+import type { PgDatabase } from "./database.ts";
 import { findCandidates, reindex } from "./memory-search.ts";
+import type { PgQuery } from "./pg-query.ts";
 
 type MemoryChange = Parameters<MemoryStore["update"]>[1];
 

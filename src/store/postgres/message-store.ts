@@ -21,7 +21,7 @@ import type {
   StoredMessage,
 } from "../types.ts";
 import { PgBatchWriter } from "./batch-writer.ts";
-import type { PgQuery } from "./database.ts";
+import type { PgQuery } from "./pg-query.ts";
 import { rowsPerStatement, statementChunks, uncast, valuesList } from "./values-list.ts";
 import type { PgWriteTick } from "./write-tick.ts";
 

@@ -1,4 +1,4 @@
-import type { PgMigration } from "./migrations.ts";
+import type { PgMigration } from "./pg-migration.ts";
 
 /**
  * Migration 2: the monitor events, picture descriptions, stickers and long-term memory, as the

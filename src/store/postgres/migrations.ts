@@ -1,26 +1,8 @@
 import type { Logger } from "../../log/logger.ts";
-import { checkNotNewer, checkOrdered, type SchemaMigration } from "../schema-migrations.ts";
-import type { PgQuery } from "./database.ts";
+import { checkNotNewer, checkOrdered } from "../schema-migrations.ts";
 import { MONITOR_MEDIA_MEMORY_MIGRATION } from "./migration-2.ts";
-
-/** One schema change; `up` runs inside the migration's transaction. */
-export type PgMigration = SchemaMigration<PgQuery, Promise<void>>;
-
-/** What the migration runner needs of the database: transactions. */
-export interface PgTransactions {
-  transaction<T>(fn: (tx: PgQuery) => Promise<T>): Promise<T>;
-}
-
-/** A migration that is one statement. */
-function oneStatement(version: number, name: string, statement: string): PgMigration {
-  return {
-    version,
-    name,
-    async up(tx) {
-      await tx.query(statement);
-    },
-  };
-}
+import { oneStatement, type PgMigration, type PgTransactions } from "./pg-migration.ts";
+import type { PgQuery } from "./pg-query.ts";
 
 /**
  * The schema as the SQLite migrations leave it, in one step: times are Unix milliseconds in
@@ -140,6 +122,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     6,
     "session_fences",
     "CREATE TABLE session_fences (session_id TEXT PRIMARY KEY, token BIGINT NOT NULL)",
+  ),
+  // A sticker's emotion words as SQLite keeps them, one per line (a word never holds
+  // whitespace): the stores read both backends' rows the same way.
+  oneStatement(
+    7,
+    "stickers.emotions as text",
+    "ALTER TABLE stickers ALTER COLUMN emotions TYPE TEXT USING array_to_string(emotions, E'\\n')",
   ),
 ];
 

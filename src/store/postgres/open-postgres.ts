@@ -1,17 +1,25 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
-import type { StoreOptions } from "../open-store.ts";
+import { SqlPictureStore } from "../sql/picture-store.ts";
+import { SqlSendStore } from "../sql/send-store.ts";
+import { SqlStickerStore } from "../sql/sticker-store.ts";
+import { SqlTurnStore } from "../sql/turn-store.ts";
+import { SqlUsageStore } from "../sql/usage-store.ts";
+import type { StoreOptions } from "../store-options.ts";
 import type { Stores } from "../types.ts";
+import {
+  pgFencedPending,
+  pgSettlementQueue,
+  pgTurnQueue,
+  pgTurnStart,
+  pgUsageQueue,
+} from "./batched-writes.ts";
 import { PgDatabase } from "./database.ts";
 import { PgMonitorEventStore } from "./event-store.ts";
 import { PgMemoryStore } from "./memory-store.ts";
 import { pgRetentionSteps } from "./message-retention.ts";
 import { PgMessageStore } from "./message-store.ts";
-import { PgPictureStore } from "./picture-store.ts";
-import { PgSendStore } from "./send-store.ts";
-import { PgStickerStore } from "./sticker-store.ts";
-import { PgTurnStore } from "./turn-store.ts";
-import { PgUsageStore } from "./usage-store.ts";
+import { PgSql } from "./pg-sql.ts";
 import { PgWriteTick } from "./write-tick.ts";
 
 /**
@@ -25,6 +33,7 @@ export async function openPostgresStores(
   options: StoreOptions,
 ): Promise<Stores> {
   const db = await PgDatabase.open(url, logger);
+  const sql = new PgSql(db);
   const tick = new PgWriteTick(db, logger, { spoolLimit: options.spoolLimit });
   let monitorEvents: PgMonitorEventStore;
   try {
@@ -36,9 +45,9 @@ export async function openPostgresStores(
   const messages = new PgMessageStore(db, logger, tick, {
     expendable: (message) => !options.isTrigger(message),
   });
-  const usage = new PgUsageStore(db, logger, tick);
-  const turns = new PgTurnStore(db, logger, tick);
-  const sends = new PgSendStore(db, logger, tick);
+  const usage = new SqlUsageStore(sql, pgUsageQueue(logger, tick));
+  const turns = new SqlTurnStore(sql, pgTurnQueue(logger, tick), pgTurnStart(db, tick));
+  const sends = new SqlSendStore(sql, pgSettlementQueue(logger, tick), pgFencedPending(db));
   return assembleStores(
     {
       messages,
@@ -46,8 +55,8 @@ export async function openPostgresStores(
       sends,
       usage,
       monitorEvents,
-      pictures: new PgPictureStore(db),
-      stickers: new PgStickerStore(db),
+      pictures: new SqlPictureStore(sql),
+      stickers: new SqlStickerStore(sql),
       memories: new PgMemoryStore(db),
       status: () => tick.status(),
       retentionSteps: pgRetentionSteps(db),

@@ -1,7 +1,7 @@
 import type { Logger } from "../../log/logger.ts";
 import { reportQuarantined, rowText } from "../sqlite/quarantine.ts";
 import { errorText } from "../sqlite/storage-errors.ts";
-import type { PgQuery } from "./database.ts";
+import type { PgQuery } from "./pg-query.ts";
 
 /**
  * Rows the database refused for what they are (not for its state), kept in the `quarantine`

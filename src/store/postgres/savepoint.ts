@@ -1,4 +1,4 @@
-import type { PgQuery } from "./database.ts";
+import type { PgQuery } from "./pg-query.ts";
 import { isPgUnavailable } from "./storage-errors.ts";
 
 /**

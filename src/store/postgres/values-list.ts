@@ -1,4 +1,4 @@
-import type { PgQuery } from "./database.ts";
+import type { PgQuery } from "./pg-query.ts";
 
 /** PostgreSQL takes at most 65535 parameters in one statement. */
 const MAX_PARAMETERS = 65_535;

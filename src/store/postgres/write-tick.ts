@@ -1,8 +1,8 @@
 import type { Logger } from "../../log/logger.ts";
 import { SpoolHealth } from "../spool-health.ts";
 import type { StorageStatus } from "../types.ts";
-import type { PgQuery } from "./database.ts";
-import type { PgTransactions } from "./migrations.ts";
+import type { PgTransactions } from "./pg-migration.ts";
+import type { PgQuery } from "./pg-query.ts";
 import { PgQuarantine } from "./quarantine.ts";
 import { inSavepoint } from "./savepoint.ts";
 import { isPgUnavailable } from "./storage-errors.ts";

@@ -14,20 +14,18 @@
  *
  * Everything opened in a test is closed (and its temp folder removed) after it.
  */
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { afterEach, describe } from "vitest";
+import pg from "pg";
+import { afterEach, describe, inject } from "vitest";
 import type { Logger } from "../../../src/log/logger.ts";
 import type { RetentionSteps } from "../../../src/store/message-retention.ts";
-import {
-  DEFAULT_OPTIONS,
-  openStore,
-  type StoreOptions,
-  sqliteFileOf,
-} from "../../../src/store/open-store.ts";
+import { openStore, sqliteFileOf } from "../../../src/store/open-store.ts";
 import { PgDatabase } from "../../../src/store/postgres/database.ts";
 import { pgRetentionSteps } from "../../../src/store/postgres/message-retention.ts";
 import { openSqliteDatabase } from "../../../src/store/sqlite/database.ts";
 import { sqliteRetentionSteps } from "../../../src/store/sqlite/message-retention.ts";
+import { DEFAULT_OPTIONS, type StoreOptions } from "../../../src/store/store-options.ts";
 import type { Stores } from "../../../src/store/types.ts";
 import { committedRows, type Row } from "../../support/database-rows.ts";
 import { freshPostgresUrl } from "../../support/postgres-server.ts";
@@ -53,6 +51,11 @@ export interface StoreBackend {
   committedRows(url: string, sql: string): Promise<Row[]>;
   /** The backend's retention steps on a connection of their own to `url`'s database, closed after the test. */
   retentionSteps(url: string): Promise<RetentionSteps>;
+  /**
+   * Opens the stores on a new database whose text sorts by English rules ("a" before "B"), as a
+   * PostgreSQL server set up with an en_US locale does; SQLite always sorts by code point.
+   */
+  openSortingAsEnglish(): Promise<Stores>;
 }
 
 /** Work to do after the test, run last first. */
@@ -76,18 +79,39 @@ async function pgRetentionStepsOn(url: string, cleanups: Cleanups): Promise<Rete
   return pgRetentionSteps(db);
 }
 
+/** A new database on this run's server with ICU's English collation (the server's own is C). */
+async function englishPostgresUrl(): Promise<string> {
+  const admin = new pg.Client({ connectionString: inject("postgresAdminUrl") });
+  const name = `t_${randomBytes(8).toString("hex")}`;
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(inject("postgresAdminUrl"));
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
 const BACKENDS: ReadonlyArray<{
   name: BackendName;
   freshUrl: (cleanups: Cleanups) => Promise<string>;
+  englishUrl: (cleanups: Cleanups) => Promise<string>;
   retentionSteps: (url: string, cleanups: Cleanups) => Promise<RetentionSteps>;
 }> = [
-  { name: "sqlite", freshUrl: sqliteUrl, retentionSteps: sqliteRetentionStepsOn },
-  { name: "postgres", freshUrl: () => freshPostgresUrl(), retentionSteps: pgRetentionStepsOn },
+  { name: "sqlite", freshUrl: sqliteUrl, englishUrl: sqliteUrl, retentionSteps: sqliteRetentionStepsOn },
+  {
+    name: "postgres",
+    freshUrl: () => freshPostgresUrl(),
+    englishUrl: englishPostgresUrl,
+    retentionSteps: pgRetentionStepsOn,
+  },
 ];
 
 /** Declares `suite` once per backend, in a describe block named after it (`-t sqlite` runs one). */
 export function forEachBackend(suite: (backend: StoreBackend) => void): void {
-  for (const { name, freshUrl, retentionSteps } of BACKENDS) {
+  for (const { name, freshUrl, englishUrl, retentionSteps } of BACKENDS) {
     describe(name, () => {
       const urls = new Map<Stores, string>();
       /** Run after each test, last first: stores close before their folder goes. */
@@ -96,7 +120,7 @@ export function forEachBackend(suite: (backend: StoreBackend) => void): void {
         for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
         urls.clear();
       });
-      suite({
+      const backend: StoreBackend = {
         name,
         async open(url, options = {}) {
           const target = url ?? (await freshUrl(cleanups));
@@ -113,7 +137,9 @@ export function forEachBackend(suite: (backend: StoreBackend) => void): void {
         },
         committedRows,
         retentionSteps: (url) => retentionSteps(url, cleanups),
-      });
+        openSortingAsEnglish: async () => backend.open(await englishUrl(cleanups)),
+      };
+      suite(backend);
     });
   }
 }

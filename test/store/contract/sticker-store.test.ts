@@ -111,6 +111,29 @@ forEachBackend((backend) => {
     expect(await sha256s()).toEqual(["sha-1", "sha-5"]);
   });
 
+  it("keeps the emotion words one per line, the same row on every backend", async () => {
+    await stores.stickers.keep(sticker(1, "开心", ["开心", "得意"]), upTo(200));
+    await stores.stickers.keep(sticker(2, "无语", []), upTo(200));
+    expect(
+      await backend.committedRows(
+        backend.urlOf(stores),
+        "SELECT sha256, emotions FROM stickers ORDER BY created_at",
+      ),
+    ).toEqual([
+      { sha256: "sha-1", emotions: "开心\n得意" },
+      { sha256: "sha-2", emotions: "" },
+    ]);
+  });
+
+  it("among stickers tied on use and age drops the hash first in code-point order, whatever the collation", async () => {
+    stores = await backend.openSortingAsEnglish();
+    // "B" sorts before "a" by code point; English rules put "a" first.
+    for (const sha256 of ["sha-a", "sha-B"])
+      await stores.stickers.keep({ ...sticker(1, sha256, []), sha256 }, upTo(3));
+    await stores.stickers.keep(sticker(2, "newcomer", []), upTo(2));
+    expect((await stores.stickers.list()).map((row) => row.sha256).sort()).toEqual(["sha-2", "sha-a"]);
+  });
+
   it("lists and counts the stickers collected in one chat, or all of them", async () => {
     await stores.stickers.keep(sticker(1, "开心", []), upTo(200));
     await stores.stickers.keep({ ...sticker(2, "无语", []), sessionId: OTHER_CHAT }, upTo(200));

@@ -1,10 +1,8 @@
-import type { Database, Statement, Transaction } from "better-sqlite3";
-import type { Logger } from "../../log/logger.ts";
+import type { FenceToken } from "../session-fence.ts";
 import type { TurnRecord, TurnStatus, TurnStore } from "../types.ts";
-import { BatchWriter } from "./batch-writer.ts";
-import type { WriteTick } from "./write-tick.ts";
+import { placeholders, type RowQueue, type SqlDatabase, type Statement } from "./sql-database.ts";
 
-export interface TurnRow {
+interface TurnRow {
   reply_id: string;
   session_id: string;
   status: string;
@@ -23,7 +21,7 @@ export interface TurnRow {
 export const TURN_COLUMNS =
   "reply_id, session_id, status, reason, kind, trigger_message_ids, message_ids, recovered_from, created_at, finished_at, detail, instance_id, attempt";
 
-/** Recording a turn again replaces the earlier record (the same SQL in SQLite and PostgreSQL). */
+/** Recording a turn again replaces the earlier record. */
 export const TURN_REPLACES = `ON CONFLICT (reply_id) DO UPDATE SET
   session_id = excluded.session_id, status = excluded.status, reason = excluded.reason,
   kind = excluded.kind, trigger_message_ids = excluded.trigger_message_ids,
@@ -31,79 +29,75 @@ export const TURN_REPLACES = `ON CONFLICT (reply_id) DO UPDATE SET
   created_at = excluded.created_at, finished_at = excluded.finished_at, detail = excluded.detail,
   instance_id = excluded.instance_id, attempt = excluded.attempt`;
 
+const UPSERT_TURN = `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${placeholders(TURN_COLUMNS)}) ${TURN_REPLACES}`;
+
+/** Marks a running turn interrupted: the one a recovered turn runs again. */
+export const INTERRUPT_TURN =
+  "UPDATE turns SET status = 'interrupted', reason = ?, finished_at = ? WHERE reply_id = ? AND status = 'running'";
+
+/** How a backend starts a turn: what differs between one instance and a cluster. */
+export interface TurnStart {
+  /** As TurnStore.begin: commits the running turn at once, after everything queued before it. */
+  begin(turn: TurnRecord, fence?: FenceToken): Promise<void>;
+  /** As TurnStore.advanceFence. */
+  advanceFence(sessionId: string, fence: FenceToken): Promise<void>;
+}
+
 /**
  * Turns in the `turns` table. A turn's end is written in the database's batch of the
  * event-loop turn; its start is committed at once (`begin`), so a crash cannot lose it.
  */
-export class SqliteTurnStore implements TurnStore {
-  readonly #writer: BatchWriter<TurnRecord>;
-  readonly #begin: Transaction<(turn: TurnRecord) => void>;
-  readonly #selectOne: Statement<[string]>;
-  readonly #selectBySession: Statement<[string, number]>;
-  readonly #selectRunning: Statement<[]>;
+export class SqlTurnStore implements TurnStore {
+  readonly #sql: SqlDatabase;
+  readonly #queue: RowQueue<TurnRecord>;
+  readonly #start: TurnStart;
+  readonly #bySession: string;
+  readonly #running: string;
 
-  constructor(db: Database, logger: Logger, tick: WriteTick) {
-    const upsert = db.prepare(
-      `INSERT INTO turns (${TURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ${TURN_REPLACES}`,
-    );
-    const interrupt = db.prepare(
-      "UPDATE turns SET status = 'interrupted', reason = ?, finished_at = ? WHERE reply_id = ? AND status = 'running'",
-    );
-    const write = (turn: TurnRecord) => {
-      upsert.run(...turnValues(turn));
-      if (turn.recoveredFrom !== undefined) {
-        interrupt.run(interruptedReason(turn), turn.createdAt, turn.recoveredFrom);
-      }
-    };
-    const upsertAll = db.transaction((turns: readonly TurnRecord[]) => {
-      for (const turn of turns) write(turn);
-    });
-    this.#begin = db.transaction(write);
-    this.#writer = new BatchWriter({ name: "turns", writeBatch: upsertAll, logger, tick });
-    this.#selectOne = db.prepare(`SELECT ${TURN_COLUMNS} FROM turns WHERE reply_id = ?`);
-    this.#selectBySession = db.prepare(
-      `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY created_at DESC, reply_id DESC LIMIT ?`,
-    );
-    this.#selectRunning = db.prepare(
-      `SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running' ORDER BY created_at, reply_id`,
-    );
+  constructor(sql: SqlDatabase, queue: RowQueue<TurnRecord>, start: TurnStart) {
+    this.#sql = sql;
+    this.#queue = queue;
+    this.#start = start;
+    const order = sql.codePointOrder;
+    this.#bySession = `SELECT ${TURN_COLUMNS} FROM turns WHERE session_id = ?
+      ORDER BY created_at DESC, reply_id${order} DESC LIMIT ?`;
+    this.#running = `SELECT ${TURN_COLUMNS} FROM turns WHERE status = 'running' ORDER BY created_at, reply_id${order}`;
   }
 
-  /** A lease token is ignored: a SQLite store has one instance, nothing to fence (session-fence.ts). */
-  async begin(turn: TurnRecord): Promise<void> {
-    // Everything queued first (the trigger messages among it): a running turn on disk can
-    // always be run again from its stored messages.
-    this.#writer.flush();
-    this.#begin(turn);
+  begin(turn: TurnRecord, fence?: FenceToken): Promise<void> {
+    return this.#start.begin(turn, fence);
   }
 
-  /** Nothing to record: a SQLite store has one instance. */
-  async advanceFence(): Promise<void> {}
+  advanceFence(sessionId: string, fence: FenceToken): Promise<void> {
+    return this.#start.advanceFence(sessionId, fence);
+  }
 
   async record(turn: TurnRecord): Promise<void> {
-    this.#writer.push(turn);
+    this.#queue.push(turn);
   }
 
   /** Commits what is queued; later records throw. */
   async close(): Promise<void> {
-    this.#writer.close();
+    await this.#queue.close();
   }
 
   async get(replyId: string): Promise<TurnRecord | undefined> {
-    this.#writer.flush();
-    const row = this.#selectOne.get(replyId) as TurnRow | undefined;
+    await this.#queue.flush();
+    const row = await this.#sql.get<TurnRow>(`SELECT ${TURN_COLUMNS} FROM turns WHERE reply_id = ?`, [
+      replyId,
+    ]);
     return row && toTurnRecord(row);
   }
 
   async listBySession(sessionId: string, limit: number): Promise<TurnRecord[]> {
     if (limit <= 0) return [];
-    this.#writer.flush();
-    return (this.#selectBySession.all(sessionId, limit) as TurnRow[]).map(toTurnRecord);
+    await this.#queue.flush();
+    return (await this.#sql.all<TurnRow>(this.#bySession, [sessionId, limit])).map(toTurnRecord);
   }
 
   async running(): Promise<TurnRecord[]> {
-    this.#writer.flush();
-    return (this.#selectRunning.all() as TurnRow[]).map(toTurnRecord);
+    await this.#queue.flush();
+    return (await this.#sql.all<TurnRow>(this.#running)).map(toTurnRecord);
   }
 }
 
@@ -126,12 +120,19 @@ export function turnValues(turn: TurnRecord): unknown[] {
   ];
 }
 
-/** Why the turn that `turn` runs again is marked interrupted. */
-export function interruptedReason(turn: TurnRecord): string {
-  return `interrupted by a restart; run again as turn ${turn.replyId}`;
+/** The interruption of the turn that `turn` runs again, if it runs one. */
+export function interruptionOf(turn: TurnRecord): Statement[] {
+  if (turn.recoveredFrom === undefined) return [];
+  const reason = `interrupted by a restart; run again as turn ${turn.replyId}`;
+  return [{ sql: INTERRUPT_TURN, params: [reason, turn.createdAt, turn.recoveredFrom] }];
 }
 
-export function toTurnRecord(row: TurnRow): TurnRecord {
+/** Writing a turn, for a backend that writes row by row: its upsert, then the interruption it causes. */
+export function turnWrites(turn: TurnRecord): Statement[] {
+  return [{ sql: UPSERT_TURN, params: turnValues(turn) }, ...interruptionOf(turn)];
+}
+
+function toTurnRecord(row: TurnRow): TurnRecord {
   const turn: TurnRecord = {
     replyId: row.reply_id,
     sessionId: row.session_id,
