@@ -18,8 +18,16 @@
  *
  * The bot processes run the compiled build as `npm start` does (rebuilt when stale); the model
  * (the tests' scripted server) and the OneBot stand-ins run in this process.
+ *
+ * `npm run bench scale-out` runs every scene; run directly, the scenes named on the command line:
+ * `node --expose-gc --import tsx bench/scale-out.ts takeover freeze` (overhead, throughput,
+ * takeover, freeze). With SCALE_OUT_LOGS=<folder>, the take-over scenes write each instance's
+ * log there (`<scene>-<instance>.jsonl`), to follow a lost trigger through the instances.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { buildServer, serverBuildIsStale } from "../scripts/build-server.ts";
 import { type BotProcess, startBotProcess } from "../test/support/bot-process.ts";
@@ -466,6 +474,18 @@ async function takeover(fresh: () => Promise<Backend>, stop: Stop): Promise<Reco
     await load.close();
     await stopInstances(bots);
     await llm.close();
+    keepLogs(stop === "SIGKILL" ? "takeover" : "freeze", bots);
+  }
+}
+
+/** Writes each instance's log into SCALE_OUT_LOGS, when set. */
+function keepLogs(scene: string, bots: BotProcess[]): void {
+  const folder = process.env.SCALE_OUT_LOGS;
+  if (!folder) return;
+  mkdirSync(folder, { recursive: true });
+  for (const [index, bot] of bots.entries()) {
+    const lines = bot.logs.map((line) => JSON.stringify(line)).join("\n");
+    writeFileSync(join(folder, `${scene}-${INSTANCES[index]}.jsonl`), `${lines}\n`);
   }
 }
 
@@ -493,7 +513,10 @@ async function deadlocksIn(adminUrl: string, database: string): Promise<number> 
   return Number(rows[0]?.deadlocks ?? 0);
 }
 
-export async function benchScaleOut(): Promise<Record<string, unknown>> {
+const SCENES = ["overhead", "throughput", "takeover", "freeze"] as const;
+type Scene = (typeof SCENES)[number];
+
+export async function benchScaleOut(scenes: readonly Scene[] = SCENES): Promise<Record<string, unknown>> {
   if (serverBuildIsStale()) await buildServer();
   const postgres = await startPostgresServer();
   const redis = await startRedisServer();
@@ -509,18 +532,32 @@ export async function benchScaleOut(): Promise<Record<string, unknown>> {
       deadlocks: () => deadlocksIn(postgres.adminUrl, database),
     };
   };
+  const scene = {
+    overhead: () => perTurnOverhead(fresh),
+    throughput: () => throughput(fresh),
+    takeover: () => takeover(fresh, "SIGKILL"),
+    freeze: () => takeover(fresh, "SIGSTOP"),
+  } satisfies Record<Scene, () => Promise<Record<string, unknown>>>;
+  const results: Record<string, unknown> = {
+    leaseMs: LEASE_MS,
+    cpus: cpus().length,
+    botCommand: "node dist/server/main.mjs",
+  };
   try {
-    return {
-      leaseMs: LEASE_MS,
-      cpus: cpus().length,
-      botCommand: "node dist/server/main.mjs",
-      overhead: await perTurnOverhead(fresh),
-      throughput: await throughput(fresh),
-      takeover: await takeover(fresh, "SIGKILL"),
-      freeze: await takeover(fresh, "SIGSTOP"),
-    };
+    for (const name of scenes) results[name] = await scene[name]();
+    return results;
   } finally {
     await redis.stop();
     await postgres.stop();
   }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const named = process.argv.slice(2);
+  const unknown = named.filter((name) => !(SCENES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`unknown scenes ${unknown.join(", ")}; scenes: ${SCENES.join(", ")}`);
+  const results = await benchScaleOut(named.length > 0 ? (named as Scene[]) : SCENES);
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  process.exit(0);
 }
