@@ -18,8 +18,16 @@
  *
  * The bot processes run the compiled build as `npm start` does (rebuilt when stale); the model
  * (the tests' scripted server) and the OneBot stand-ins run in this process.
+ *
+ * `npm run bench scale-out` runs every scene; run directly, the scenes named on the command line:
+ * `node --expose-gc --import tsx bench/scale-out.ts takeover freeze` (overhead, throughput,
+ * takeover, freeze). With SCALE_OUT_LOGS=<folder>, the take-over scenes write each instance's
+ * log there (`<scene>-<instance>.jsonl`), to follow a lost trigger through the instances.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { buildServer, serverBuildIsStale } from "../scripts/build-server.ts";
 import { type BotProcess, startBotProcess } from "../test/support/bot-process.ts";
@@ -316,6 +324,27 @@ function received(bot: BotProcess, trigger: Trigger): boolean {
   );
 }
 
+/** The triggers whose message some instance stored (took in). */
+async function storedTriggers(storageUrl: string, triggers: Trigger[]): Promise<Set<Trigger>> {
+  const client = new pg.Client({ connectionString: storageUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ session_id: string; message_id: string }>(
+      "SELECT session_id, message_id FROM messages WHERE session_id = ANY($1::text[])",
+      [triggers.map(sessionOf)],
+    );
+    const keys = new Set(rows.map((row) => `${row.session_id}\n${row.message_id}`));
+    return new Set(triggers.filter((trigger) => keys.has(`${sessionOf(trigger)}\n${trigger.messageId}`)));
+  } finally {
+    await client.end();
+  }
+}
+
+/** The session id the bot gives a trigger's group (as the account answering it). */
+function sessionOf(trigger: Trigger): string {
+  return `onebot:${trigger.account + 10_001}:group:${trigger.group}`;
+}
+
 /** The turns stored for each trigger's group: "status on instance: reason". */
 async function storedTurns(storageUrl: string, triggers: Trigger[]): Promise<Map<string, string[]>> {
   const client = new pg.Client({ connectionString: storageUrl });
@@ -324,7 +353,7 @@ async function storedTurns(storageUrl: string, triggers: Trigger[]): Promise<Map
     const { rows } = await client.query<{ session_id: string; line: string }>(
       `SELECT session_id, status || ' on ' || coalesce(instance_id, '?') || ': ' || coalesce(reason, '') AS line
        FROM turns WHERE session_id = ANY($1::text[]) ORDER BY created_at`,
-      [triggers.map((trigger) => `onebot:${trigger.account + 10_001}:group:${trigger.group}`)],
+      [triggers.map(sessionOf)],
     );
     const byGroup = new Map<string, string[]>();
     for (const row of rows) {
@@ -419,8 +448,16 @@ async function takeover(fresh: () => Promise<Backend>, stop: Stop): Promise<Reco
       const first = Math.min(...after.map((trigger) => trigger.answeredAt ?? Number.POSITIVE_INFINITY));
       return first - killedAt;
     });
-    const lost = triggers.filter((trigger) => load.replies(trigger.group) === 0);
+    const unanswered = triggers.filter((trigger) => load.replies(trigger.group) === 0);
     const duplicated = triggers.filter((trigger) => load.replies(trigger.group) > 1);
+    const stored = await storedTriggers(backend.storageUrl, unanswered);
+    // Accepted: some instance read it from its socket and took it in (its message row is
+    // stored, or it logged the message). A mention written into the stopped instance's
+    // connection that no instance ever took in was never delivered to a live one: OneBot has no
+    // acknowledgement, so it is lost between the two processes, as with a real NapCat.
+    const accepted = (trigger: Trigger) => stored.has(trigger) || bots.some((bot) => received(bot, trigger));
+    const neverDelivered = unanswered.filter((trigger) => toVictim(trigger) && !accepted(trigger));
+    const lost = unanswered.filter((trigger) => !neverDelivered.includes(trigger));
     const lostTurns = await storedTurns(backend.storageUrl, lost.slice(0, 10));
     const heldAnswered = heldAtKill.filter((trigger) => trigger.answeredAt !== undefined);
     return {
@@ -439,18 +476,21 @@ async function takeover(fresh: () => Promise<Backend>, stop: Stop): Promise<Reco
       heldAtKill: heldAtKill.length,
       heldAnswered: heldAnswered.length,
       heldAnsweredWithinMs: Math.round(Math.max(0, ...heldAnswered.map((t) => t.answeredAt! - killedAt))),
+      // Accepted by an instance and never answered.
       lost: lost.length,
       duplicated: duplicated.length,
       goal: { lost: 0, duplicated: 0 },
       lostOnKilledInstance: lost.filter(heldByVictim).length,
-      // Written to the killed instance's connection after the kill, before the drop was noticed:
-      // no instance can see them (OneBot events have no acknowledgement).
-      lostInDeadConnection: lost.filter((trigger) => toVictim(trigger) && trigger.pushedAt >= killedAt)
-        .length,
+      neverDelivered: neverDelivered.length,
+      neverDeliveredTriggers: neverDelivered.map((trigger) => ({
+        account: trigger.account,
+        pushedMsAfterStop: Math.round(trigger.pushedAt - killedAt),
+      })),
       lostTriggers: lost.slice(0, 10).map((trigger) => ({
         account: trigger.account,
         onKilledInstance: heldByVictim(trigger),
         pushedMsBeforeKill: Math.round(killedAt - trigger.pushedAt),
+        storedInDatabase: stored.has(trigger),
         loggedAsReceivedBy: INSTANCES.filter((_, index) => received(bots[index]!, trigger)),
         turns: lostTurns.get(trigger.group) ?? [],
       })),
@@ -466,6 +506,18 @@ async function takeover(fresh: () => Promise<Backend>, stop: Stop): Promise<Reco
     await load.close();
     await stopInstances(bots);
     await llm.close();
+    keepLogs(stop === "SIGKILL" ? "takeover" : "freeze", bots);
+  }
+}
+
+/** Writes each instance's log into SCALE_OUT_LOGS, when set. */
+function keepLogs(scene: string, bots: BotProcess[]): void {
+  const folder = process.env.SCALE_OUT_LOGS;
+  if (!folder) return;
+  mkdirSync(folder, { recursive: true });
+  for (const [index, bot] of bots.entries()) {
+    const lines = bot.logs.map((line) => JSON.stringify(line)).join("\n");
+    writeFileSync(join(folder, `${scene}-${INSTANCES[index]}.jsonl`), `${lines}\n`);
   }
 }
 
@@ -493,7 +545,10 @@ async function deadlocksIn(adminUrl: string, database: string): Promise<number> 
   return Number(rows[0]?.deadlocks ?? 0);
 }
 
-export async function benchScaleOut(): Promise<Record<string, unknown>> {
+const SCENES = ["overhead", "throughput", "takeover", "freeze"] as const;
+type Scene = (typeof SCENES)[number];
+
+export async function benchScaleOut(scenes: readonly Scene[] = SCENES): Promise<Record<string, unknown>> {
   if (serverBuildIsStale()) await buildServer();
   const postgres = await startPostgresServer();
   const redis = await startRedisServer();
@@ -509,18 +564,32 @@ export async function benchScaleOut(): Promise<Record<string, unknown>> {
       deadlocks: () => deadlocksIn(postgres.adminUrl, database),
     };
   };
+  const scene = {
+    overhead: () => perTurnOverhead(fresh),
+    throughput: () => throughput(fresh),
+    takeover: () => takeover(fresh, "SIGKILL"),
+    freeze: () => takeover(fresh, "SIGSTOP"),
+  } satisfies Record<Scene, () => Promise<Record<string, unknown>>>;
+  const results: Record<string, unknown> = {
+    leaseMs: LEASE_MS,
+    cpus: cpus().length,
+    botCommand: "node dist/server/main.mjs",
+  };
   try {
-    return {
-      leaseMs: LEASE_MS,
-      cpus: cpus().length,
-      botCommand: "node dist/server/main.mjs",
-      overhead: await perTurnOverhead(fresh),
-      throughput: await throughput(fresh),
-      takeover: await takeover(fresh, "SIGKILL"),
-      freeze: await takeover(fresh, "SIGSTOP"),
-    };
+    for (const name of scenes) results[name] = await scene[name]();
+    return results;
   } finally {
     await redis.stop();
     await postgres.stop();
   }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const named = process.argv.slice(2);
+  const unknown = named.filter((name) => !(SCENES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`unknown scenes ${unknown.join(", ")}; scenes: ${SCENES.join(", ")}`);
+  const results = await benchScaleOut(named.length > 0 ? (named as Scene[]) : SCENES);
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  process.exit(0);
 }

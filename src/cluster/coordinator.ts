@@ -83,6 +83,8 @@ export class Coordinator {
   #renewedAt = 0;
   /** When the heartbeat timer last fired: a much longer gap means the process was paused. */
   #firedAt = 0;
+  /** The instances listed at the newest heartbeat, this one included. */
+  #members = new Set<string>();
 
   constructor(
     readonly redis: Redis,
@@ -189,11 +191,36 @@ export class Coordinator {
     const info = { ...this.describe(), seenAt: Date.now() };
     // Joined again at every beat: an instance taken over while it was only paused (or a Redis
     // that lost its data) must be listed, counted and watched again.
-    await this.redis
-      .multi()
-      .set(this.keys.instance(this.id), JSON.stringify(info), "PX", this.leaseMs)
-      .sadd(this.keys.instances, this.id)
-      .exec();
+    const results =
+      (await this.redis
+        .multi()
+        .set(this.keys.instance(this.id), JSON.stringify(info), "PX", this.leaseMs)
+        .sadd(this.keys.instances, this.id)
+        .set(this.keys.dataKept, this.id, "NX")
+        .smembers(this.keys.instances)
+        .exec()) ?? [];
+    for (const [error] of results) if (error) throw error;
+    const markedNow = results[2]?.[1] === "OK";
+    const listed = (results[3]?.[1] ?? []) as string[];
+    if (markedNow && this.#members.size > 0) await this.#listAgain(listed);
+    else this.#members = new Set(listed);
+  }
+
+  /**
+   * Redis lost its data (restarted without persistence): the instances this one knew are
+   * listed again, so that a dead one among them — whose heartbeat Redis forgot too — is still
+   * taken over (its running turns are in the database). No take-over for two leases, as after
+   * an outage: the live ones re-join meanwhile.
+   */
+  async #listAgain(listed: string[]): Promise<void> {
+    const known = [...this.#members];
+    await this.redis.sadd(this.keys.instances, ...known);
+    this.#members = new Set([...known, ...listed]);
+    this.#backAt = Date.now();
+    this.logger.warn(
+      { instances: known },
+      "Redis lost its data (restarted without persistence): the instances known before are listed again; those that do not re-join are taken over",
+    );
   }
 
   /**

@@ -7,6 +7,14 @@ export class ClusterKeys {
     return `${this.prefix}:instances`;
   }
 
+  /**
+   * Set by the first instance to join and never deleted: when a heartbeat finds it missing,
+   * Redis lost its data (restarted without persistence) and with it the list of instances.
+   */
+  get dataKept(): string {
+    return `${this.prefix}:data-kept`;
+  }
+
   /** An instance's heartbeat (its `InstanceInfo`), expiring unless renewed. */
   instance(id: string): string {
     return `${this.prefix}:instance:${id}`;

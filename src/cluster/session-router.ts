@@ -1,6 +1,6 @@
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { FenceToken } from "../store/session-fence.ts";
+import { type FenceToken, isSessionFenced } from "../store/session-fence.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { Inbox } from "./inbox.ts";
 
@@ -29,7 +29,7 @@ interface OwnedSession {
   selfId?: string;
   /** Unix ms of the newest message or turn. */
   activeAt: number;
-  /** The lease's fencing token, which the session's turns carry; undefined when the store could not record it. */
+  /** The lease's fencing token, which the session's turns carry; undefined when the store held a newer one (Redis's clock went back). */
   fence: FenceToken | undefined;
 }
 
@@ -154,10 +154,10 @@ export class SessionRouter {
     for (;;) {
       const { holder, fence } = await coordinator.claimSession(coordinator.keys.session(origin.sessionId));
       if (holder === coordinator.id) {
-        await this.#take(origin, fence);
-        return holder;
-      }
-      if (Date.now() > deadline || (await coordinator.beatsOnTime(holder))) return holder;
+        // A claim overtaken by a newer holder's (this instance paused after making it) is
+        // made again: the lease is that holder's now, or free again with a newer token.
+        if (await this.#take(origin, fence, Date.now() > deadline)) return holder;
+      } else if (Date.now() > deadline || (await coordinator.beatsOnTime(holder))) return holder;
       await new Promise((resolve) => setTimeout(resolve, RETRY_CLAIM_MS));
     }
   }
@@ -272,26 +272,38 @@ export class SessionRouter {
   /**
    * Owns the session from now on, under lease token `fence`, once the store has it: from then
    * on it refuses the steps of turns still running under an older token (a paused instance).
+   * Resolves false, owning nothing, when the store holds a newer token already: the claim is
+   * out of date (this instance was paused between claiming and recording it). With `lastTry`
+   * the session is owned all the same, its turns unfenced (Redis's clock went back).
    */
-  async #take(origin: WorkOrigin, fence?: FenceToken): Promise<void> {
+  async #take(origin: WorkOrigin, fence: FenceToken | undefined, lastTry: boolean): Promise<boolean> {
     const { sessionId } = origin;
     const held = this.#owned.get(sessionId);
     if (held) {
       held.activeAt = Date.now();
-      return;
+      return true;
     }
     let recorded = fence;
     if (fence !== undefined) {
       try {
         await this.deps.advanceFence(sessionId, fence);
       } catch (error) {
-        // The database is down (its turns cannot be recorded either) or has a newer token
-        // (Redis's clock went back): the session's turns run unfenced rather than not at all.
-        this.deps.logger.warn(
-          { err: error, sessionId },
-          "could not record the session's lease token; its turns here run unfenced",
-        );
-        recorded = undefined;
+        if (!isSessionFenced(error)) {
+          // The database did not answer (it is down, or this instance was paused while it
+          // waited): the turns carry the token all the same, and each of their steps is checked
+          // against the newest one in the statement that writes it.
+          this.deps.logger.warn(
+            { err: error, sessionId },
+            "could not record the session's lease token now; its turns' steps are checked against it as they are written",
+          );
+        } else if (!lastTry) return false;
+        else {
+          this.deps.logger.warn(
+            { err: error, sessionId },
+            "the store holds a newer lease token than Redis gives out; the session's turns here run unfenced",
+          );
+          recorded = undefined;
+        }
       }
     }
     this.#owned.set(sessionId, {
@@ -301,5 +313,6 @@ export class SessionRouter {
       fence: recorded,
     });
     this.deps.forgetCached(sessionId);
+    return true;
   }
 }

@@ -84,12 +84,22 @@ export interface TakeoverDeps {
  * they had accepted go to the session's new owner, which settles them as a restart would.
  */
 export class Takeover {
+  /** The dead instances whose work this one is taking over now. */
+  readonly #taking = new Set<string>();
+
   constructor(private readonly deps: TakeoverDeps) {}
 
+  /**
+   * Starts taking over each dead instance whose lock this one wins. Not waited for: a take-over
+   * can last longer than a lease (a database query or two per session), and the heartbeat
+   * renewing this instance's own key and leases must go on meanwhile — stopped, it made this
+   * instance look dead too, and the others took over its sessions in turn.
+   */
   async beat(): Promise<void> {
-    const { coordinator } = this.deps;
+    const { coordinator, logger } = this.deps;
     if (!coordinator.settled) return;
     for (const dead of await coordinator.dead()) {
+      if (this.#taking.has(dead)) continue;
       const won = await coordinator.redis.set(
         coordinator.keys.takeover(dead),
         coordinator.id,
@@ -98,8 +108,17 @@ export class Takeover {
         "NX",
       );
       if (won !== "OK") continue;
-      await this.#takeOver(dead);
-      await coordinator.forget(dead);
+      this.#taking.add(dead);
+      this.#takeOver(dead)
+        .then(() => coordinator.forget(dead))
+        .catch((error: unknown) =>
+          // The lock lapses: this or another instance tries again then.
+          logger.error(
+            { err: error, instance: dead },
+            "could not take over the work of an instance that stopped",
+          ),
+        )
+        .finally(() => this.#taking.delete(dead));
     }
   }
 
@@ -122,14 +141,22 @@ export class Takeover {
     const running = (await this.deps.turns.running()).filter((turn) => turn.instanceId === dead);
     const triggers = await pending.takeFrom(dead);
     const sessions = new Set([...running.map((turn) => turn.sessionId), ...triggers.keys()]);
-    for (const sessionId of sessions) {
-      await this.dispatch({
-        sessionId,
-        replyIds: running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId),
-        triggerIds: triggers.get(sessionId) ?? [],
-        from: dead,
-      });
-    }
+    // Sessions are independent of each other: handed over at once, not one after another.
+    await Promise.all(
+      [...sessions].map((sessionId) =>
+        this.dispatch({
+          sessionId,
+          replyIds: running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId),
+          triggerIds: triggers.get(sessionId) ?? [],
+          from: dead,
+        }).catch((error: unknown) =>
+          logger.error(
+            { err: error, instance: dead, sessionId },
+            "could not hand over a session of an instance that stopped",
+          ),
+        ),
+      ),
+    );
     logger.warn(
       {
         instance: dead,

@@ -9,7 +9,9 @@
  * 2. SIGSTOP for longer than two leases, then SIGCONT: the survivor takes the session over;
  *    the woken instance's turn is refused by the store (fenced lease) and sends nothing.
  * 3. Redis restarts while a message and its reply are handed between the instances.
- * 4. PostgreSQL restarts while a turn waits on the model.
+ * 4. Redis restarts (empty) after the owner was SIGKILLed mid-turn, before the take-over: the
+ *    survivor still takes the dead instance's turn over (from the database).
+ * 5. PostgreSQL restarts while a turn waits on the model.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
@@ -295,6 +297,37 @@ describe("two instances when one of them stops", () => {
     scene.gates.get("慢慢想")!.open();
 
     await scene.allAnswered();
+    await scene.expectConversationGoesOn(group);
+  }, 120_000);
+
+  it("takes over the turn of an owner SIGKILLed mid-turn when Redis restarts empty before the take-over", async () => {
+    const redis = await startRedisServer();
+    cleanups.push(() => redis.stop());
+    const { databaseUrl } = await sharedStorage();
+    scene = await Scene.start();
+    const group = await scene.startChat({ databaseUrl, redisUrl: redis.url, keyPrefix: "fencing" });
+    await waitFor(() => scene?.sentBy(group).a === 1, 5_000, "a's send to be logged");
+
+    // a thinks about the next trigger (its turn is recorded as running) and is killed; Redis
+    // restarts with nothing in it before b notices a is gone, and the account moves to b.
+    scene.gates.set("慢慢想", new Gate());
+    scene.trigger(group, "慢慢想：周末去哪");
+    await waitFor(() => scene!.llm.requests.some((request) => request.promptText.includes("慢慢想")), 10_000);
+    await scene.bot("a").kill("SIGKILL");
+    await redis.stop();
+    const again = await startRedisServer({ port: redis.port });
+    cleanups.push(() => again.stop());
+    await scene.reconnectTo("b");
+    scene.gates.get("慢慢想")!.open();
+
+    await scene.allAnswered();
+    await scene.expectEachAnsweredOnce();
+    expect(scene.sentBy(group)).toEqual({ a: 1, b: 1 });
+    expect(
+      scene
+        .bot("b")
+        .logs.some((line) => line.msg.startsWith("Redis lost its data (restarted without persistence)")),
+    ).toBe(true);
     await scene.expectConversationGoesOn(group);
   }, 120_000);
 

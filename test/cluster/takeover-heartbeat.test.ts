@@ -1,0 +1,103 @@
+/**
+ * A take-over slower than a lease (issue 28): handing a dead instance's sessions over costs
+ * database queries per session, which on a loaded machine add up to many seconds. The heartbeat
+ * once waited for it, so the taker's own heartbeat lapsed meanwhile: the others saw it dead and
+ * took over its sessions in turn (the scale-out bench's freeze scene answered almost nothing).
+ */
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { Coordinator, type InstanceInfo } from "../../src/cluster/coordinator.ts";
+import { Inbox, type RecoveryWork } from "../../src/cluster/inbox.ts";
+import { ClusterKeys } from "../../src/cluster/keys.ts";
+import { ClusterSeal } from "../../src/cluster/seal.ts";
+import { SessionRouter } from "../../src/cluster/session-router.ts";
+import { PendingTriggers, Takeover } from "../../src/cluster/takeover.ts";
+import type { TurnRecord } from "../../src/store/types.ts";
+import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
+import { captureLog } from "../support/store.ts";
+import { Gate, sleep, waitFor } from "../support/wait.ts";
+
+/** Short, yet long enough that a loaded machine's timers do not let it lapse between beats. */
+const LEASE_MS = 1_000;
+const SESSION = "onebot:10000:group:20000";
+
+describe("taking over a dead instance's work", () => {
+  const stops: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
+
+  it("keeps the taker's heartbeat going while a session's hand-over takes longer than a lease", async () => {
+    const { url, keyPrefix } = await freshRedis();
+    const keys = new ClusterKeys(keyPrefix);
+    const redis = new Redis(url);
+    const reader = new Redis(url);
+    const { logger } = captureLog();
+    const coordinator = new Coordinator(
+      redis,
+      keys,
+      "b",
+      LEASE_MS,
+      () => ({ id: "b", accounts: [], sessions: 0 }) as unknown as InstanceInfo,
+      logger,
+    );
+    const seal = new ClusterSeal(CLUSTER_SECRET, logger);
+    const inbox = new Inbox(
+      redis,
+      reader,
+      keys,
+      "b",
+      seal,
+      { current: true, confirm: async () => {} },
+      logger,
+    );
+    const router = new SessionRouter({
+      coordinator,
+      inbox,
+      ingest: () => {},
+      forgetCached: () => {},
+      busy: () => false,
+      accountHere: () => true,
+      advanceFence: async () => {},
+      logger,
+    });
+    // Instance a died in the middle of a turn; settling it here waits on a slow database.
+    const database = new Gate();
+    const recovered: RecoveryWork[] = [];
+    const runningOnA = { instanceId: "a", sessionId: SESSION, replyId: "turn-a" } as TurnRecord;
+    const takeover = new Takeover({
+      coordinator,
+      inbox,
+      router,
+      pending: new PendingTriggers(coordinator, seal, logger),
+      turns: { running: async () => [runningOnA] },
+      recover: async (work) => {
+        await database.opened;
+        recovered.push(work);
+      },
+      logger,
+    });
+    coordinator.onBeat(() => router.beat());
+    coordinator.onBeat(() => takeover.beat());
+    stops.push(async () => {
+      database.open();
+      await coordinator.leave();
+      redis.disconnect();
+      reader.disconnect();
+    });
+    await redis.sadd(keys.instances, "a");
+    await coordinator.join();
+
+    // The take-over begins at the first heartbeat and waits on the database for four leases.
+    await waitFor(() => router.owns(SESSION), 5_000, "the dead instance's session to be claimed");
+    for (let lease = 0; lease < 4; lease++) {
+      await sleep(LEASE_MS);
+      expect(await redis.exists(keys.instance("b"))).toBe(1);
+      expect(await coordinator.holder(keys.session(SESSION))).toBe("b");
+    }
+    database.open();
+    await waitFor(() => recovered.length === 1, 5_000, "the turn to be settled");
+    expect(recovered[0]).toMatchObject({ sessionId: SESSION, replyIds: ["turn-a"], from: "a" });
+    await waitFor(async () => (await redis.sismember(keys.instances, "a")) === 0, 5_000, "a to be forgotten");
+  });
+});
