@@ -4,15 +4,7 @@
  * title and name, everything else a short bracketed placeholder.
  */
 
-import {
-  cardText,
-  isMultimsgCard,
-  jsonCardText,
-  parseArkCard,
-  residOf,
-  shown,
-  xmlCardParts,
-} from "./card-text.ts";
+import { cardText, jsonCardText, shown, xmlCardParts } from "./card-text.ts";
 import { byteSize, otherSegmentText, withDetails } from "./other-segments.ts";
 import { type PictureTexts, pictureKeyOf, pictureTextLine } from "./picture-text.ts";
 import { isKnownSegment, type KnownSegment, type Segment, type SegmentOf } from "./segment.ts";
@@ -104,21 +96,6 @@ function fileText(segment: SegmentOf<"file">): string {
 function bracketed(summary: string | undefined): string | undefined {
   if (!summary) return undefined;
   return summary.startsWith("[") && summary.endsWith("]") ? summary : `[${summary}]`;
-}
-
-/** Ids to pass to get_forward_msg, in message order, each once. */
-export function extractForwardIds(segments: Segment[]): string[] {
-  const ids = new Set<string>();
-  for (const segment of segments) {
-    if (!isKnownSegment(segment)) continue;
-    if (segment.type === "forward") ids.add(segment.data.id);
-    if (segment.type === "json") {
-      const card = parseArkCard(segment.data.data);
-      const resid = card !== undefined && isMultimsgCard(card) ? residOf(card) : undefined;
-      if (resid !== undefined) ids.add(resid);
-    }
-  }
-  return [...ids];
 }
 
 /** The id of the message this one replies to, if any. */
