@@ -1,5 +1,6 @@
 import type { Batch } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
+import type { MemberNames } from "../context/member-names.ts";
 import { formatMessageLine } from "../context/message-line.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmImage, LlmResult } from "../llm/types.ts";
@@ -33,6 +34,8 @@ export interface TurnContextDeps {
       pictures?: PictureDescriptions,
     ): Promise<string | undefined>;
   };
+  /** Names for mentions that carry only an id, from the messages seen or the platform. */
+  names: Pick<MemberNames, "namesFor">;
   /** Where each session's history window starts (it moves in steps, for prompt caching). */
   historyWindows: HistoryWindows;
   /** What is remembered about the new messages' senders and the group (the memory section). */
@@ -71,6 +74,8 @@ export class TurnContext {
   private quoteBlock: string | undefined;
   /** The new messages' pictures, for a planner or replyer model that accepts images. */
   private images: LlmImage[] = [];
+  /** Names of the members the turn's messages mention without a name. */
+  private mentionNames: (userId: string) => string | undefined = () => undefined;
   /** The memory section of both prompts (after the chat), recalled for the new messages. */
   private memories = "";
   /** Enricher sections for the planner's request (after the chat), gathered once per turn. */
@@ -196,7 +201,7 @@ export class TurnContext {
     return formatMessageLine(message, this.settings.clock.time, {
       withId: true,
       segments,
-      selfName: identity.name,
+      nameOf: this.mentionNames,
       pictures: this.pictures.texts,
     });
   }
@@ -204,7 +209,7 @@ export class TurnContext {
   /** A message as a digest or summary transcript line, and as the replyer's target. */
   line(message: ChatMessage): string {
     return formatMessageLine(message, this.settings.clock.time, {
-      selfName: this.settings.identity.name,
+      nameOf: this.mentionNames,
       pictures: this.pictures.texts,
     });
   }
@@ -224,6 +229,10 @@ export class TurnContext {
     this.images = await this.pictures.look(
       batch.messages.filter((message) => !message.fromSelf).map((message) => message.segments),
     );
+    this.mentionNames = await this.deps.names.namesFor([...batch.messages, ...history].reverse(), [
+      ...history,
+      ...batch.messages,
+    ]);
     this.memories = await this.deps.memory.recallForTurn({
       replyId: this.replyId,
       messages: batch.messages,

@@ -39,6 +39,7 @@ export interface TurnRunnerDeps {
   handOver?: (work: { sessionId: string; replyIds: string[]; triggerIds: string[] }) => void;
   /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
   quotes: TurnContextDeps["quotes"];
+  names: TurnContextDeps["names"];
   settings: () => AgentSettings;
   /** Plugin tools, enrichers and hooks. */
   plugins: TurnPlugins;

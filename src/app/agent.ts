@@ -5,7 +5,8 @@ import type { ComponentSet } from "../components/component-set.ts";
 import type { CallContexts } from "../components/types.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
-import { oneBotQuoteFetcher } from "../context/onebot-fetcher.ts";
+import { MemberNames } from "../context/member-names.ts";
+import { oneBotMemberLookup, oneBotQuoteFetcher } from "../context/onebot-fetcher.ts";
 import { QuoteContext } from "../context/quote-context.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import type { Logger } from "../log/logger.ts";
@@ -57,6 +58,13 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     monitor,
     logger,
   });
+  const names = new MemberNames({
+    lookupFor: (message) => {
+      const adapter = parts.adapters.get(message.adapterId);
+      return adapter && oneBotMemberLookup(adapter, message.selfId);
+    },
+    logger,
+  });
   const replyStage = new ReplyStage({
     outbox: parts.outbox,
     extensions: new ReplyExtensionRunner({ registry: components.replyExtensions, monitor, logger }),
@@ -68,6 +76,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     turns: parts.stores.turns,
     ...(parts.cluster ? clusterTurns(parts.cluster, monitor) : {}),
     quotes,
+    names,
     settings: () => agentSettings(config(), parts.clock(), prompts.templates()),
     plugins: turnPluginsOf(components, parts.contexts, monitor, logger, () => config().agent),
     ...turnPicturesOf({

@@ -24,15 +24,23 @@ const NAME_MARKS: Record<string, string> = { "(": "（", ")": "）", "[": "［",
 export function formatMessageLine(
   message: ChatMessage,
   clock: ClockText,
-  options: { withId?: boolean; segments?: Segment[]; selfName?: string; pictures?: PictureTexts } = {},
+  options: {
+    withId?: boolean;
+    segments?: Segment[];
+    /** Names of other members for mentions that carry none (the bot's own mention reads `@你`). */
+    nameOf?: (userId: string) => string | undefined;
+    pictures?: PictureTexts;
+  } = {},
 ): string {
   const who = message.fromSelf
     ? `${senderText(message.senderName)}(你)`
     : `${senderText(message.senderName)}(${message.userId})`;
   const id = options.withId ? `[msg_id=${message.messageId}] ` : "";
-  const selfName = options.selfName;
-  const nameOf = (userId: string) => (userId === message.selfId ? selfName : undefined);
-  const text = renderSegments(options.segments ?? message.segments, { nameOf, pictures: options.pictures });
+  const text = renderSegments(options.segments ?? message.segments, {
+    nameOf: options.nameOf,
+    selfId: message.selfId,
+    pictures: options.pictures,
+  });
   return `${id}[${clock(message.time)}] ${who}: ${messageText(text)}`;
 }
 

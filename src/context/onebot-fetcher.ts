@@ -1,5 +1,6 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import { toWireId } from "../message/onebot-values.ts";
+import type { MemberLookup } from "./member-names.ts";
 import type { QuoteFetcher } from "./quote-types.ts";
 
 /**
@@ -15,4 +16,15 @@ export function oneBotQuoteFetcher(adapter: ChatAdapter, selfId: string): QuoteF
     getForward: (forwardId, timeoutMs) =>
       adapter.callAction(selfId, "get_forward_msg", { id: forwardId, message_id: forwardId }, { timeoutMs }),
   };
+}
+
+/** `get_group_member_info` of one account, ids as numbers where exact (go-cqhttp and Lagrange want integers). */
+export function oneBotMemberLookup(adapter: ChatAdapter, selfId: string): MemberLookup {
+  return (groupId, userId, timeoutMs) =>
+    adapter.callAction(
+      selfId,
+      "get_group_member_info",
+      { group_id: toWireId(groupId), user_id: toWireId(userId) },
+      { timeoutMs },
+    );
 }

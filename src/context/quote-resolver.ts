@@ -1,6 +1,7 @@
 import type { Logger } from "../log/logger.ts";
+import { type ForwardRef, forwardRefs } from "../message/forward-refs.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
-import { extractForwardIds, renderSegments } from "../message/render.ts";
+import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
 import { applyCharBudget } from "./char-budget.ts";
 import type { QuoteSettings } from "./config.ts";
@@ -12,6 +13,8 @@ import { parseQuotedMessage } from "./quoted-message.ts";
 export interface QuoteSource {
   replyId?: string;
   forwardIds: string[];
+  /** The messages of forwards that came inline (NapCat), by forward id: read without a call. */
+  inline?: ReadonlyMap<string, unknown[]>;
 }
 
 export interface ResolveDeps {
@@ -60,7 +63,7 @@ export async function resolveQuote(
     truncated: false,
     pending: [],
   };
-  let quotedForwardIds: string[] = [];
+  let quotedForwards: ForwardRef[] = [];
   if (source.replyId !== undefined) {
     try {
       const parsed = parseQuotedMessage(await deps.fetcher.getMessage(source.replyId, settings.timeoutMs));
@@ -69,7 +72,7 @@ export async function resolveQuote(
       quote.time = parsed.time;
       state.pending.push({ target: quote, segments: parsed.segments });
       // Replying to a forwarded chat log shows the log itself, not just "a forward".
-      quotedForwardIds = extractForwardIds(parsed.segments);
+      quotedForwards = forwardRefs(parsed.segments);
     } catch (error) {
       deps.logger.warn({ messageId: source.replyId, err: error }, "get_msg for a quoted message failed");
       quote.text = FETCH_FAILED_TEXT;
@@ -77,8 +80,9 @@ export async function resolveQuote(
   }
 
   if (settings.resolveForward) {
-    for (const forwardId of [...forwardIds, ...quotedForwardIds]) {
-      quote.nodes.push(...(await expandForward(forwardId, 0, state, deps)));
+    const ownForwards = forwardIds.map((id) => ({ id, inline: source.inline?.get(id) }));
+    for (const forward of [...ownForwards, ...quotedForwards]) {
+      quote.nodes.push(...(await expandForward(forward, 0, state, deps)));
     }
   }
   await deps.pictures?.describe(state.pending.map((pending) => pending.segments));
@@ -90,29 +94,28 @@ export async function resolveQuote(
   return { ...quote, ...budgeted, truncated: state.truncated || budgeted.truncated };
 }
 
-/** The nodes of one forward and, depth first, of the forwards nested in them. */
+/**
+ * The nodes of one forward and, depth first, of the forwards nested in them. Messages that
+ * came inline are read as they are: NapCat refuses `get_forward_msg` for inner levels and
+ * once its cache has dropped the outer id.
+ */
 async function expandForward(
-  forwardId: string,
+  forward: ForwardRef,
   depth: number,
   state: WalkState,
   deps: ResolveDeps,
 ): Promise<ForwardNode[]> {
+  const forwardId = forward.id;
   // A forward seen before (a cycle, or the same log twice) adds nothing and costs nothing.
-  if (state.visited.has(forwardId)) return [];
+  if (forwardId !== "" && state.visited.has(forwardId)) return [];
   if (state.remaining <= 0) {
     state.truncated = true;
     return [];
   }
   state.visited.add(forwardId);
 
-  let entries: unknown[];
-  try {
-    const answer = await deps.fetcher.getForward(forwardId, deps.settings.timeoutMs);
-    const found = forwardEntries(answer);
-    if (!found) deps.logger.warn({ forwardId }, "get_forward_msg answered without a message list");
-    entries = found ?? [];
-  } catch (error) {
-    deps.logger.warn({ forwardId, err: error }, "get_forward_msg failed");
+  const entries = forward.inline?.length ? forward.inline : await fetchEntries(forwardId, deps);
+  if (entries === undefined) {
     state.remaining -= 1;
     return [{ text: FETCH_FAILED_TEXT, depth }];
   }
@@ -135,10 +138,23 @@ async function expandForward(
     nodes.push(node);
     state.pending.push({ target: node, segments: parsed.segments });
     if (depth < deps.settings.maxDepth) {
-      for (const nestedId of extractForwardIds(parsed.segments)) {
-        nodes.push(...(await expandForward(nestedId, depth + 1, state, deps)));
+      for (const nested of forwardRefs(parsed.segments)) {
+        nodes.push(...(await expandForward(nested, depth + 1, state, deps)));
       }
     }
   }
   return nodes;
+}
+
+/** A forward's messages from `get_forward_msg`; undefined when the call failed. */
+async function fetchEntries(forwardId: string, deps: ResolveDeps): Promise<unknown[] | undefined> {
+  try {
+    const answer = await deps.fetcher.getForward(forwardId, deps.settings.timeoutMs);
+    const found = forwardEntries(answer);
+    if (!found) deps.logger.warn({ forwardId }, "get_forward_msg answered without a message list");
+    return found ?? [];
+  } catch (error) {
+    deps.logger.warn({ forwardId, err: error }, "get_forward_msg failed");
+    return undefined;
+  }
 }

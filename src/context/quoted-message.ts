@@ -31,8 +31,28 @@ export function parseQuotedMessage(raw: unknown): QuotedMessage {
       nonEmptyString(entry.nickname) ??
       nonEmptyString(entry.name),
     time: unixMillis(entry.time),
-    segments: normalizeSegments(contentOf(entry)),
+    segments: segmentsOf(contentOf(entry)),
   };
+}
+
+/**
+ * go-cqhttp answers a node that is itself a forward with the inner nodes in place of its
+ * segments (`{sender, time, content}` maps, no `type`): that reads as a forward whose messages
+ * came inline, not as a message without text.
+ */
+function segmentsOf(content: unknown): Segment[] {
+  if (Array.isArray(content) && content.length > 0 && content.every(isNodeMap)) {
+    return [{ type: "forward", data: { id: "", content } }];
+  }
+  return normalizeSegments(content);
+}
+
+function isNodeMap(entry: unknown): boolean {
+  return (
+    isRecord(entry) &&
+    entry.type === undefined &&
+    (entry.content !== undefined || entry.message !== undefined)
+  );
 }
 
 /** `message`, else `content`, else `raw_message`: the first that holds anything. */

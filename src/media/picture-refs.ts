@@ -26,10 +26,10 @@ export function picturesOf(segmentLists: Segment[][]): KeyedPicture[] {
       if (!isSegment(segment, "image")) continue;
       const key = pictureKeyOf(segment.data);
       if (key === undefined || pictures.has(key)) continue;
-      const { file, url, summary, sub_type } = segment.data;
+      const { file, url, summary, sub_type, subType } = segment.data;
       // The bot's own large picture, its bytes dropped from history: its summary says what it was.
       if (isPayloadNotKept(file)) continue;
-      const ref: PictureRef = { kind: sub_type === "1" ? "sticker" : "image" };
+      const ref: PictureRef = { kind: (sub_type ?? subType) === "1" ? "sticker" : "image" };
       if (summary) ref.summary = summary;
       if (file.startsWith(INLINE_PREFIX)) {
         const inline = file.slice(INLINE_PREFIX.length);

@@ -147,9 +147,7 @@ export class MemoryLearner {
                 ? known.map((entry) => memoryLine(entry, prompts, clock)).join("\n")
                 : prompts.render("memory_known_none"),
             transcript: readable
-              .map((message) =>
-                formatMessageLine(message, clock.time, { withId: true, selfName: deps.botName() }),
-              )
+              .map((message) => formatMessageLine(message, clock.time, { withId: true }))
               .join("\n"),
           }),
         },

@@ -8,7 +8,8 @@
 export interface SegmentDataMap {
   text: { text: string };
   face: { id: string };
-  image: { file: string; url?: string; summary?: string; sub_type?: string };
+  /** `sub_type` (NapCat, SnowLuma) or `subType` (go-cqhttp, Lagrange, LLOneBot): "1" is a sticker. */
+  image: { file: string; url?: string; summary?: string; sub_type?: string; subType?: string };
   record: { file: string; url?: string };
   video: { file: string; url?: string };
   at: { qq: string; name?: string };
@@ -16,14 +17,28 @@ export interface SegmentDataMap {
   forward: { id: string };
   /** A node of a merged forward: either a reference (`id`) or custom content. */
   node: { id?: string; user_id?: string; nickname?: string; content?: Segment[] };
-  file: { file: string; name?: string; url?: string; file_id?: string; file_size?: string };
+  /**
+   * The name is in `file` (NapCat, LLOneBot), `name` (go-cqhttp, SnowLuma, the bot's own sends)
+   * or `file_name` (Lagrange); the size in `file_size` or `size`, in bytes.
+   */
+  file: {
+    file?: string;
+    name?: string;
+    file_name?: string;
+    url?: string;
+    file_id?: string;
+    file_size?: string;
+    size?: string;
+  };
   json: { data: string };
   xml: { data: string };
-  poke: { type: string; id: string };
-  mface: { emoji_id?: string; emoji_package_id?: string; key?: string; summary?: string };
+  /** `{type, id}` (NapCat), `{qq, id}` (LLOneBot) or `{type}` alone (SnowLuma). */
+  poke: { type?: string; id?: string; qq?: string };
+  mface: { emoji_id?: string; emoji_package_id?: string; key?: string; summary?: string; name?: string };
   markdown: { content: string };
-  dice: { result?: string };
-  rps: { result?: string };
+  /** The face shown: `result` (NapCat, LLOneBot) or `value` (go-cqhttp); Lagrange sends neither. */
+  dice: { result?: string; value?: string };
+  rps: { result?: string; value?: string };
 }
 
 export type KnownSegmentType = keyof SegmentDataMap;
@@ -84,21 +99,21 @@ interface ModelFields {
 const MODEL_FIELDS: Record<KnownSegmentType, ModelFields> = {
   text: { required: ["text"], optional: [] },
   face: { required: ["id"], optional: [] },
-  image: { required: ["file"], optional: ["url", "summary", "sub_type"] },
+  image: { required: ["file"], optional: ["url", "summary", "sub_type", "subType"] },
   record: { required: ["file"], optional: ["url"] },
   video: { required: ["file"], optional: ["url"] },
   at: { required: ["qq"], optional: ["name"] },
   reply: { required: ["id"], optional: [] },
   forward: { required: ["id"], optional: [] },
   node: { required: [], optional: ["id", "user_id", "nickname"] },
-  file: { required: ["file"], optional: ["name", "url", "file_id", "file_size"] },
+  file: { required: [], optional: ["file", "name", "file_name", "url", "file_id", "file_size", "size"] },
   json: { required: ["data"], optional: [] },
   xml: { required: ["data"], optional: [] },
-  poke: { required: ["type", "id"], optional: [] },
-  mface: { required: [], optional: ["emoji_id", "emoji_package_id", "key", "summary"] },
+  poke: { required: [], optional: ["type", "id", "qq"] },
+  mface: { required: [], optional: ["emoji_id", "emoji_package_id", "key", "summary", "name"] },
   markdown: { required: ["content"], optional: [] },
-  dice: { required: [], optional: ["result"] },
-  rps: { required: [], optional: ["result"] },
+  dice: { required: [], optional: ["result", "value"] },
+  rps: { required: [], optional: ["result", "value"] },
 };
 
 /**

@@ -140,6 +140,17 @@ describe("pictures are described once and shown in the transcript", () => {
     expect(llm.lastRequestWithTool("reply")?.promptText).toContain("哈[表情：无语]");
   });
 
+  it("knows a sticker by go-cqhttp's, Lagrange's and LLOneBot's `subType` spelling too", async () => {
+    const { llm, qq, pictures } = await start();
+    const sticker = onePixelPng(0, 0, 255);
+    const url = pictures.serve("/sticker.png", { body: sticker });
+    llm.enqueue(describeBy(new Map([[dataUrl(sticker), "无语"]])), ...REPLY);
+    ask(qq, "哈", { type: "image", data: { file: "s.image", url, subType: "1" } });
+    await qq.waitForSent(undefined, 5_000);
+    expect(visionCalls(scene!)[0]?.promptText).toContain("表情包");
+    expect(llm.lastRequestWithTool("reply")?.promptText).toContain("哈[表情：无语]");
+  });
+
   it("describes at most media.vision.maxPerTurn pictures a turn; the rest stay placeholders", async () => {
     const { llm, bot, qq, pictures } = await start({
       ...WITH_VISION,
