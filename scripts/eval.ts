@@ -16,7 +16,7 @@ import { startEvalBot } from "./eval/eval-bot.ts";
 import { playScenario, scenarioIds } from "./eval/play.ts";
 import { evalReport, progressLine, reportTable } from "./eval/report.ts";
 import { loadScenario, type Scenario, ScenarioError, scenarioFiles } from "./eval/scenario.ts";
-import { scriptedModelConfig, startScriptedModel } from "./eval/scripted-model.ts";
+import { type ScenarioScript, scriptedModelConfig, startScriptedModel } from "./eval/scripted-model.ts";
 
 const USAGE =
   "usage: npm run eval -- [--config FILE]... [--scripted] [--json OUT] [--parallel N] [SCENARIO_FILE_OR_FOLDER…]";
@@ -31,18 +31,21 @@ class UsageError extends Error {}
 async function main(argv: string[]): Promise<number> {
   const options = parseOptions(argv);
   const scenarios = options.paths.flatMap((path) => scenarioFiles([path])).map(loadScenario);
-  const duplicate = scenarios.find((scenario, index) => scenarios.findIndex((s) => s.name === scenario.name) !== index);
-  if (duplicate) throw new ScenarioError(`${duplicate.file}: name "${duplicate.name}" is used by another scenario`);
+  const duplicate = scenarios.find(
+    (scenario, index) => scenarios.findIndex((s) => s.name === scenario.name) !== index,
+  );
+  if (duplicate)
+    throw new ScenarioError(`${duplicate.file}: name "${duplicate.name}" is used by another scenario`);
   if (scenarios.length === 0) throw new UsageError(`no scenario files in ${options.paths.join(", ")}`);
   if (serverBuildIsStale()) {
     process.stdout.write("building the server (dist/server)…\n");
     await buildServer();
   }
 
-  /** The scripted replies still to give, by the wire id of each user of the running scenarios. */
-  const scriptedReplies = new Map<string, string[]>();
+  /** The scripts of the running scenarios, by the wire id of each of their users. */
+  const scripts = new Map<string, ScenarioScript>();
   const llm = options.sources.some((source) => source.label === "scripted")
-    ? await startScriptedModel((userId) => scriptedReplies.get(userId))
+    ? await startScriptedModel((userId) => scripts.get(userId))
     : undefined;
   const results: ScenarioResult[] = [];
   const total = scenarios.length * options.sources.length;
@@ -56,7 +59,7 @@ async function main(argv: string[]): Promise<number> {
         });
         try {
           await eachConcurrently(batch, options.parallel, async ({ scenario, index }) => {
-            if (source.label === "scripted") registerScript(scriptedReplies, scenario, index);
+            if (source.label === "scripted") registerScript(scripts, scenario, index);
             const result = scoreScenario(scenario, source.label, await playScenario(bot, scenario, index));
             results.push(result);
             process.stdout.write(`${progressLine(result, results.length, total)}\n`);
@@ -89,7 +92,8 @@ function parseOptions(argv: string[]) {
   }
   const { values, positionals } = parsed;
   const parallel = Number(values.parallel ?? "1");
-  if (!Number.isInteger(parallel) || parallel < 1) throw new UsageError("--parallel: must be a whole number ≥ 1");
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new UsageError("--parallel: must be a whole number ≥ 1");
   const sources: ModelSource[] = (values.config ?? []).map((file) => ({ label: file, configFile: file }));
   if (values.scripted) sources.push({ label: "scripted" });
   if (sources.length === 0) {
@@ -126,14 +130,18 @@ function byScenarioConfig(scenarios: Scenario[]): Array<Array<{ scenario: Scenar
   return [...batches.values()];
 }
 
-/** The scenario's `script.replies`, one queue shared by its users, for the scripted model. */
-function registerScript(replies: Map<string, string[]>, scenario: Scenario, index: number): void {
-  const queue = [...scenario.scriptedReplies];
+/** The scenario's `script` (a fresh copy of its replies), under each of its users' wire ids. */
+function registerScript(scripts: Map<string, ScenarioScript>, scenario: Scenario, index: number): void {
+  const script = { replies: [...scenario.script.replies], quote: scenario.script.quote };
   const ids = scenarioIds(index);
-  for (const step of scenario.steps) if (step.kind === "message") replies.set(ids.user(step.user), queue);
+  for (const step of scenario.steps) if (step.kind === "message") scripts.set(ids.user(step.user), script);
 }
 
-async function eachConcurrently<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function eachConcurrently<T>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

@@ -32,9 +32,13 @@ const LEAKS: Array<{ what: string; pattern: RegExp }> = [
   { what: "think markup", pattern: /<\/?(think|thinking|reasoning)>/i },
   {
     what: "tool-call markup",
-    pattern: /<\/?(tool_call|tool_calls|function_call|tool_use|invoke)\b|<\|[a-z_]+\|>|"(tool_calls|arguments)"\s*:/i,
+    pattern:
+      /<\/?(tool_call|tool_calls|function_call|tool_use|invoke)\b|<\|[a-z_]+\|>|"(tool_calls|arguments)"\s*:/i,
   },
-  { what: "silence sentinel", pattern: /\b(NO_REPLY|NO_RESPONSE|SKIP|SILENT)\b|\[(no reply|silence|沉默|不回复)\]/ },
+  {
+    what: "silence sentinel",
+    pattern: /\b(NO_REPLY|NO_RESPONSE|SKIP|SILENT)\b|\[(no reply|silence|沉默|不回复)\]/,
+  },
 ];
 
 /** Two messages this similar (Dice coefficient of their character pairs) count as a repeat. */
@@ -42,7 +46,9 @@ const NEAR_REPEAT = 0.8;
 
 export function scoreScenario(scenario: Scenario, config: string, play: ScenarioPlay): ScenarioResult {
   const failures = [...play.failures, ...expectationFailures(scenario, play), ...failedTurns(play.events)];
-  const calls = play.events.filter((event) => event.type === "planner.round" || event.type === "replyer.generated");
+  const calls = play.events.filter(
+    (event) => event.type === "planner.round" || event.type === "replyer.generated",
+  );
   return {
     name: scenario.name,
     file: scenario.file,
@@ -85,7 +91,9 @@ function expectationFailures(scenario: Scenario, play: ScenarioPlay): string[] {
 
 function leaks(sent: BotMessage[]): string[] {
   return sent.flatMap((message) =>
-    LEAKS.filter(({ pattern }) => pattern.test(message.text)).map(({ what }) => `leak (${what}): ${quoted(message)}`),
+    LEAKS.filter(({ pattern }) => pattern.test(message.text)).map(
+      ({ what }) => `leak (${what}): ${quoted(message)}`,
+    ),
   );
 }
 

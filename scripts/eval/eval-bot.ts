@@ -143,10 +143,15 @@ async function runningUrl(child: ChildProcess): Promise<string> {
     output += chunk.toString("utf8");
   });
   const exited = new Promise<never>((_resolve, reject) =>
-    child.once("exit", (code) => reject(new Error(`the bot exited during start-up (code ${code}):\n${output}`))),
+    child.once("exit", (code) =>
+      reject(new Error(`the bot exited during start-up (code ${code}):\n${output}`)),
+    ),
   );
   const running = await Promise.race([
-    logs.waitFor((line) => line.msg.startsWith("Tsumugi is running") && typeof line.url === "string", START_TIMEOUT_MS),
+    logs.waitFor(
+      (line) => line.msg.startsWith("Tsumugi is running") && typeof line.url === "string",
+      START_TIMEOUT_MS,
+    ),
     exited,
   ]);
   return String(running.url).replace(/\/$/, "");
@@ -176,7 +181,10 @@ async function stopBot(child: ChildProcess, dataDir: string): Promise<void> {
 }
 
 /** `over` merged into a copy of `base`: mappings key by key, anything else replaced. */
-export function mergeDeep(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+export function mergeDeep(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = structuredClone(base);
   for (const [key, value] of Object.entries(over)) {
     const current = out[key];

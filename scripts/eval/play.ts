@@ -85,7 +85,9 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
     const quietMs = bot.batchWindowMs + SETTLE_QUIET_MS;
     while (Date.now() < deadline) {
       const seen = events();
-      const open = seen.filter((e) => e.type === "turn.started").length - seen.filter((e) => e.type === "turn.finished").length;
+      const open =
+        seen.filter((e) => e.type === "turn.started").length -
+        seen.filter((e) => e.type === "turn.finished").length;
       const last = Math.max(lastActivity, seen.at(-1)?.time ?? 0);
       if (open <= 0 && Date.now() - last >= quietMs) return;
       await sleep(50);
@@ -122,7 +124,9 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
             const limit = Date.now() + (step.expect.within ?? DEFAULT_REPLY_WITHIN_MS);
             while (!answered() && Date.now() < limit) await sleep(20);
             if (!answered())
-              failures.push(`steps[${stepIndex}]: no reply within ${step.expect.within ?? DEFAULT_REPLY_WITHIN_MS} ms`);
+              failures.push(
+                `steps[${stepIndex}]: no reply within ${step.expect.within ?? DEFAULT_REPLY_WITHIN_MS} ms`,
+              );
           } else {
             await settled(step.expect.within ?? SETTLE_LIMIT_MS);
             const answer = sent.find((message) => chatOf(message) && message.atMs >= since);
@@ -144,7 +148,12 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
         const user = ids.user(recalled.user);
         bot.qq.pushEvent(
           recalled.private
-            ? { post_type: "notice", notice_type: "friend_recall", user_id: user, message_id: messageIds[step.recall] }
+            ? {
+                post_type: "notice",
+                notice_type: "friend_recall",
+                user_id: user,
+                message_id: messageIds[step.recall],
+              }
             : {
                 post_type: "notice",
                 notice_type: "group_recall",
@@ -209,7 +218,8 @@ function renderedText(message: unknown): string {
   return (message as WireSegment[])
     .map((segment) => {
       if (segment.type === "text") return String(segment.data.text ?? "");
-      if (segment.type === "at") return segment.data.qq === "all" ? "@全体成员" : `@${String(segment.data.qq)}`;
+      if (segment.type === "at")
+        return segment.data.qq === "all" ? "@全体成员" : `@${String(segment.data.qq)}`;
       return "";
     })
     .join("");

@@ -69,7 +69,8 @@ export function reportTable(report: EvalReport): string {
 }
 
 function totalsLine(config: string, results: ScenarioResult[]): string {
-  const sum = (pick: (result: ScenarioResult) => number) => results.reduce((total, result) => total + pick(result), 0);
+  const sum = (pick: (result: ScenarioResult) => number) =>
+    results.reduce((total, result) => total + pick(result), 0);
   const passed = results.filter((result) => result.passed).length;
   return (
     `total ${config}: ${passed} passed, ${results.length - passed} failed · ${sum((r) => r.botMessages)} bot messages · ` +
@@ -93,10 +94,14 @@ function whyFailed(result: ScenarioResult): string {
 
 /** Columns padded to their widest cell, counting a CJK character as two columns. */
 function table(header: string[], rows: string[][]): string {
-  const widths = header.map((cell, column) => Math.max(width(cell), ...rows.map((row) => width(row[column] ?? ""))));
+  const widths = header.map((cell, column) =>
+    Math.max(width(cell), ...rows.map((row) => width(row[column] ?? ""))),
+  );
   const line = (cells: string[]) =>
     cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell + " ".repeat((widths[column] ?? 0) - width(cell))))
+      .map((cell, column) =>
+        column === cells.length - 1 ? cell : cell + " ".repeat((widths[column] ?? 0) - width(cell)),
+      )
       .join("  ")
       .trimEnd();
   return [line(header), line(widths.map((size) => "-".repeat(size))), ...rows.map(line)].join("\n");

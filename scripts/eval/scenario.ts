@@ -70,7 +70,10 @@ const ScenarioFile = Type.Object(
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     /** What the scripted model (`--scripted`) answers in this scenario instead of its default. */
     script: Type.Optional(
-      Type.Object({ replies: Type.Array(Type.String(), { minItems: 1 }) }, { additionalProperties: false }),
+      Type.Object(
+        { replies: Type.Optional(Type.Array(Type.String())), quote: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
     ),
     steps: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1 }),
     expect: Type.Optional(ScenarioExpect),
@@ -95,7 +98,8 @@ export interface Scenario {
   /** The file it was read from. */
   file: string;
   config: Record<string, unknown>;
-  scriptedReplies: string[];
+  /** The scripted model's answers in this scenario (`script`). */
+  script: { replies: string[]; quote: boolean };
   steps: Step[];
   expect: ScenarioExpectations;
 }
@@ -135,12 +139,13 @@ export function loadScenario(file: string): Scenario {
   if (!checkFile(data)) throw new ScenarioError(problemsText(file, checkFile.errors, data, []));
   const steps = data.steps.map((raw, index) => readStep(file, raw, index));
   const problems = referenceProblems(steps, data.expect?.quotes);
-  if (problems.length > 0) throw new ScenarioError(problems.map((problem) => `${file}: ${problem}`).join("\n"));
+  if (problems.length > 0)
+    throw new ScenarioError(problems.map((problem) => `${file}: ${problem}`).join("\n"));
   return {
     name: data.name,
     file,
     config: data.config ?? {},
-    scriptedReplies: data.script?.replies ?? [],
+    script: { replies: data.script?.replies ?? [], quote: data.script?.quote ?? false },
     steps,
     expect: data.expect ?? {},
   };

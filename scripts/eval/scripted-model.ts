@@ -2,9 +2,10 @@
  * The model of `npm run eval -- --scripted`: the project's scripted OpenAI-compatible server
  * answering every request by a fixed rule, so the shipped scenarios run without a provider.
  *
- * - Planner (the request offers `reply`): calls `reply`. At the default settings the bot asks
- *   the planner only when a trigger fired (an @, its name, a reply to it, a private message),
- *   so whether it speaks is the bot's decision, which is what the scenarios score.
+ * - Planner (the request offers `reply`): calls `reply`, quoting the message it answers when
+ *   the scenario says `script.quote: true`. At the default settings the bot asks the planner
+ *   only when a trigger fired (an @, its name, a reply to it, a private message), so whether
+ *   it speaks is the bot's decision, which is what the scenarios score.
  * - Replyer (the request says what it answers): the scenario's `script.replies` in order, then
  *   a reply naming the sender and the question, with @-mentions left out.
  * - Anything else (background memory learning, summaries): nothing learned, "好的".
@@ -14,21 +15,29 @@
 import { clip } from "../../src/util/values.ts";
 import {
   type RecordedLlmRequest,
-  type ScriptedResponse,
   ScriptedLlmServer,
+  type ScriptedResponse,
 } from "../../test/support/scripted-llm-server.ts";
 
 export const SCRIPTED_MODEL = "scripted-model";
 
-/** Finds the scripted replies still to give in the scenario a platform user id belongs to. */
-export type ScriptedRepliesOf = (userId: string) => string[] | undefined;
+/** A scenario's `script`, its replies consumed as they are given. */
+export interface ScenarioScript {
+  replies: string[];
+  quote: boolean;
+}
 
+/** Finds the script of the scenario a platform user id belongs to. */
+export type ScriptOf = (userId: string) => ScenarioScript | undefined;
+
+/** A transcript line, `[msg_id=…] [time] name(user id): text`; the last one is the newest message. */
+const TRANSCRIPT_SENDER = /^\[msg_id=[^\]]+\] \[[^\]]*\] .+?\((\d+)\)[:：]/gm;
 const REPLYER_TARGET = /你要回复的是：\[[^\]]*\] (.+?)\((\d+)\)[:：] ?(.*)/;
 
-export async function startScriptedModel(repliesOf: ScriptedRepliesOf): Promise<ScriptedLlmServer> {
+export async function startScriptedModel(scriptOf: ScriptOf): Promise<ScriptedLlmServer> {
   return ScriptedLlmServer.start({
     models: [SCRIPTED_MODEL],
-    whenEmpty: (request) => scriptedAnswer(request, repliesOf),
+    whenEmpty: (request) => scriptedAnswer(request, scriptOf),
   });
 }
 
@@ -43,15 +52,17 @@ export function scriptedModelConfig(llm: ScriptedLlmServer): Record<string, unkn
   };
 }
 
-export function scriptedAnswer(request: RecordedLlmRequest, repliesOf: ScriptedRepliesOf): ScriptedResponse {
+export function scriptedAnswer(request: RecordedLlmRequest, scriptOf: ScriptOf): ScriptedResponse {
   const prompt = request.promptText;
   if (request.toolNames.includes("reply")) {
-    return { toolCalls: [{ name: "reply", arguments: {} }] };
+    const newest = [...prompt.matchAll(TRANSCRIPT_SENDER)].at(-1)?.[1];
+    const quote = newest !== undefined && scriptOf(newest)?.quote === true;
+    return { toolCalls: [{ name: "reply", arguments: quote ? { set_quote: true } : {} }] };
   }
   const target = REPLYER_TARGET.exec(prompt);
   if (target) {
     const [, sender = "", userId = "", said = ""] = target;
-    const scripted = repliesOf(userId)?.shift();
+    const scripted = scriptOf(userId)?.replies.shift();
     if (scripted !== undefined) return { text: scripted };
     const question = clip(said.replace(/@\S+/g, "").trim(), 30);
     return { text: `${sender}，你说「${question}」，我想想……` };
