@@ -38,7 +38,7 @@ export interface ScenarioPlay {
   messageIds: Array<string | undefined>;
   /** Per-step expectations that did not hold. */
   failures: string[];
-  /** From the first step to the first bot message; undefined when it never spoke. */
+  /** From the last step before the bot's first message to that message; undefined when it never spoke. */
   firstMessageMs?: number;
 }
 
@@ -96,6 +96,8 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
 
   const messageIds: Array<string | undefined> = [];
   const failures: string[] = [];
+  /** When each step other than a wait was sent, in milliseconds since the start. */
+  const pushedAtMs: number[] = [];
   try {
     for (const [stepIndex, step] of scenario.steps.entries()) {
       if (step.kind === "wait") {
@@ -104,6 +106,7 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
       }
       const pushedAt = Date.now();
       lastActivity = pushedAt;
+      pushedAtMs.push(pushedAt - startedAt);
       if (step.kind === "message") {
         const chatOf = (message: BotMessage) => message.private === (step.private === true);
         const lastBotMessage = sent.filter(chatOf).at(-1)?.messageId;
@@ -132,7 +135,6 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
             const answer = sent.find((message) => chatOf(message) && message.atMs >= since);
             if (answer) failures.push(`steps[${stepIndex}]: expected no reply, got "${answer.text}"`);
           }
-          continue;
         }
       } else if (step.kind === "poke") {
         bot.qq.pushEvent({
@@ -170,13 +172,14 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
   } finally {
     stopListening();
   }
-  const firstMessage = sent[0];
+  const first = sent[0];
+  const firstMessageMs = first && first.atMs - (pushedAtMs.filter((atMs) => atMs <= first.atMs).at(-1) ?? 0);
   return {
     sent: sent.map(({ messageId: _id, ...message }) => message),
     events: events(),
     messageIds,
     failures,
-    ...(firstMessage ? { firstMessageMs: firstMessage.atMs } : {}),
+    ...(firstMessageMs === undefined ? {} : { firstMessageMs }),
   };
 }
 
