@@ -134,7 +134,10 @@ function byScenarioConfig(scenarios: Scenario[]): Array<Array<{ scenario: Scenar
 function registerScript(scripts: Map<string, ScenarioScript>, scenario: Scenario, index: number): void {
   const script = { replies: [...scenario.script.replies], quote: scenario.script.quote };
   const ids = scenarioIds(index);
-  for (const step of scenario.steps) if (step.kind === "message") scripts.set(ids.user(step.user), script);
+  for (const step of scenario.steps) {
+    if (step.kind === "message") scripts.set(ids.user(step.user), script);
+    if (step.kind === "poke") scripts.set(ids.user(step.poke), script);
+  }
 }
 
 async function eachConcurrently<T>(

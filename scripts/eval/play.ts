@@ -7,7 +7,7 @@
  */
 import { formatSessionId } from "../../src/message/session-id.ts";
 import type { MonitorEvent } from "../../src/monitor/monitor.ts";
-import type { SentMessage, WireSegment } from "../../test/support/onebot-standin.ts";
+import { jsonId, type SentMessage, type WireSegment } from "../../test/support/onebot-standin.ts";
 import { sleep } from "../../test/support/wait.ts";
 import { EVAL_SELF_ID, type EvalBot } from "./eval-bot.ts";
 import type { MessageStep, Scenario } from "./scenario.ts";
@@ -141,9 +141,9 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
           post_type: "notice",
           notice_type: "notify",
           sub_type: "poke",
-          group_id: Number(ids.group),
-          user_id: ids.user(step.poke),
-          target_id: EVAL_SELF_ID,
+          group_id: jsonId(ids.group),
+          user_id: jsonId(ids.user(step.poke)),
+          target_id: jsonId(EVAL_SELF_ID),
         });
       } else {
         const recalled = scenario.steps[step.recall] as MessageStep;

@@ -120,7 +120,9 @@ const stepChecks = {
 /** The scenario files `paths` name: files as given, folders' `*.yaml` / `*.yml` files sorted by name. */
 export function scenarioFiles(paths: string[]): string[] {
   return paths.flatMap((path) => {
-    if (!statSync(path).isDirectory()) return [path];
+    const found = statSync(path, { throwIfNoEntry: false });
+    if (!found) throw new ScenarioError(`${path}: no such scenario file or folder`);
+    if (!found.isDirectory()) return [path];
     return readdirSync(path)
       .filter((name) => /\.ya?ml$/.test(name))
       .sort()

@@ -19,7 +19,7 @@ import {
   type ScriptedResponse,
 } from "../../test/support/scripted-llm-server.ts";
 
-export const SCRIPTED_MODEL = "scripted-model";
+const SCRIPTED_MODEL = "scripted-model";
 
 /** A scenario's `script`, its replies consumed as they are given. */
 export interface ScenarioScript {
@@ -30,9 +30,11 @@ export interface ScenarioScript {
 /** Finds the script of the scenario a platform user id belongs to. */
 export type ScriptOf = (userId: string) => ScenarioScript | undefined;
 
-/** A transcript line, `[msg_id=…] [time] name(user id): text`; the last one is the newest message. */
-const TRANSCRIPT_SENDER = /^\[msg_id=[^\]]+\] \[[^\]]*\] .+?\((\d+)\)[:：]/gm;
-const REPLYER_TARGET = /你要回复的是：\[[^\]]*\] (.+?)\((\d+)\)[:：] ?(.*)/;
+/** A member as prompts show them, `name(user id)`. */
+const USER_ID = /\((\d+)\)/g;
+/** How the replyer's request introduces the message it answers. */
+const REPLYER_ASKS = "你要回复的是：";
+const REPLYER_TARGET = /你要回复的是：\[[^\]]*\] (.+?)\(\d+\)[:：] ?(.*)/;
 
 export async function startScriptedModel(scriptOf: ScriptOf): Promise<ScriptedLlmServer> {
   return ScriptedLlmServer.start({
@@ -52,20 +54,21 @@ export function scriptedModelConfig(llm: ScriptedLlmServer): Record<string, unkn
   };
 }
 
-export function scriptedAnswer(request: RecordedLlmRequest, scriptOf: ScriptOf): ScriptedResponse {
+function scriptedAnswer(request: RecordedLlmRequest, scriptOf: ScriptOf): ScriptedResponse {
   const prompt = request.promptText;
+  // Scenarios never share users, so any member the prompt shows names the scenario.
+  const script = [...prompt.matchAll(USER_ID)].map((match) => scriptOf(match[1] ?? "")).find(Boolean);
   if (request.toolNames.includes("reply")) {
-    const newest = [...prompt.matchAll(TRANSCRIPT_SENDER)].at(-1)?.[1];
-    const quote = newest !== undefined && scriptOf(newest)?.quote === true;
-    return { toolCalls: [{ name: "reply", arguments: quote ? { set_quote: true } : {} }] };
+    return { toolCalls: [{ name: "reply", arguments: script?.quote ? { set_quote: true } : {} }] };
   }
-  const target = REPLYER_TARGET.exec(prompt);
-  if (target) {
-    const [, sender = "", userId = "", said = ""] = target;
-    const scripted = scriptOf(userId)?.replies.shift();
+  if (prompt.includes(REPLYER_ASKS)) {
+    const scripted = script?.replies.shift();
     if (scripted !== undefined) return { text: scripted };
-    const question = clip(said.replace(/@\S+/g, "").trim(), 30);
-    return { text: `${sender}，你说「${question}」，我想想……` };
+    const target = REPLYER_TARGET.exec(prompt);
+    if (target) {
+      const [, sender, said = ""] = target;
+      return { text: `${sender}，你说「${clip(said.replace(/@\S+/g, "").trim(), 30)}」，我想想……` };
+    }
   }
   if (prompt.includes('{"memories"')) return { text: '{"memories": []}' };
   return { text: "好的" };
