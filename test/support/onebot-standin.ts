@@ -669,7 +669,7 @@ function failed(retcode: number, message: string, wording = message): ActionAnsw
 }
 
 /** Ids go on the wire as numbers, as NapCat sends them, when that is exact. */
-function jsonId(id: string): number | string {
+export function jsonId(id: string): number | string {
   const asNumber = Number(id);
   return Number.isSafeInteger(asNumber) && String(asNumber) === id ? asNumber : id;
 }

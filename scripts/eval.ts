@@ -1,0 +1,165 @@
+// Behaviour evaluation: `npm run eval -- [--config FILE]... [--scripted] [--json OUT] [--parallel N] [SCENARIO…]`.
+//
+// Plays each scenario file (default: the folder eval/) against the real bot, as `npm start`
+// runs it, on a throwaway data folder with the models of each config given (else
+// $TSUMUGI_CONFIG or ./tsumugi.yaml; `--scripted`: the project's scripted model), prints a
+// progress line per scenario, then the table (a column per config) and totals; `--json OUT`
+// writes the same as JSON. Exit status: 0 all passed, 1 a scenario failed, 2 unusable input.
+// Scenario format and figures: docs/eval.md.
+import { existsSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { DEFAULT_CONFIG_FILE } from "../src/config/load.ts";
+import { errorMessage } from "../src/util/values.ts";
+import { buildServer, serverBuildIsStale } from "./build-server.ts";
+import { type ScenarioResult, scoreScenario } from "./eval/checks.ts";
+import { startEvalBot } from "./eval/eval-bot.ts";
+import { playScenario, scenarioIds } from "./eval/play.ts";
+import { evalReport, progressLine, reportTable } from "./eval/report.ts";
+import { loadScenario, type Scenario, ScenarioError, scenarioFiles } from "./eval/scenario.ts";
+import { type ScenarioScript, scriptedModelConfig, startScriptedModel } from "./eval/scripted-model.ts";
+
+const USAGE =
+  "usage: npm run eval -- [--config FILE]... [--scripted] [--json OUT] [--parallel N] [SCENARIO_FILE_OR_FOLDER…]";
+const EXIT_FAILED = 1;
+const EXIT_UNUSABLE = 2;
+
+/** Where a column's bot gets its models: an operator's config file, or the scripted model. */
+type ModelSource = { label: string; configFile: string } | { label: "scripted" };
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const options = parseOptions(argv);
+  const scenarios = options.paths.flatMap((path) => scenarioFiles([path])).map(loadScenario);
+  const duplicate = scenarios.find(
+    (scenario, index) => scenarios.findIndex((s) => s.name === scenario.name) !== index,
+  );
+  if (duplicate)
+    throw new ScenarioError(`${duplicate.file}: name "${duplicate.name}" is used by another scenario`);
+  if (scenarios.length === 0) throw new UsageError(`no scenario files in ${options.paths.join(", ")}`);
+  if (serverBuildIsStale()) {
+    process.stdout.write("building the server (dist/server)…\n");
+    await buildServer();
+  }
+
+  /** The scripts of the running scenarios, by the wire id of each of their users. */
+  const scripts = new Map<string, ScenarioScript>();
+  const llm = options.sources.some((source) => source.label === "scripted")
+    ? await startScriptedModel((userId) => scripts.get(userId))
+    : undefined;
+  const results: ScenarioResult[] = [];
+  const total = scenarios.length * options.sources.length;
+  try {
+    for (const source of options.sources) {
+      for (const batch of byScenarioConfig(scenarios)) {
+        const bot = await startEvalBot({
+          ...("configFile" in source ? { configFile: source.configFile } : {}),
+          base: llm ? scriptedModelConfig(llm) : {},
+          scenarioConfig: batch[0]?.scenario.config ?? {},
+        });
+        try {
+          await eachConcurrently(batch, options.parallel, async ({ scenario, index }) => {
+            if (source.label === "scripted") registerScript(scripts, scenario, index);
+            const result = scoreScenario(scenario, source.label, await playScenario(bot, scenario, index));
+            results.push(result);
+            process.stdout.write(`${progressLine(result, results.length, total)}\n`);
+          });
+        } finally {
+          await bot.stop();
+        }
+      }
+    }
+  } finally {
+    await llm?.close();
+  }
+  const order = (result: ScenarioResult) => scenarios.findIndex((scenario) => scenario.name === result.name);
+  results.sort((a, b) => order(a) - order(b));
+  const report = evalReport(
+    options.sources.map((source) => source.label),
+    results,
+  );
+  process.stdout.write(`\n${reportTable(report)}\n`);
+  if (options.json) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`);
+  return report.failed > 0 ? EXIT_FAILED : 0;
+}
+
+function parseOptions(argv: string[]) {
+  let parsed: ReturnType<typeof parseArgsOf>;
+  try {
+    parsed = parseArgsOf(argv);
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  const { values, positionals } = parsed;
+  const parallel = Number(values.parallel ?? "1");
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new UsageError("--parallel: must be a whole number ≥ 1");
+  const sources: ModelSource[] = (values.config ?? []).map((file) => ({ label: file, configFile: file }));
+  if (values.scripted) sources.push({ label: "scripted" });
+  if (sources.length === 0) {
+    const file = process.env.TSUMUGI_CONFIG || DEFAULT_CONFIG_FILE;
+    if (!existsSync(file))
+      throw new UsageError(`no model to evaluate: give --config FILE or --scripted (${file} does not exist)`);
+    sources.push({ label: file, configFile: file });
+  }
+  const missing = sources.find((source) => "configFile" in source && !existsSync(source.configFile));
+  if (missing) throw new UsageError(`${missing.label}: no such config file`);
+  return { sources, parallel, json: values.json, paths: positionals.length > 0 ? positionals : ["eval"] };
+}
+
+function parseArgsOf(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: "string", multiple: true },
+      scripted: { type: "boolean" },
+      json: { type: "string" },
+      parallel: { type: "string" },
+    },
+  });
+}
+
+/** Scenarios with the same `config` share one bot (each in chats of its own), in file order. */
+function byScenarioConfig(scenarios: Scenario[]): Array<Array<{ scenario: Scenario; index: number }>> {
+  const batches = new Map<string, Array<{ scenario: Scenario; index: number }>>();
+  scenarios.forEach((scenario, index) => {
+    const key = JSON.stringify(scenario.config);
+    batches.set(key, [...(batches.get(key) ?? []), { scenario, index }]);
+  });
+  return [...batches.values()];
+}
+
+/** The scenario's `script` (a fresh copy of its replies), under each of its users' wire ids. */
+function registerScript(scripts: Map<string, ScenarioScript>, scenario: Scenario, index: number): void {
+  const script = { replies: [...scenario.script.replies], quote: scenario.script.quote };
+  const ids = scenarioIds(index);
+  for (const step of scenario.steps) {
+    if (step.kind === "message") scripts.set(ids.user(step.user), script);
+    if (step.kind === "poke") scripts.set(ids.user(step.poke), script);
+  }
+}
+
+async function eachConcurrently<T>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const usage = error instanceof UsageError ? `\n${USAGE}` : "";
+    process.stderr.write(`eval: ${errorMessage(error)}${usage}\n`);
+    process.exit(EXIT_UNUSABLE);
+  },
+);
