@@ -1,6 +1,4 @@
 import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
-import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
-import { TOOL_SEARCH_TOOL } from "./agent/tool-deferral.ts";
 import { consoleSecretsSchema } from "./api/config-secrets.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
@@ -160,7 +158,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     promptsBaseDir(options.configFile, process.cwd()),
     logger,
   );
-  const components = createComponentSet([...BUILTIN_TOOL_NAMES, TOOL_SEARCH_TOOL]);
+  const components = createComponentSet();
   const { memory, learner: memoryLearner } = createMemory({
     stores,
     commands: components.commands,

@@ -23,10 +23,10 @@ export interface ComponentSet {
   approvals: ApprovalService;
 }
 
-/** `builtinToolNames`: the planner's own tools, which no plugin tool may take. */
-export function createComponentSet(builtinToolNames: readonly string[]): ComponentSet {
+/** Empty registries; the host's own tools and commands are added like any plugin's. */
+export function createComponentSet(): ComponentSet {
   return {
-    tools: new ToolRegistry(builtinToolNames),
+    tools: new ToolRegistry(),
     commands: new CommandRegistry(),
     hooks: new HookRegistry(),
     enrichers: new EnricherRegistry(),

@@ -80,11 +80,19 @@ export interface ToolComponent extends ComponentBase {
   kind: "tool";
   /** Object JSON Schema of the arguments, as declared to the model. */
   parameters: JsonSchema;
-  timeoutMs: number;
   /** Checks (and fills defaults into) arguments; returns the problem, or undefined when valid. */
   validate(args: Record<string, unknown>): string | undefined;
-  invoke(args: Record<string, unknown>, call: CallContext): Promise<unknown>;
+  /**
+   * Runs a call whose arguments passed `validate`, within `timeoutMs`. Both are absent on the
+   * host's own tools (reply, wait, …), which the planner turn runs itself, with the turn's
+   * state and under the turn's time limit.
+   */
+  invoke?(args: Record<string, unknown>, call: CallContext): Promise<unknown>;
+  timeoutMs?: number;
 }
+
+/** A tool a plugin or an MCP server provides: the host calls its `invoke`. */
+export type PluginToolComponent = ToolComponent & Required<Pick<ToolComponent, "invoke" | "timeoutMs">>;
 
 export interface CommandMatch {
   /** The prefix that matched (or the pattern's whole match). */

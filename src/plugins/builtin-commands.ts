@@ -1,7 +1,7 @@
 import { buildCommand } from "../components/builders.ts";
 import { type CommandRegistry, HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
 import type { ApprovalService } from "../components/hooks-approval.ts";
-import type { ToolRegistry } from "../components/tool-registry.ts";
+import { isPluginTool, type ToolRegistry } from "../components/tool-registry.ts";
 import type { CallContext, CommandMatch, Disposer } from "../components/types.ts";
 import type { OutgoingMessage } from "../sdk/types.ts";
 import type { PluginChangeResult, PluginHost, PluginStatus } from "./plugin-host.ts";
@@ -65,6 +65,7 @@ function helpText(deps: BuiltinCommandDeps, call: CallContext & { isAdmin: boole
     .map((command) => `${command.synopsis}${command.description ? ` — ${command.description}` : ""}`);
   const tools = deps.tools
     .visibleIn(session)
+    .filter(isPluginTool)
     .map((tool) => `${tool.name}（${tool.pluginId}）— ${firstLine(tool.description)}`);
   return [
     "命令：",
