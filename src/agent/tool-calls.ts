@@ -82,10 +82,12 @@ export class ToolCalls {
     plannerText: string,
   ): Promise<ToolRun> {
     if (!tool) return this.invalid(call.name, `unknown tool "${call.name}"`);
-    const problem = ("builtin" in tool ? tool.builtin : tool.plugin).validate(input);
+    // Checked (defaults filled) on a copy: the conversation keeps the arguments the model wrote.
+    const args = structuredClone(input);
+    const problem = ("builtin" in tool ? tool.builtin : tool.plugin).validate(args);
     if (problem !== undefined) return this.invalid(call.name, problem);
-    if ("plugin" in tool) return this.runPluginTool(tool, call, input);
-    return tool.builtin.run(input, {
+    if ("plugin" in tool) return this.runPluginTool(tool, call, args);
+    return tool.builtin.run(args, {
       turn: this.turn,
       plugins: this.plugins,
       callId: call.id,
