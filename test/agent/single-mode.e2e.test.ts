@@ -41,7 +41,9 @@ describe("chat.mode: single — the planner's reply call carries the text", () =
     expect((await bot.turnFinished(1)).data.status).toBe("replied");
     expect(qq.sent.map((sent) => sent.text)).toEqual(["补上正文"]);
     // Checked against the reply tool's schema like any tool's arguments.
-    expect(llm.requests[1]!.promptText).toContain("调用 reply 出错：arguments must have required property 'text'");
+    expect(llm.requests[1]!.promptText).toContain(
+      "调用 reply 出错：arguments must have required property 'text'",
+    );
   });
 
   it("still runs a selected reply extension: its extra_prompt goes to the planner's next round, before_send rewrites", async () => {
