@@ -292,7 +292,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     llm = createLlm(next);
     void local.models.retain(next.llm.providers);
     void plugins.host.applySettings();
-    void mcp.apply();
     prompts.apply(next.prompts);
     if (diff.restartRequired.length > 0) {
       logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
@@ -338,7 +337,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     () => plugins.activated(),
     (error: unknown) => logger.error({ err: error }, "plugins failed to start"),
   );
-  void mcp.start();
   // Turns a crash interrupted are queued before the adapters deliver anything new, so each
   // stays first in its session; they wait for their account to connect before they start.
   // In a cluster, only this instance's own turns: those of instances that died are taken over
@@ -370,7 +368,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       queue,
       turnRunner,
       plugins,
-      mcp,
       learner: memoryLearner,
       localModels: local.models,
       adapters,

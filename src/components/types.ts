@@ -23,6 +23,15 @@ import type {
 
 export type Disposer = () => void;
 
+/**
+ * How a plugin's code runs (docs/security.md): `in-process` (a node plugin, inside the bot),
+ * `trusted` (its own process as the bot's user), `isolated` (a bubblewrap sandbox with its own
+ * view of the files, no bot secrets, memory limit, another user when the bot runs as root) or
+ * `unisolated` (untrusted, but bwrap cannot run: a clean environment, the memory limit and
+ * another user when the bot runs as root; it can read what that user can).
+ */
+export type LaunchMode = "in-process" | "trusted" | "isolated" | "unisolated";
+
 export interface ComponentScope {
   chatScope: ChatScope;
   /** Session ids or their `group:<id>` / `private:<id>` tails; undefined = every session. */

@@ -9,12 +9,13 @@ import { registerBuiltinCommands } from "./builtin-commands.ts";
 import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
 import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
-import type { ExternalPlugins } from "./external-plugins.ts";
 import type { ProcessIsolation } from "./isolation/process-isolation.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
 import { createPluginAjv } from "./plugin-ajv.ts";
 import { PluginHost } from "./plugin-host.ts";
+import type { DeclaredPlugin } from "./plugin-status.ts";
+import type { PluginRuntime } from "./runtime.ts";
 import type { StdioChannels } from "./stdio/channel-adapter.ts";
 import { pythonLaunch, stdioLaunch } from "./stdio/launch.ts";
 import { StdioPluginRuntime } from "./stdio/stdio-runtime.ts";
@@ -44,8 +45,8 @@ export interface PluginSystemOptions {
   logger: Logger;
   /** Reload plugins when their files change. Default true. */
   watch?: boolean;
-  /** Plugins from elsewhere (MCP servers), listed and switched with the others. */
-  external?: ExternalPlugins;
+  /** The MCP servers' runtime, and the servers it declares as plugins (`mcp:<id>`). */
+  mcp?: PluginRuntime & { declared(): DeclaredPlugin[] };
   /** A plugin or component the `/plugins` command switched on or off (in a cluster, the others follow). */
   switched?: (ref: string, enabled: boolean) => void;
 }
@@ -101,12 +102,13 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       node: new NodePluginRuntime(new PluginModuleLoader()),
       stdio: new StdioPluginRuntime({ ...stdioDeps, launch: stdioLaunch }),
       python: new StdioPluginRuntime({ ...stdioDeps, launch: pythonLaunch }),
+      ...(options.mcp && { mcp: options.mcp }),
     },
     createAjv: createPluginAjv,
     monitor: options.monitor,
     logger: logger.child({ stage: "plugins" }),
     ...(options.watch === undefined ? {} : { watch: options.watch }),
-    ...(options.external ? { external: options.external } : {}),
+    ...(options.mcp && { declared: () => options.mcp?.declared() ?? [] }),
   });
   const started = host;
   let removeBuiltins: Disposer = () => {};
