@@ -161,7 +161,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const components = createComponentSet();
   const { memory, learner: memoryLearner } = createMemory({
     stores,
-    commands: components.commands,
+    hostCommands: components.hostCommands,
     llm: () => llm,
     config: () => config,
     prompts,
@@ -237,7 +237,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     sessions,
     monitor,
   });
-  components.commands.add(
+  components.hostCommands.add(
     summaryCommand({
       settings: () => config.chat.summary,
       store: messages,

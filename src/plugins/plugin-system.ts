@@ -1,11 +1,11 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { ComponentSet } from "../components/component-set.ts";
-import type { CallContexts, Disposer } from "../components/types.ts";
+import type { CallContexts } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
-import { registerBuiltinCommands } from "./builtin-commands.ts";
+import { builtinCommands } from "./builtin-commands.ts";
 import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
 import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
@@ -60,12 +60,13 @@ export interface PluginSystem {
   /** Answers commands before the agent sees a message. */
   commands: CommandDispatcher;
   /**
-   * Registers the built-in commands at once (before the returned promise's first wait), then
-   * loads the plugins; stdio plugins go on activating in the background.
+   * Loads the host's own commands at once (before the returned promise's first wait), then
+   * the plugins; stdio plugins go on activating in the background.
    */
   start(): Promise<void>;
   /** Settles once `start` is done and every plugin's first activation attempt is over. */
   activated(): Promise<void>;
+  /** Disposes the host's own commands and unloads every plugin. */
   stop(): Promise<void>;
 }
 
@@ -111,7 +112,14 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     ...(options.mcp && { declared: () => options.mcp?.declared() ?? [] }),
   });
   const started = host;
-  let removeBuiltins: Disposer = () => {};
+  const builtins = builtinCommands({
+    commands: components.commands,
+    tools: components.tools,
+    host: started,
+    approvals: components.approvals,
+    ...(options.switched ? { switched: options.switched } : {}),
+  });
+  for (const command of builtins) components.hostCommands.add(command);
   return {
     host: started,
     contexts,
@@ -123,18 +131,12 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       logger,
     }),
     async start() {
-      removeBuiltins = registerBuiltinCommands({
-        commands: components.commands,
-        tools: components.tools,
-        host: started,
-        approvals: components.approvals,
-        ...(options.switched ? { switched: options.switched } : {}),
-      });
+      components.hostCommands.load();
       await started.start();
     },
     activated: () => started.activated(),
     async stop() {
-      removeBuiltins();
+      components.hostCommands.dispose();
       await started.stop();
     },
   };
