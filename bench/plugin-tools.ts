@@ -4,9 +4,9 @@
  */
 
 import { Value } from "@sinclair/typebox/value";
-import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
 import { createComponentSet } from "../src/components/component-set.ts";
-import type { CallContext, ToolComponent } from "../src/components/types.ts";
+import { isPluginTool } from "../src/components/tool-registry.ts";
+import type { CallContext, PluginToolComponent } from "../src/components/types.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { MonitorHub } from "../src/monitor/monitor.ts";
 import { type PluginSettings, pluginsSchema } from "../src/plugins/config.ts";
@@ -19,13 +19,13 @@ import type { MessageStore } from "../src/store/types.ts";
 import { testPictureFetcher } from "../test/support/picture-fetching.ts";
 
 export interface BenchPlugins {
-  tool(name: string): ToolComponent;
+  tool(name: string): PluginToolComponent;
   stop(): Promise<void>;
 }
 
 /** Loads the plugins of `root` and waits until every one has activated. */
 export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
-  const components = createComponentSet(BUILTIN_TOOL_NAMES);
+  const components = createComponentSet();
   // The defaults, as a bot without a config file has them: stdio plugins start isolated where bwrap runs.
   const settings = Value.Default(pluginsSchema, { dirs: [root] }) as PluginSettings;
   const logger = createLogger({ level: "silent" });
@@ -52,7 +52,8 @@ export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
   return {
     tool(name) {
       const found = components.tools.all().find((candidate) => candidate.name === name);
-      if (!found) throw new Error(`the bench plugin did not register its tool ${name}`);
+      if (!found || !isPluginTool(found))
+        throw new Error(`the bench plugin did not register its tool ${name}`);
       return found;
     },
     stop: () => system.stop(),

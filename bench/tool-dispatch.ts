@@ -7,7 +7,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUILTIN_TOOL_NAMES } from "../src/agent/builtin-tools.ts";
 import { TurnPlugins } from "../src/agent/turn-plugins.ts";
 import { CommandRegistry } from "../src/components/command-registry.ts";
 import { EnricherRegistry } from "../src/components/enrichers.ts";
@@ -55,7 +54,7 @@ export async function measureToolDispatch(): Promise<{
   writeFileSync(join(root, "echo", "index.ts"), PLUGIN);
   const logger = createLogger({ level: "silent" });
   const registries = {
-    tool: new ToolRegistry(BUILTIN_TOOL_NAMES),
+    tool: new ToolRegistry(),
     command: new CommandRegistry(),
     hook: new HookRegistry(),
     enricher: new EnricherRegistry(),
@@ -73,6 +72,7 @@ export async function measureToolDispatch(): Promise<{
   await host.start();
   const turns = new TurnPlugins({
     tools: registries.tool,
+    builtins: [],
     hooks: new HookRunner(registries.hook, new MonitorHub(), logger),
     enrichers: registries.enricher,
     systemParts: new SystemPartsRegistry(),
@@ -110,12 +110,16 @@ export async function measureToolDispatch(): Promise<{
     prompts: shippedPromptTemplates("zh"),
     pictures: new Map(),
   });
+  const texts = { prompts: shippedPromptTemplates("zh"), mode: "planner" as const };
   const direct = async (args: { n: number }) => ({ n: args.n });
   const viaPlugin = async (n: number) => {
     const call = { id: "c", name: "echo", input: { n } };
     const input = { n };
     await scope.admit(call, input);
-    const outcome = await scope.runTool(scope.findTool(call)!, call, input);
+    const offered = (await scope.offerTools(texts)).find(call.name);
+    if (!offered || !("plugin" in offered)) throw new Error("the bench plugin's tool is not offered");
+    offered.plugin.validate(input);
+    const outcome = await scope.runTool(offered.plugin, call, input);
     await scope.settled(call, input, outcome.kind === "result" ? outcome.output : undefined);
     return outcome;
   };

@@ -1,6 +1,4 @@
 import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
-import { BUILTIN_TOOL_NAMES } from "./agent/builtin-tools.ts";
-import { TOOL_SEARCH_TOOL } from "./agent/tool-deferral.ts";
 import { consoleSecretsSchema } from "./api/config-secrets.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
@@ -159,10 +157,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     promptsBaseDir(options.configFile, process.cwd()),
     logger,
   );
-  const components = createComponentSet([...BUILTIN_TOOL_NAMES, TOOL_SEARCH_TOOL]);
+  const components = createComponentSet();
   const { memory, learner: memoryLearner } = createMemory({
     stores,
-    commands: components.commands,
+    hostCommands: components.hostCommands,
     llm: () => llm,
     config: () => config,
     prompts,
@@ -244,7 +242,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
-  components.commands.add(
+  components.hostCommands.add(
     summaryCommand({
       settings: () => config.chat.summary,
       store: messages,
@@ -286,7 +284,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     llm = createLlm(next);
     void local.models.retain(next.llm.providers);
     void plugins.host.applySettings();
-    void mcp.apply();
     prompts.apply(next.prompts);
     if (diff.restartRequired.length > 0) {
       logger.warn({ keys: diff.restartRequired }, "these config changes apply after a restart");
@@ -332,7 +329,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     () => plugins.activated(),
     (error: unknown) => logger.error({ err: error }, "plugins failed to start"),
   );
-  void mcp.start();
   // Turns a crash interrupted are queued before the adapters deliver anything new, so each
   // stays first in its session; they wait for their account to connect before they start.
   // In a cluster, only this instance's own turns: those of instances that died are taken over
@@ -364,7 +360,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       queue,
       turnRunner,
       plugins,
-      mcp,
       learner: memoryLearner,
       localModels: local.models,
       adapters,

@@ -1,43 +1,92 @@
 import type { ChatMode } from "../chat/config.ts";
-import type { ToolSpec } from "../llm/types.ts";
-import { RECALL_TOOL, REMEMBER_TOOL } from "../memory/memory-tools.ts";
+import type { SessionRef, ToolComponent } from "../components/types.ts";
+import type { LlmToolResult, ToolSpec } from "../llm/types.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import type { JsonSchema, PreReplyGenerateInput } from "../sdk/types.ts";
+import type { TurnContext } from "./turn-context.ts";
+import type { TurnOutcome } from "./turn-outcome.ts";
 
 export const REPLY_TOOL = "reply";
 export const NO_REPLY_TOOL = "no_reply";
 export const WAIT_TOOL = "wait";
 export const SEND_STICKER_TOOL = "send_sticker";
-/** Names no plugin tool may take. */
-export const BUILTIN_TOOL_NAMES = [
-  REPLY_TOOL,
-  NO_REPLY_TOOL,
-  WAIT_TOOL,
-  SEND_STICKER_TOOL,
-  REMEMBER_TOOL,
-  RECALL_TOOL,
-];
+export const TOOL_SEARCH_TOOL = "tool_search";
 
 /** Longest a `wait` call may pause a turn, whatever the model asks for. */
 export const MAX_WAIT_SECONDS = 60;
 
-export interface ReplyArguments {
-  msg_id?: string;
-  set_quote?: boolean;
-  intent?: string;
-  /** Single mode: the reply's text itself. */
-  text?: string;
-  plugin_options?: Record<string, unknown>;
+/** One tool call's result; `acted` marks a plugin tool that returned nothing (it has acted itself). */
+export interface ToolRun {
+  output: Pick<LlmToolResult, "output" | "isError">;
+  outcome?: TurnOutcome;
+  acted?: boolean;
+}
+
+/** What a built-in tool's "offered when" rule reads of the planner's round. */
+export interface ToolRound {
+  session: SessionRef;
+  /** The plugin tools are too many to declare them all: `tool_search` finds them. */
+  deferring: boolean;
+}
+
+/** What a built-in tool's declaration is written from. */
+export interface ToolTexts {
+  /** The turn's templates: the tools' descriptions are in its language. */
+  prompts: PromptTemplates;
+  mode: ChatMode;
+  /** The reply extensions' schema for `plugin_options`, while any is enabled in the session. */
+  pluginOptions?: JsonSchema;
+}
+
+/** What a built-in tool uses of the turn's plugins (agent/turn-plugins.ts). */
+export interface TurnPluginAccess {
+  readonly session: SessionRef;
+  /** Messages tools sent themselves during the turn. */
+  readonly sentByTools: string[];
+  /** PreReplyGenerate: hooks see what the replyer is about to be asked. */
+  generating(
+    input: Pick<PreReplyGenerateInput, "reply_message_id" | "intent" | "extra_prompt">,
+  ): Promise<void>;
+  /** `tool_search`: ranks the deferred plugin tools, and makes the best ones callable. */
+  searchTools(query: string): string;
+}
+
+/** One call of a built-in tool: its turn, and what the planner said beside it. */
+export interface BuiltinCall {
+  turn: TurnContext;
+  plugins: TurnPluginAccess;
+  callId: string;
+  /** The planner's text beside its calls: a reply's intent when the call gives none. */
+  plannerText: string;
+  /** How long `wait` calls have held this turn so far (updated by `wait`). */
+  waited: { ms: number };
+  /** Arguments the tool cannot use: the model is told, and a second such call fails the turn. */
+  invalid(problem: string): ToolRun;
 }
 
 /**
- * The planner's built-in tools (DESIGN §5). `pluginOptions` is the reply extensions' schema,
- * when any. In single mode the reply call carries the `text` to send instead of an `intent`
- * for the replyer.
+ * A tool of the host itself, registered in the tool registry beside the plugins' (owner
+ * `tsumugi`): its name is taken, its arguments are checked by the same schema machinery. The
+ * planner turn runs it with the turn's state rather than through an `invoke`.
+ */
+export interface BuiltinTool extends ToolComponent {
+  /** The "offered when" rule: whether the planner is offered — and may call — it this round. */
+  offered(round: ToolRound): boolean | Promise<boolean>;
+  /** Its declaration for the turn, in the turn's words. */
+  spec(texts: ToolTexts): ToolSpec;
+  /** Runs a call whose arguments passed `validate`. */
+  run(args: Record<string, unknown>, call: BuiltinCall): Promise<ToolRun>;
+}
+
+/**
+ * reply, no_reply and wait (the LLM conversation contract), in the order they are declared.
+ * `pluginOptions` is the reply extensions' schema, when any. In single mode the reply call
+ * carries the `text` to send instead of an `intent` for the replyer.
  */
 export function builtinToolSpecs(
   prompts: PromptTemplates,
   mode: ChatMode,
-  pluginOptions?: Record<string, unknown>,
+  pluginOptions?: JsonSchema,
 ): ToolSpec[] {
   const replyProperties: Record<string, unknown> = {
     msg_id: {
@@ -101,6 +150,20 @@ export function stickerToolSpec(prompts: PromptTemplates): ToolSpec {
         emotion: { type: "string", description: prompts.render("tool_send_sticker_emotion") },
         description: { type: "string", description: prompts.render("tool_send_sticker_description") },
       },
+      additionalProperties: false,
+    },
+  };
+}
+
+/** `tool_search`, offered while the plugin tools are deferred (agent.deferToolsAbove). */
+export function toolSearchSpec(prompts: PromptTemplates): ToolSpec {
+  return {
+    name: TOOL_SEARCH_TOOL,
+    description: prompts.render("tool_search"),
+    parameters: {
+      type: "object",
+      properties: { query: { type: "string", description: prompts.render("tool_search_query") } },
+      required: ["query"],
       additionalProperties: false,
     },
   };

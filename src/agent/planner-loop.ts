@@ -1,12 +1,8 @@
 import { promptRecord } from "../llm/prompt-record.ts";
 import type { LlmMessage, LlmRequest, LlmResult, LlmToolResult } from "../llm/types.ts";
-import type { StickerCollection } from "../media/sticker-collection.ts";
-import type { MemoryService } from "../memory/memory-service.ts";
-import { memoryToolSpecs } from "../memory/memory-tools.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { clip } from "../util/values.ts";
-import { builtinToolSpecs, stickerToolSpec } from "./builtin-tools.ts";
 import { plannerMessages } from "./prompt.ts";
 import { ToolCalls } from "./tool-calls.ts";
 import type { TurnContext } from "./turn-context.ts";
@@ -15,10 +11,6 @@ import { TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
 export interface PlannerLoopDeps {
   llm: { generate(request: LlmRequest): Promise<LlmResult> };
   replyStage: ReplyStage;
-  /** Kept stickers: `send_sticker` is offered where they are on and one is kept. */
-  stickers: StickerCollection;
-  /** `remember` and `recall` are offered while memory is enabled. */
-  memory: MemoryService;
   monitor: Monitor;
 }
 
@@ -38,7 +30,7 @@ export async function runPlanner(turn: TurnContext, deps: PlannerLoopDeps): Prom
   turn.enrichments = start.enrichments;
   await turn.gatherContext();
   turn.systemParts = plugins.systemParts();
-  const toolCalls = new ToolCalls(turn, plugins, deps.replyStage, deps.stickers, deps.memory);
+  const toolCalls = new ToolCalls(turn, plugins);
   const system = turn.settings.mode === "single" ? "planner_single" : "planner";
   let conversation: LlmMessage[] = plannerMessages(await turn.promptInput(), system);
   let replans = 0;
@@ -46,17 +38,12 @@ export async function runPlanner(turn: TurnContext, deps: PlannerLoopDeps): Prom
   for (let round = 1; round <= maxRounds; round++) {
     // Per round: a plugin component disabled meanwhile is gone from the next request.
     const pluginOptions = deps.replyStage.optionsSchema(plugins.session);
-    const stickers = await deps.stickers.offeredIn(turn.batch.sessionId);
-    const tools = [
-      ...builtinToolSpecs(turn.settings.prompts, turn.settings.mode, pluginOptions),
-      ...(stickers ? [stickerToolSpec(turn.settings.prompts)] : []),
-      ...(deps.memory.enabled() ? memoryToolSpecs(turn.settings.prompts) : []),
-      ...plugins.toolSpecs(),
-    ];
+    const { prompts, mode } = turn.settings;
+    const offer = await plugins.offerTools({ prompts, mode, ...(pluginOptions && { pluginOptions }) });
     const result = await deps.llm.generate({
       task: "planner",
       messages: conversation,
-      tools,
+      tools: offer.specs,
       toolChoice: "auto",
       imagesOnlyIfAccepted: true,
       signal: turn.signal,
@@ -101,7 +88,7 @@ export async function runPlanner(turn: TurnContext, deps: PlannerLoopDeps): Prom
       content: result.text,
       toolCalls: result.toolCalls.map(({ id, name, input }) => ({ id, name, input })),
     });
-    const runs = await toolCalls.run(result.toolCalls, result.text);
+    const runs = await toolCalls.run(result.toolCalls, result.text, offer);
     const results: LlmToolResult[] = [];
     let ending: TurnOutcome | undefined;
     for (const [index, call] of result.toolCalls.entries()) {

@@ -1,11 +1,6 @@
-import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
-import { toolSpecOf } from "../components/tool-registry.ts";
-import type { ToolComponent } from "../components/types.ts";
-import type { ToolSpec } from "../llm/types.ts";
+import type { PluginToolComponent } from "../components/types.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import { Bm25Index } from "../util/bm25.ts";
-
-export const TOOL_SEARCH_TOOL = "tool_search";
 
 /** `agent.deferToolsAbove`, `agent.alwaysOnTools`, `agent.toolSearchResults`. */
 export interface ToolDeferralSettings {
@@ -23,74 +18,48 @@ export interface ToolDeferralSettings {
  */
 export class ToolDeferral {
   /** Tools `tool_search` found this turn, in the order found. */
-  private readonly found: ToolComponent[] = [];
+  private readonly found: PluginToolComponent[] = [];
 
   constructor(
     private readonly settings: ToolDeferralSettings,
     private readonly prompts: PromptTemplates,
   ) {}
 
-  /** The declarations for a planner request, from every tool that applies to the session. */
-  specs(tools: ToolComponent[]): ToolSpec[] {
-    if (!this.defers(tools)) return tools.map(toolSpecOf);
-    return [
-      ...tools.filter((tool) => this.alwaysOn(tool)).map(toolSpecOf),
-      this.searchSpec(),
-      ...this.found.filter((tool) => tools.includes(tool)).map(toolSpecOf),
-    ];
+  /**
+   * The plugin tools a planner request declares: all of them (`shown`), or, when deferring,
+   * the always-on ones and, after `tool_search`, those it found (`found`).
+   */
+  declared(tools: PluginToolComponent[]): {
+    deferring: boolean;
+    shown: PluginToolComponent[];
+    found: PluginToolComponent[];
+  } {
+    if (!this.defers(tools)) return { deferring: false, shown: tools, found: [] };
+    return {
+      deferring: true,
+      shown: tools.filter((tool) => this.alwaysOn(tool)),
+      found: this.found.filter((tool) => tools.includes(tool)),
+    };
   }
 
   /** The tool a call names, when the planner may call it: a deferred tool only once found. */
-  find(name: string, tools: ToolComponent[]): ToolComponent | undefined {
-    const defers = this.defers(tools);
-    if (defers && name === TOOL_SEARCH_TOOL) return this.searchTool(tools);
+  find(name: string, tools: PluginToolComponent[]): PluginToolComponent | undefined {
     const tool = tools.find((candidate) => candidate.name === name);
-    if (!tool || !defers) return tool;
+    if (!tool || !this.defers(tools)) return tool;
     return this.alwaysOn(tool) || this.found.includes(tool) ? tool : undefined;
   }
 
-  private defers(tools: ToolComponent[]): boolean {
+  private defers(tools: PluginToolComponent[]): boolean {
     return this.settings.deferToolsAbove > 0 && tools.length > this.settings.deferToolsAbove;
   }
 
-  private alwaysOn(tool: ToolComponent): boolean {
+  private alwaysOn(tool: PluginToolComponent): boolean {
     const listed = this.settings.alwaysOnTools;
     return listed.includes(tool.name) || listed.includes(tool.pluginId) || listed.includes(tool.fullName);
   }
 
-  private searchSpec(): ToolSpec {
-    return {
-      name: TOOL_SEARCH_TOOL,
-      description: this.prompts.render("tool_search"),
-      parameters: {
-        type: "object",
-        properties: { query: { type: "string", description: this.prompts.render("tool_search_query") } },
-        required: ["query"],
-        additionalProperties: false,
-      },
-    };
-  }
-
-  /** `tool_search` as a host tool, so hooks, the timeline and the turn's tool rules apply to it too. */
-  private searchTool(tools: ToolComponent[]): ToolComponent {
-    return {
-      kind: "tool",
-      pluginId: HOST_COMMANDS_OWNER,
-      name: TOOL_SEARCH_TOOL,
-      fullName: `${HOST_COMMANDS_OWNER}.${TOOL_SEARCH_TOOL}`,
-      description: this.prompts.render("tool_search"),
-      scope: { chatScope: "all" },
-      parameters: this.searchSpec().parameters,
-      timeoutMs: 5_000,
-      validate: (args) =>
-        typeof args.query === "string" && args.query.trim() !== ""
-          ? undefined
-          : "query must be a non-empty string",
-      invoke: async (args) => this.search(String(args.query), tools),
-    };
-  }
-
-  private search(query: string, tools: ToolComponent[]): string {
+  /** `tool_search`: ranks the deferred tools and makes the best ones callable for the rest of the turn. */
+  search(query: string, tools: PluginToolComponent[]): string {
     const deferred = tools.filter((tool) => !this.alwaysOn(tool));
     const index = new Bm25Index(deferred, (tool) => `${tool.name} ${tool.name} ${tool.description}`);
     const hits = index.search(query, this.settings.toolSearchResults);

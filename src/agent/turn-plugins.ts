@@ -4,8 +4,8 @@ import type { HookRunner } from "../components/hooks.ts";
 import type { ApprovalService } from "../components/hooks-approval.ts";
 import type { SystemPartsRegistry } from "../components/system-parts.ts";
 import { executeTool, type ToolOutcome } from "../components/tool-executor.ts";
-import type { ToolRegistry } from "../components/tool-registry.ts";
-import type { CallContext, CallContexts, SessionRef, ToolComponent } from "../components/types.ts";
+import { isPluginTool, type ToolRegistry, toolSpecOf } from "../components/tool-registry.ts";
+import type { CallContext, CallContexts, PluginToolComponent, SessionRef } from "../components/types.ts";
 import type { LlmToolCall, ToolSpec } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
@@ -14,10 +14,14 @@ import { renderSegments } from "../message/render.ts";
 import { parseSessionId } from "../message/session-id.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { AgentStopInput, HookInput, PreReplyGenerateInput } from "../sdk/types.ts";
+import { type BuiltinTool, TOOL_SEARCH_TOOL, type ToolTexts } from "./builtin-tools.ts";
 import { ToolDeferral, type ToolDeferralSettings } from "./tool-deferral.ts";
 
 export interface TurnPluginsDeps {
+  /** Every tool: the plugins' and MCP servers', and the built-in ones (also in `builtins`). */
   tools: ToolRegistry;
+  /** The built-in tools, in the order they are declared. */
+  builtins: readonly BuiltinTool[];
   hooks: HookRunner;
   enrichers: EnricherRegistry;
   /** Channel prompt parts (stdio `channel_prompt`). */
@@ -27,6 +31,15 @@ export interface TurnPluginsDeps {
   /** When the session's tools are too many to declare them all (agent.deferToolsAbove …). */
   deferral: () => ToolDeferralSettings;
   logger: Logger;
+}
+
+/** A tool the planner may call this round: a built-in one, run by the turn, or a plugin's. */
+export type OfferedTool = { builtin: BuiltinTool } | { plugin: PluginToolComponent };
+
+/** The tools of one planner round: what its request declares, and what its calls may name. */
+export interface ToolOffer {
+  specs: ToolSpec[];
+  find(name: string): OfferedTool | undefined;
 }
 
 /** How a turn may start: with the enrichers' sections, or refused by a UserPromptSubmit guard (the reason). */
@@ -104,13 +117,42 @@ export class TurnPluginScope {
       : undefined;
   }
 
-  /** Plugin tool declarations for this session's planner requests (deferred ones left out, tool_search instead). */
-  toolSpecs(): ToolSpec[] {
-    return this.call ? this.deferral.specs(this.deps.tools.visibleIn(this.session)) : [];
+  /**
+   * The tools offered this round: each built-in one whose rule says so, then the plugin tools
+   * (with `tool_search` in place of the deferred ones, between those always shown and those it
+   * found). Plugin tools need the message a call is made for: none without one.
+   */
+  async offerTools(texts: ToolTexts): Promise<ToolOffer> {
+    const pluginTools = this.call ? this.pluginTools() : [];
+    const declared = this.deferral.declared(pluginTools);
+    const round = { session: this.session, deferring: declared.deferring };
+    const builtins: BuiltinTool[] = [];
+    for (const tool of this.deps.builtins) if (await tool.offered(round)) builtins.push(tool);
+    const isSearch = (tool: BuiltinTool) => tool.name === TOOL_SEARCH_TOOL;
+    const specs = [
+      ...builtins.filter((tool) => !isSearch(tool)).map((tool) => tool.spec(texts)),
+      ...declared.shown.map(toolSpecOf),
+      ...builtins.filter(isSearch).map((tool) => tool.spec(texts)),
+      ...declared.found.map(toolSpecOf),
+    ];
+    return {
+      specs,
+      find: (name) => {
+        const builtin = builtins.find((tool) => tool.name === name);
+        if (builtin) return { builtin };
+        const plugin = this.deferral.find(name, pluginTools);
+        return plugin && { plugin };
+      },
+    };
   }
 
-  findTool(call: LlmToolCall): ToolComponent | undefined {
-    return this.call ? this.deferral.find(call.name, this.deps.tools.visibleIn(this.session)) : undefined;
+  /** `tool_search`: ranks this session's deferred plugin tools; the best become callable. */
+  searchTools(query: string): string {
+    return this.deferral.search(query, this.pluginTools());
+  }
+
+  private pluginTools(): PluginToolComponent[] {
+    return this.deps.tools.visibleIn(this.session).filter(isPluginTool);
   }
 
   /** The system prompt parts this session's channel declared, ordered by key. */
@@ -189,7 +231,7 @@ export class TurnPluginScope {
   }
 
   async runTool(
-    tool: ToolComponent,
+    tool: PluginToolComponent,
     call: LlmToolCall,
     input: Record<string, unknown>,
   ): Promise<ToolOutcome> {

@@ -5,7 +5,6 @@ import { type TurnLimits, turnUser } from "../chat/turn-limits.ts";
 import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { StickerCollection } from "../media/sticker-collection.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
@@ -50,8 +49,6 @@ export interface TurnRunnerDeps {
   picturesForTurn(turn: { replyId: string; origin: ChatMessage; signal: AbortSignal }): TurnPictureView;
   /** Writes and sends what the planner decided to say (replies, digests, summaries). */
   replyStage: ReplyStage;
-  /** Kept stickers, for the planner's `send_sticker`. */
-  stickers: StickerCollection;
   /** Long-term memory: recalled into each turn's prompts, written by `remember`, searched by `recall`. */
   memory: MemoryService;
   /** The daily token budgets, checked again before each model call of a turn after its first. */

@@ -1,7 +1,7 @@
 import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
-import type { McpHost } from "../mcp/mcp-host.ts";
+import type { McpServers } from "../mcp/mcp-servers.ts";
 import type { PictureFetcher } from "../media/types.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import type { MemoryStore } from "../memory/types.ts";
@@ -41,7 +41,7 @@ export interface ConsoleApiDeps {
   testModel: ModelTester;
   plugins: PluginConsole;
   /** MCP servers: states, tools, restart (the console's MCP page). */
-  mcp: Pick<McpHost, "servers" | "restart">;
+  mcp: Pick<McpServers, "servers" | "restart">;
   /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
   localModels: Pick<LocalModelService, "snapshot" | "pull">;
   pictures: ConsolePictures;

@@ -1,4 +1,5 @@
 import type { ChatAdapter } from "../adapters/types.ts";
+import { createBuiltinTools } from "../agent/builtin-tool-runs.ts";
 import { TurnRunner, type TurnRunnerDeps } from "../agent/turn-runner.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { ComponentSet } from "../components/component-set.ts";
@@ -70,6 +71,23 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     extensions: new ReplyExtensionRunner({ registry: components.replyExtensions, monitor, logger }),
     monitor,
   });
+  const { picturesForTurn, stickers } = turnPicturesOf({
+    llm,
+    stores: parts.stores,
+    config,
+    prompts,
+    fetcherFor: parts.pictureFetcherFor,
+    monitor,
+    logger,
+  });
+  // The planner's own tools join the registry before any plugin: no plugin tool takes their names.
+  const builtins = createBuiltinTools({
+    mode: () => config().chat.mode,
+    replyStage,
+    stickers,
+    memory: parts.memory,
+  });
+  for (const tool of builtins) components.tools.add(tool);
   return new TurnRunner({
     llm: { generate: (request) => llm().generate(request) },
     messages: parts.messages,
@@ -78,16 +96,8 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     quotes,
     names,
     settings: () => agentSettings(config(), parts.clock(), prompts.templates()),
-    plugins: turnPluginsOf(components, parts.contexts, monitor, logger, () => config().agent),
-    ...turnPicturesOf({
-      llm,
-      stores: parts.stores,
-      config,
-      prompts,
-      fetcherFor: parts.pictureFetcherFor,
-      monitor,
-      logger,
-    }),
+    plugins: turnPluginsOf(components, builtins, parts.contexts, monitor, logger, () => config().agent),
+    picturesForTurn,
     memory: parts.memory,
     replyStage,
     budgets: parts.budgets,

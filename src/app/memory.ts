@@ -12,8 +12,8 @@ import type { Stores } from "../store/types.ts";
 
 export interface MemoryParts {
   stores: Pick<Stores, "memories" | "history">;
-  /** Where its chat commands (`/forget`, `/memory`) are registered. */
-  commands: ComponentSet["commands"];
+  /** Where its chat commands (`/forget`, `/memory`) join the host's own. */
+  hostCommands: ComponentSet["hostCommands"];
   /** The current client: `app.ts` replaces it on a config reload, so it is read per call. */
   llm: () => LlmClient;
   config: () => TsumugiConfig;
@@ -24,7 +24,7 @@ export interface MemoryParts {
 }
 
 /**
- * Long-term memory (issue 18): the service turns, plugins and its chat commands use, and the
+ * Long-term memory: the service turns, plugins and its chat commands use, and the
  * learner that writes through it in the background from what chats say.
  */
 export function createMemory(parts: MemoryParts): { memory: MemoryService; learner: MemoryLearner } {
@@ -53,7 +53,7 @@ export function createMemory(parts: MemoryParts): { memory: MemoryService; learn
     logger,
   });
   for (const command of memoryCommands({ memory, settings: () => config().memory, clock })) {
-    parts.commands.add(command);
+    parts.hostCommands.add(command);
   }
   return { memory, learner };
 }

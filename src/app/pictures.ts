@@ -32,7 +32,9 @@ export interface TurnPicturesDeps {
  * day's attempts), the fetcher of the turn's platform account; and the kept stickers, which
  * the describer fills and the planner's `send_sticker` sends.
  */
-export function turnPicturesOf(deps: TurnPicturesDeps): Pick<TurnRunnerDeps, "picturesForTurn" | "stickers"> {
+export function turnPicturesOf(
+  deps: TurnPicturesDeps,
+): Pick<TurnRunnerDeps, "picturesForTurn"> & { stickers: StickerCollection } {
   const stickers = new StickerCollection({
     store: deps.stores.stickers,
     settings: () => deps.config().stickers,

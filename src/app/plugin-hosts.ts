@@ -3,7 +3,8 @@ import type { Cluster } from "../cluster/cluster.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import { configJsonSchema, type TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
-import { McpHost } from "../mcp/mcp-host.ts";
+import { McpRuntime } from "../mcp/mcp-runtime.ts";
+import { McpServers } from "../mcp/mcp-servers.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import { createPluginMemoryAccess } from "../memory/plugin-access.ts";
 import { sceneAround } from "../memory/visibility.ts";
@@ -36,11 +37,12 @@ export interface PluginHostsParts {
 }
 
 /**
- * The plugin system and the MCP servers' host. Untrusted plugin processes and MCP stdio
+ * The plugin system, whose runtimes include the MCP servers', and the console's view of those
+ * servers. Untrusted plugin processes and MCP stdio
  * servers start isolated (plugins.sandbox), never seeing the config file or data folder; what
  * they print is logged without the config's secrets.
  */
-export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSystem; mcp: McpHost } {
+export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSystem; mcp: McpServers } {
   const { config, components, memory, messages, cluster, monitor, logger } = parts;
   const isolation = new ProcessIsolation({
     settings: () => config().plugins,
@@ -48,11 +50,9 @@ export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSys
     logger: logger.child({ stage: "plugins" }),
   });
   const secrets = secretValuesOf(configJsonSchema, config);
-  // MCP servers' tools join the plugins' (owner "mcp:<id>"), listed and switched with them.
-  const mcp = new McpHost({
+  // MCP servers are plugins ("mcp:<id>") the plugin host loads, lists and switches with the others.
+  const mcpRuntime = new McpRuntime({
     settings: () => config().mcp,
-    disabled: () => config().plugins.disabled,
-    tools: components.tools,
     createAjv: createPluginAjv,
     isolation,
     secrets,
@@ -69,7 +69,7 @@ export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSys
     admins: () => config().bot.admins,
     names: () => [config().bot.name, ...config().bot.aliases],
     pictureFetcherFor: parts.pictureFetcherFor,
-    external: mcp,
+    mcp: mcpRuntime,
     ...(cluster && { switched: (ref: string, enabled: boolean) => cluster.pluginSwitched(ref, enabled) }),
     pluginMemory: (message, pluginId, replyId) =>
       createPluginMemoryAccess({
@@ -84,5 +84,6 @@ export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSys
     monitor,
     logger,
   });
+  const mcp = new McpServers({ settings: () => config().mcp, runtime: mcpRuntime, plugins: plugins.host });
   return { plugins, mcp };
 }

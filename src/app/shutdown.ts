@@ -6,7 +6,6 @@ import type { RealtimeBatcher } from "../chat/realtime-batcher.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { LocalModels } from "../llm/llama-cpp/local-models.ts";
 import type { Logger } from "../log/logger.ts";
-import type { McpHost } from "../mcp/mcp-host.ts";
 import type { MemoryLearner } from "../memory/memory-learner.ts";
 import type { Timeline } from "../monitor/timeline.ts";
 import type { PluginSystem } from "../plugins/plugin-system.ts";
@@ -28,7 +27,6 @@ export interface ShutdownParts {
   queue: KeyedQueue;
   turnRunner: TurnRunner;
   plugins: PluginSystem;
-  mcp: McpHost;
   learner: MemoryLearner;
   localModels: LocalModels;
   adapters: ReadonlyMap<string, ChatAdapter>;
@@ -57,7 +55,7 @@ export async function shutDown(parts: ShutdownParts): Promise<void> {
     await queue.close(SHUTDOWN_ABORT_MS);
   }
   // Together: a stdio plugin and an MCP server may each take a few seconds to exit.
-  await Promise.all([parts.plugins.stop(), parts.mcp.stop()]);
+  await parts.plugins.stop();
   await parts.learner.stop();
   await parts.localModels.close();
   for (const adapter of parts.adapters.values()) await adapter.stop();

@@ -13,6 +13,7 @@ import type {
   HookInput,
   HookOptions,
   HookResult,
+  JsonSchema,
   OutgoingMessage,
   ToolOptions,
 } from "../sdk/types.ts";
@@ -24,6 +25,7 @@ import type {
   ComponentScope,
   EnricherComponent,
   HookComponent,
+  PluginToolComponent,
   ToolComponent,
 } from "./types.ts";
 
@@ -57,17 +59,17 @@ export function buildTool(
   options: ToolOptions,
   defaultTimeoutMs: number,
   ajv: Ajv,
-  invoke: ToolComponent["invoke"],
-): Built<ToolComponent> {
+  invoke: PluginToolComponent["invoke"],
+): Built<PluginToolComponent> {
   const where = describe("tool", identity);
   if (typeof options?.description !== "string" || !options.description.trim()) {
     throw new Error(`${where} needs a description (the model reads it to decide when to call the tool)`);
   }
   let parameters: Record<string, unknown>;
-  let check: ReturnType<Ajv["compile"]>;
+  let validate: ToolComponent["validate"];
   try {
     parameters = normalizeParameters(options.parameters);
-    check = ajv.compile(parameters);
+    validate = schemaValidator(ajv, parameters);
   } catch (error) {
     throw new Error(`${where}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -77,15 +79,25 @@ export function buildTool(
       ...base(identity, options.description, options),
       parameters,
       timeoutMs: timeout(options.timeout_ms, defaultTimeoutMs, where),
-      validate(args) {
-        if (check(args)) return undefined;
-        return (check.errors ?? [])
-          .map((error) => `${error.instancePath.slice(1) || "arguments"} ${error.message}`)
-          .join("; ");
-      },
+      validate,
       invoke,
     },
     enabled: options.enabled !== false,
+  };
+}
+
+/**
+ * A tool's argument check: compiles its object schema (throws when Ajv refuses it) and returns
+ * what is wrong with a call's arguments, or undefined when they are valid (defaults filled in).
+ * Every tool, the host's own and the plugins', is checked this way.
+ */
+export function schemaValidator(ajv: Ajv, parameters: JsonSchema): ToolComponent["validate"] {
+  const check = ajv.compile(parameters);
+  return (args) => {
+    if (check(args)) return undefined;
+    return (check.errors ?? [])
+      .map((error) => `${error.instancePath.slice(1) || "arguments"} ${error.message}`)
+      .join("; ");
   };
 }
 

@@ -3,6 +3,7 @@ import { EnricherRegistry } from "./enrichers.ts";
 import { ReplyExtensionRegistry } from "./extension-registry.ts";
 import { HookRegistry } from "./hooks.ts";
 import { ApprovalService } from "./hooks-approval.ts";
+import { HostCommands } from "./host-commands.ts";
 import { SystemPartsRegistry } from "./system-parts.ts";
 import { ToolRegistry } from "./tool-registry.ts";
 
@@ -21,17 +22,21 @@ export interface ComponentSet {
   systemParts: SystemPartsRegistry;
   /** Tool calls waiting for an admin (PreToolUse "ask"). */
   approvals: ApprovalService;
+  /** The host's own commands, a built-in plugin the plugin system loads and disposes. */
+  hostCommands: HostCommands;
 }
 
-/** `builtinToolNames`: the planner's own tools, which no plugin tool may take. */
-export function createComponentSet(builtinToolNames: readonly string[]): ComponentSet {
+/** Empty registries; the host's own tools and commands are added like any plugin's. */
+export function createComponentSet(): ComponentSet {
+  const commands = new CommandRegistry();
   return {
-    tools: new ToolRegistry(builtinToolNames),
-    commands: new CommandRegistry(),
+    tools: new ToolRegistry(),
+    commands,
     hooks: new HookRegistry(),
     enrichers: new EnricherRegistry(),
     replyExtensions: new ReplyExtensionRegistry(),
     systemParts: new SystemPartsRegistry(),
     approvals: new ApprovalService(),
+    hostCommands: new HostCommands(commands),
   };
 }

@@ -1,6 +1,6 @@
-import type { LlmToolCall, ToolSpec } from "../llm/types.ts";
+import type { ToolSpec } from "../llm/types.ts";
 import { ComponentRegistry } from "./registry.ts";
-import { type Disposer, inScope, type SessionRef, type ToolComponent } from "./types.ts";
+import type { Disposer, PluginToolComponent, ToolComponent } from "./types.ts";
 
 /** What every provider accepts as a function name. */
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
@@ -14,31 +14,30 @@ export function toolSpecOf(tool: ToolComponent): ToolSpec {
   return { name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
+/** Whether a plugin or an MCP server provides the tool (the host's own tools have no `invoke`). */
+export function isPluginTool(tool: ToolComponent): tool is PluginToolComponent {
+  return tool.invoke !== undefined && tool.timeoutMs !== undefined;
+}
+
 /**
- * Plugin tools the planner can call. The model knows a tool by its bare name, so names are
- * unique across plugins and never shadow the built-in reply / no_reply / wait.
+ * Every tool the planner can call: the host's own (reply, no_reply, wait, …, owner `tsumugi`),
+ * the plugins' and the MCP servers'. The model knows a tool by its bare name, so names are
+ * unique across owners and no plugin tool shadows a host tool.
  */
 export class ToolRegistry extends ComponentRegistry<ToolComponent> {
   private readonly byName = new Map<string, ToolComponent>();
-  private readonly builtinNames: ReadonlySet<string>;
-
-  /** `builtinNames`: the planner's own tools (agent/builtin-tools.ts), which no plugin tool may take. */
-  constructor(builtinNames: readonly string[]) {
-    super();
-    this.builtinNames = new Set(builtinNames);
-  }
 
   override add(tool: ToolComponent): Disposer {
     if (!TOOL_NAME.test(tool.name)) {
       throw new Error(`tool name "${tool.name}" must match ${TOOL_NAME} (providers refuse other names)`);
     }
-    if (this.builtinNames.has(tool.name)) throw new Error(`tool name "${tool.name}" is a built-in tool`);
     if (tool.name.startsWith(MCP_TOOL_PREFIX) !== tool.pluginId.startsWith(MCP_OWNER_PREFIX)) {
       throw new Error(
         `tool name "${tool.name}": names starting with ${MCP_TOOL_PREFIX} are MCP servers' tools`,
       );
     }
     const holder = this.byName.get(tool.name);
+    if (holder && !isPluginTool(holder)) throw new Error(`tool name "${tool.name}" is a built-in tool`);
     if (holder) throw new Error(`tool name "${tool.name}" is already taken by ${holder.fullName}`);
     const remove = super.add(tool);
     this.byName.set(tool.name, tool);
@@ -46,16 +45,5 @@ export class ToolRegistry extends ComponentRegistry<ToolComponent> {
       remove();
       if (this.byName.get(tool.name) === tool) this.byName.delete(tool.name);
     };
-  }
-
-  /** The tool a model call names, when it is active in the session. */
-  find(call: Pick<LlmToolCall, "name">, session: SessionRef): ToolComponent | undefined {
-    const tool = this.byName.get(call.name);
-    return tool && inScope(tool.scope, session) ? tool : undefined;
-  }
-
-  /** Declarations for the planner request, flat: the LLM layer wraps them per provider. */
-  specsFor(session: SessionRef): ToolSpec[] {
-    return this.visibleIn(session).map(toolSpecOf);
   }
 }

@@ -23,6 +23,15 @@ import type {
 
 export type Disposer = () => void;
 
+/**
+ * How a plugin's code runs (docs/security.md): `in-process` (a node plugin, inside the bot),
+ * `trusted` (its own process as the bot's user), `isolated` (a bubblewrap sandbox with its own
+ * view of the files, no bot secrets, memory limit, another user when the bot runs as root) or
+ * `unisolated` (untrusted, but bwrap cannot run: a clean environment, the memory limit and
+ * another user when the bot runs as root; it can read what that user can).
+ */
+export type LaunchMode = "in-process" | "trusted" | "isolated" | "unisolated";
+
 export interface ComponentScope {
   chatScope: ChatScope;
   /** Session ids or their `group:<id>` / `private:<id>` tails; undefined = every session. */
@@ -80,11 +89,19 @@ export interface ToolComponent extends ComponentBase {
   kind: "tool";
   /** Object JSON Schema of the arguments, as declared to the model. */
   parameters: JsonSchema;
-  timeoutMs: number;
   /** Checks (and fills defaults into) arguments; returns the problem, or undefined when valid. */
   validate(args: Record<string, unknown>): string | undefined;
-  invoke(args: Record<string, unknown>, call: CallContext): Promise<unknown>;
+  /**
+   * Runs a call whose arguments passed `validate`, within `timeoutMs`. Both are absent on the
+   * host's own tools (reply, wait, …), which the planner turn runs itself, with the turn's
+   * state and under the turn's time limit.
+   */
+  invoke?(args: Record<string, unknown>, call: CallContext): Promise<unknown>;
+  timeoutMs?: number;
 }
+
+/** A tool a plugin or an MCP server provides: the host calls its `invoke`. */
+export type PluginToolComponent = ToolComponent & Required<Pick<ToolComponent, "invoke" | "timeoutMs">>;
 
 export interface CommandMatch {
   /** The prefix that matched (or the pattern's whole match). */

@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Ajv } from "ajv";
 import { buildTool } from "../components/builders.ts";
-import type { ToolComponent } from "../components/types.ts";
+import type { PluginToolComponent } from "../components/types.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import { isRecord } from "../util/values.ts";
 import type { McpServerSettings } from "./config.ts";
@@ -17,7 +17,7 @@ export type McpToolCaller = (
 
 /** One MCP tool as the host registers it, or why it could not be. */
 export type McpToolEntry =
-  | { tool: Tool; component: ToolComponent }
+  | { tool: Tool; component: PluginToolComponent }
   | { tool: Tool; error: string; modelName: string; fullName: string };
 
 /**

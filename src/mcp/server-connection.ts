@@ -12,9 +12,13 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Logger, redactSecrets } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
-import type { ProcessIsolation } from "../plugins/isolation/process-isolation.ts";
-import { logStderr, pluginEnvironment } from "../plugins/stdio/plugin-process.ts";
-import { retryDelayMs, STABLE_UPTIME_MS } from "../plugins/stdio/supervision.ts";
+import {
+  logStderr,
+  type ProcessIsolation,
+  pluginEnvironment,
+  retryDelayMs,
+  STABLE_UPTIME_MS,
+} from "../plugins/runtime-kit.ts";
 import { errorMessage } from "../util/values.ts";
 import type { McpServerSettings } from "./config.ts";
 import type { McpServerStatus } from "./status.ts";

@@ -2,7 +2,7 @@
  * An MCP server as the console's MCP page shows it. Type-only, with no runtime imports: the
  * console's front end imports these too.
  */
-import type { LaunchMode } from "../plugins/status-types.ts";
+import type { LaunchMode } from "../components/types.ts";
 
 /**
  * `connecting`: starting the process / opening the session (also after a failure); `connected`:

@@ -45,6 +45,10 @@ export function memoryToolSpecs(prompts: PromptTemplates): ToolSpec[] {
   ];
 }
 
+/** `recall`'s and `remember`'s arguments, as their schemas declare them. */
+type RecallArguments = { query: string };
+type RememberArguments = { content: string; about?: string; replaces?: number };
+
 /** What a memory tool call needs to know of its turn. */
 export interface MemoryToolTurn {
   replyId: string;
@@ -76,14 +80,16 @@ export async function runMemoryTool(
   const refuse = (reason: string) => ({
     refused: memory.refused(reason, { sessionId: scene.sessionId, by: name }),
   });
+  // The arguments passed the tool's schema: only what it cannot say is checked here.
   if (name === RECALL_TOOL) {
-    if (typeof input.query !== "string" || input.query.trim() === "")
-      return { problem: "query must be a non-empty string" };
-    return { output: await memory.recallText(scene, input.query) };
+    const { query } = input as RecallArguments;
+    if (query.trim() === "") return { problem: "query must be a non-empty string" };
+    return { output: await memory.recallText(scene, query) };
   }
-  const content = typeof input.content === "string" ? input.content.trim() : "";
+  const args = input as RememberArguments;
+  const content = args.content.trim();
   if (content === "") return { problem: "content must be a non-empty string" };
-  const about = typeof input.about === "string" && input.about.trim() !== "" ? input.about : undefined;
+  const about = args.about?.trim() ? args.about : undefined;
   let named: MemorySubject | undefined;
   if (about !== undefined) {
     named = subjectNamed(scene, about);
@@ -94,11 +100,10 @@ export async function runMemoryTool(
     }
   }
   let replaces: number | undefined;
-  if (input.replaces !== undefined) {
-    if (typeof input.replaces !== "number") return { problem: "replaces must be a memory's number" };
-    const entry = await memory.changeableEntry(input.replaces, scene);
+  if (args.replaces !== undefined) {
+    const entry = await memory.changeableEntry(args.replaces, scene);
     if (!entry || !concerns(scene, entry.subject))
-      return refuse(`no memory #${String(input.replaces)} to change here`);
+      return refuse(`no memory #${String(args.replaces)} to change here`);
     if (named !== undefined && named !== entry.subject)
       return refuse(`memory #${entry.id} is about someone else; a memory keeps its subject`);
     named = entry.subject;

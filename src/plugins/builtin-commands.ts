@@ -1,8 +1,8 @@
 import { buildCommand } from "../components/builders.ts";
 import { type CommandRegistry, HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
 import type { ApprovalService } from "../components/hooks-approval.ts";
-import type { ToolRegistry } from "../components/tool-registry.ts";
-import type { CallContext, CommandMatch, Disposer } from "../components/types.ts";
+import { isPluginTool, type ToolRegistry } from "../components/tool-registry.ts";
+import type { CallContext, CommandComponent, CommandMatch } from "../components/types.ts";
 import type { OutgoingMessage } from "../sdk/types.ts";
 import type { PluginChangeResult, PluginHost, PluginStatus } from "./plugin-host.ts";
 import type { ProcessStatus } from "./status-types.ts";
@@ -21,11 +21,11 @@ type Handler = (
   call: CallContext & { isAdmin: boolean },
 ) => Promise<OutgoingMessage | undefined>;
 
-/** Registers /help, /plugins, /approve and /deny; returns the disposer of all four. */
-export function registerBuiltinCommands(deps: BuiltinCommandDeps): Disposer {
+/** /help, /plugins, /approve and /deny, the plugin system's part of the host's commands. */
+export function builtinCommands(deps: BuiltinCommandDeps): CommandComponent[] {
   const add = (name: string, options: Parameters<typeof buildCommand>[1], handler: Handler) =>
-    deps.commands.add(buildCommand({ pluginId: HOST_COMMANDS_OWNER, name }, options, handler).component);
-  const disposers = [
+    buildCommand({ pluginId: HOST_COMMANDS_OWNER, name }, options, handler).component;
+  return [
     add(
       "help",
       { description: "列出本会话可用的命令和工具", prefix: ["/help", "/帮助"] },
@@ -51,9 +51,6 @@ export function registerBuiltinCommands(deps: BuiltinCommandDeps): Disposer {
       async (match, call) => answerApproval(deps.approvals, match.args[0], call.event.user_id, false),
     ),
   ];
-  return () => {
-    for (const dispose of disposers) dispose();
-  };
 }
 
 function helpText(deps: BuiltinCommandDeps, call: CallContext & { isAdmin: boolean }): string {
@@ -65,6 +62,7 @@ function helpText(deps: BuiltinCommandDeps, call: CallContext & { isAdmin: boole
     .map((command) => `${command.synopsis}${command.description ? ` — ${command.description}` : ""}`);
   const tools = deps.tools
     .visibleIn(session)
+    .filter(isPluginTool)
     .map((tool) => `${tool.name}（${tool.pluginId}）— ${firstLine(tool.description)}`);
   return [
     "命令：",

@@ -12,7 +12,8 @@ export interface PluginManifest {
   name: string;
   version: string;
   description: string;
-  runtime: "node" | "stdio" | "python";
+  /** `mcp`: a declared plugin's only (an MCP server from the config), never a folder's. */
+  runtime: "node" | "stdio" | "python" | "mcp";
   /** node, python: module path inside the folder (python: a file or a package folder); stdio: the command line. */
   entry: string;
   /**

@@ -6,11 +6,16 @@ import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { type ComponentRegistries, PluginSwitches, syncComponents } from "./component-switches.ts";
 import type { PluginFolderSettings } from "./config.ts";
-import { type ExternalPlugins, pluginIdOf } from "./external-plugins.ts";
 import { type PluginManifest, readManifest } from "./manifest.ts";
 import { discoverPluginFolders } from "./plugin-discovery.ts";
 import { applyConfig, loadVersion, type PluginLoadContext } from "./plugin-loading.ts";
-import { markFailed, type PluginChangeResult, type PluginRecord, statusOf } from "./plugin-status.ts";
+import {
+  type DeclaredPlugin,
+  markFailed,
+  type PluginChangeResult,
+  type PluginRecord,
+  statusOf,
+} from "./plugin-status.ts";
 import {
   activateVersion,
   deactivate,
@@ -39,8 +44,8 @@ export interface PluginHostDeps {
   logger: Logger;
   /** Watch the plugin folders and reload edited plugins. Default true. */
   watch?: boolean;
-  /** Plugins from elsewhere (MCP servers), listed and switched through this host. */
-  external?: ExternalPlugins;
+  /** Plugins the config declares (MCP servers), loaded, listed and switched like the folders'. */
+  declared?: () => DeclaredPlugin[];
 }
 
 /**
@@ -80,7 +85,6 @@ export class PluginHost {
       componentsChanged: (record) => this.replaceComponents(record),
       statusChanged: () => this.changed(),
     };
-    deps.external?.subscribe(() => this.changed());
   }
   /**
    * Loads every plugin found, then starts watching the folders. Stdio plugins go on
@@ -89,6 +93,7 @@ export class PluginHost {
   start(): Promise<void> {
     return this.queue.run(async () => {
       await this.rescan(false);
+      await this.syncDeclared();
       this.watch();
     });
   }
@@ -116,10 +121,7 @@ export class PluginHost {
   }
 
   list(): PluginStatus[] {
-    return [
-      ...[...this.records.values()].map((record) => statusOf(record)),
-      ...(this.deps.external?.list() ?? []),
-    ];
+    return [...this.records.values()].map((record) => statusOf(record));
   }
 
   get(id: string): PluginStatus | undefined {
@@ -135,22 +137,16 @@ export class PluginHost {
 
   /** Enables a plugin ("id") or one component ("id.component") at run time. */
   enable(ref: string): Promise<PluginChangeResult> {
-    const external = this.externalOwner(ref);
-    if (external) return external.enable(ref);
     return this.queue.run(() => this.setEnabled(ref, true));
   }
 
   /** Disables a plugin or one component at run time; a disabled plugin is unloaded. */
   disable(ref: string): Promise<PluginChangeResult> {
-    const external = this.externalOwner(ref);
-    if (external) return external.disable(ref);
     return this.queue.run(() => this.setEnabled(ref, false));
   }
 
   /** Loads the plugin again from disk. */
   reload(id: string): Promise<PluginChangeResult> {
-    const external = this.externalOwner(id);
-    if (external) return external.reload(id);
     return this.queue.run(async () => {
       const record = this.byId(id);
       if (!record) return { ok: false, error: `no plugin "${id}"` };
@@ -190,6 +186,7 @@ export class PluginHost {
         await this.rescan(false);
         this.watch();
       }
+      await this.syncDeclared();
       for (const record of this.records.values()) {
         await this.applyEnabledState(record);
         if (record.active) await applyConfig(record, this.loadContext);
@@ -202,12 +199,30 @@ export class PluginHost {
   private async rescan(reloadExisting: boolean): Promise<void> {
     const folders = new Set(await discoverPluginFolders(this.dirs()));
     for (const record of [...this.records.values()]) {
-      if (!folders.has(record.dir)) await this.remove(record);
+      if (!record.declared && !folders.has(record.dir)) await this.remove(record);
     }
     for (const folder of folders) {
       const record = this.records.get(folder);
       if (!record) await this.add(folder);
       else if (reloadExisting) await this.reloadRecord(record);
+    }
+  }
+
+  /** Loads the declared plugins that are new or changed, removes those no longer declared. */
+  private async syncDeclared(): Promise<void> {
+    const declared = new Map((this.deps.declared?.() ?? []).map((plugin) => [plugin.manifest.id, plugin]));
+    for (const record of [...this.records.values()]) {
+      if (record.declared && !declared.has(record.id)) await this.remove(record);
+    }
+    for (const plugin of declared.values()) {
+      const key = declaredKey(plugin.manifest.id);
+      const record = this.records.get(key);
+      if (record?.declared?.revision === plugin.revision) continue;
+      const next: PluginRecord = record ?? { dir: plugin.dir, id: plugin.manifest.id, state: "failed" };
+      next.declared = plugin;
+      next.dir = plugin.dir;
+      this.records.set(key, next);
+      await this.reloadRecord(next);
     }
   }
 
@@ -229,7 +244,7 @@ export class PluginHost {
 
   private async remove(record: PluginRecord): Promise<void> {
     await deactivate(record, this.deps.logger);
-    this.records.delete(record.dir);
+    this.records.delete(record.declared ? declaredKey(record.id) : record.dir);
     this.deps.logger.info({ plugin: record.id }, "plugin removed");
     this.changed();
   }
@@ -237,7 +252,9 @@ export class PluginHost {
   /** Reads the manifest again and loads a new version (or leaves the record disabled / failed). */
   private async reloadRecord(record: PluginRecord): Promise<void> {
     const ajv = this.deps.createAjv();
-    const read = await readManifest(record.dir, ajv);
+    const read = record.declared
+      ? { ok: true as const, manifest: record.declared.manifest }
+      : await readManifest(record.dir, ajv);
     if (!read.ok) {
       this.fail(record, read.problems.join("; "), read.id);
       return;
@@ -249,7 +266,7 @@ export class PluginHost {
       return;
     }
     record.id = manifest.id;
-    if (!this.switches.pluginEnabled(manifest.id)) {
+    if (!this.wanted(record)) {
       record.manifest = manifest;
       await deactivate(record, this.deps.logger);
       record.state = "disabled";
@@ -314,7 +331,7 @@ export class PluginHost {
   }
 
   private async applyEnabledState(record: PluginRecord): Promise<void> {
-    const wanted = this.switches.pluginEnabled(record.id);
+    const wanted = this.wanted(record);
     if (wanted && record.state === "disabled") await this.reloadRecord(record);
     else if (!wanted && record.state !== "disabled") {
       await deactivate(record, this.deps.logger);
@@ -350,9 +367,9 @@ export class PluginHost {
     this.changed();
   }
 
-  private externalOwner(ref: string): ExternalPlugins | undefined {
-    const external = this.deps.external;
-    return external?.owns(pluginIdOf(ref)) ? external : undefined;
+  /** Whether the plugin should run: not switched off, nor (a declared one) off in its own settings. */
+  private wanted(record: PluginRecord): boolean {
+    return this.switches.pluginEnabled(record.id) && record.declared?.enabled !== false;
   }
 
   private byId(id: string): PluginRecord | undefined {
@@ -387,4 +404,9 @@ export class PluginHost {
     const status = this.list();
     for (const listener of this.listeners) listener(status);
   }
+}
+
+/** Declared plugins' records are kept by id: several may share a command line. */
+function declaredKey(id: string): string {
+  return `declared:${id}`;
 }

@@ -5,9 +5,25 @@ import type { ComponentStatus, PluginState, PluginStatus } from "./status-types.
 
 export type PluginChangeResult = { ok: true; status: PluginStatus } | { ok: false; error: string };
 
-/** What the host keeps about one plugin folder, whether or not a version of it is running. */
+/**
+ * A plugin the bot's config declares rather than a folder (an MCP server): the host loads it
+ * through the runtime its manifest names, like a folder's, and again whenever it changes.
+ */
+export interface DeclaredPlugin {
+  manifest: PluginManifest;
+  /** Where its status says it lives (a command line, a URL). */
+  dir: string;
+  /** false: switched off in its own settings (`enabled: false`), so not loaded. */
+  enabled: boolean;
+  /** Changes whenever its settings do. */
+  revision: string;
+}
+
+/** What the host keeps about one plugin (a folder or a declared one), whether or not a version of it is running. */
 export interface PluginRecord {
   dir: string;
+  /** Set for a declared plugin: what was declared last. */
+  declared?: DeclaredPlugin;
   id: string;
   manifest?: PluginManifest;
   description?: string;

@@ -1,20 +1,21 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { ComponentSet } from "../components/component-set.ts";
-import type { CallContexts, Disposer } from "../components/types.ts";
+import type { CallContexts } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
-import { registerBuiltinCommands } from "./builtin-commands.ts";
+import { builtinCommands } from "./builtin-commands.ts";
 import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
 import { CommandDispatcher } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
-import type { ExternalPlugins } from "./external-plugins.ts";
 import type { ProcessIsolation } from "./isolation/process-isolation.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
 import { NodePluginRuntime } from "./node-runtime.ts";
 import { createPluginAjv } from "./plugin-ajv.ts";
 import { PluginHost } from "./plugin-host.ts";
+import type { DeclaredPlugin } from "./plugin-status.ts";
+import type { PluginRuntime } from "./runtime.ts";
 import type { StdioChannels } from "./stdio/channel-adapter.ts";
 import { pythonLaunch, stdioLaunch } from "./stdio/launch.ts";
 import { StdioPluginRuntime } from "./stdio/stdio-runtime.ts";
@@ -44,8 +45,8 @@ export interface PluginSystemOptions {
   logger: Logger;
   /** Reload plugins when their files change. Default true. */
   watch?: boolean;
-  /** Plugins from elsewhere (MCP servers), listed and switched with the others. */
-  external?: ExternalPlugins;
+  /** The MCP servers' runtime, and the servers it declares as plugins (`mcp:<id>`). */
+  mcp?: PluginRuntime & { declared(): DeclaredPlugin[] };
   /** A plugin or component the `/plugins` command switched on or off (in a cluster, the others follow). */
   switched?: (ref: string, enabled: boolean) => void;
 }
@@ -59,12 +60,13 @@ export interface PluginSystem {
   /** Answers commands before the agent sees a message. */
   commands: CommandDispatcher;
   /**
-   * Registers the built-in commands at once (before the returned promise's first wait), then
-   * loads the plugins; stdio plugins go on activating in the background.
+   * Loads the host's own commands at once (before the returned promise's first wait), then
+   * the plugins; stdio plugins go on activating in the background.
    */
   start(): Promise<void>;
   /** Settles once `start` is done and every plugin's first activation attempt is over. */
   activated(): Promise<void>;
+  /** Disposes the host's own commands and unloads every plugin. */
   stop(): Promise<void>;
 }
 
@@ -101,15 +103,23 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       node: new NodePluginRuntime(new PluginModuleLoader()),
       stdio: new StdioPluginRuntime({ ...stdioDeps, launch: stdioLaunch }),
       python: new StdioPluginRuntime({ ...stdioDeps, launch: pythonLaunch }),
+      ...(options.mcp && { mcp: options.mcp }),
     },
     createAjv: createPluginAjv,
     monitor: options.monitor,
     logger: logger.child({ stage: "plugins" }),
     ...(options.watch === undefined ? {} : { watch: options.watch }),
-    ...(options.external ? { external: options.external } : {}),
+    ...(options.mcp && { declared: () => options.mcp?.declared() ?? [] }),
   });
   const started = host;
-  let removeBuiltins: Disposer = () => {};
+  const builtins = builtinCommands({
+    commands: components.commands,
+    tools: components.tools,
+    host: started,
+    approvals: components.approvals,
+    ...(options.switched ? { switched: options.switched } : {}),
+  });
+  for (const command of builtins) components.hostCommands.add(command);
   return {
     host: started,
     contexts,
@@ -121,18 +131,12 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       logger,
     }),
     async start() {
-      removeBuiltins = registerBuiltinCommands({
-        commands: components.commands,
-        tools: components.tools,
-        host: started,
-        approvals: components.approvals,
-        ...(options.switched ? { switched: options.switched } : {}),
-      });
+      components.hostCommands.load();
       await started.start();
     },
     activated: () => started.activated(),
     async stop() {
-      removeBuiltins();
+      components.hostCommands.dispose();
       await started.stop();
     },
   };

@@ -2,19 +2,13 @@
  * A plugin's status as the host reports it (`/plugins`, the console). Type-only, with no
  * runtime imports: the console's front end imports these too.
  */
-import type { ComponentKind } from "../components/types.ts";
+import type { ComponentKind, LaunchMode } from "../components/types.ts";
+
+export type { LaunchMode } from "../components/types.ts";
+
 import type { JsonSchema } from "../sdk/types.ts";
 
 export type PluginState = "enabled" | "disabled" | "failed";
-
-/**
- * How a plugin's code runs (docs/security.md): `in-process` (a node plugin, inside the bot),
- * `trusted` (its own process as the bot's user), `isolated` (a bubblewrap sandbox with its own
- * view of the files, no bot secrets, memory limit, another user when the bot runs as root) or
- * `unisolated` (untrusted, but bwrap cannot run: a clean environment, the memory limit and
- * another user when the bot runs as root; it can read what that user can).
- */
-export type LaunchMode = "in-process" | "trusted" | "isolated" | "unisolated";
 
 export interface ComponentStatus {
   kind: ComponentKind;
@@ -71,6 +65,9 @@ export interface ProcessStatus {
 
 /** What a runtime adds to a plugin's status. */
 export interface RuntimeDetails {
+  /** What the plugin calls itself once running (an MCP server's `initialize` answer), over its manifest's. */
+  name?: string;
+  version?: string;
   /** How its code runs; a stdio plugin's is known once its process has been started. */
   launch?: LaunchMode;
   process?: ProcessStatus;

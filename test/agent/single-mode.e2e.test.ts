@@ -40,7 +40,10 @@ describe("chat.mode: single — the planner's reply call carries the text", () =
     askInGroup(qq, "在吗");
     expect((await bot.turnFinished(1)).data.status).toBe("replied");
     expect(qq.sent.map((sent) => sent.text)).toEqual(["补上正文"]);
-    expect(llm.requests[1]!.promptText).toContain("text must be the message to send");
+    // Checked against the reply tool's schema like any tool's arguments.
+    expect(llm.requests[1]!.promptText).toContain(
+      "调用 reply 出错：arguments must have required property 'text'",
+    );
   });
 
   it("still runs a selected reply extension: its extra_prompt goes to the planner's next round, before_send rewrites", async () => {

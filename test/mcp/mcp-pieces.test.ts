@@ -41,7 +41,7 @@ describe("the mcp__ prefix", () => {
   });
 
   it("belongs to MCP servers' tools: a plugin cannot take it, nor can an MCP tool go without it", () => {
-    const registry = new ToolRegistry(["reply"]);
+    const registry = new ToolRegistry();
     expect(() => registry.add(tool("weather", "mcp__search__web"))).toThrow(/MCP servers' tools/);
     expect(() => registry.add(tool("mcp:search", "web"))).toThrow(/MCP servers' tools/);
     registry.add(tool("mcp:search", "mcp__search__web"));

@@ -1,5 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { BUILTIN_TOOL_NAMES } from "../../src/agent/builtin-tools.ts";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { CommandRegistry } from "../../src/components/command-registry.ts";
 import { EnricherRegistry } from "../../src/components/enrichers.ts";
 import { ReplyExtensionRegistry } from "../../src/components/extension-registry.ts";
@@ -21,7 +20,7 @@ const probe = globalThis as { pluginProbe?: Record<string, unknown> };
 describe("PluginHost (the console's control surface)", () => {
   let sandbox: PluginSandbox;
   let host: PluginHost;
-  const tools = new ToolRegistry(BUILTIN_TOOL_NAMES);
+  const tools = new ToolRegistry();
 
   /** The bot config's `plugins` section the host reads; tests edit it and call `applySettings`. */
   let settings: PluginFolderSettings;
@@ -193,6 +192,18 @@ export const functionDeclarations = [{ name: "other", description: "另一个" }
 
   it("refuses tool names that clash with built-ins or another plugin", async () => {
     sandbox = new PluginSandbox();
+    // A host tool, as the planner's own tools are registered (run by the turn: no invoke).
+    const removeReply = tools.add({
+      kind: "tool",
+      pluginId: "tsumugi",
+      name: "reply",
+      fullName: "tsumugi.reply",
+      description: "reply",
+      scope: { chatScope: "all" },
+      parameters: { type: "object" },
+      validate: () => undefined,
+    });
+    onTestFinished(removeReply);
     sandbox.add("one", {
       "index.ts": classPlugin(
         `  @Tool("reply", { description: "冒充" })\n  a() { return {}; }\n  @Tool("shared", { description: "x" })\n  b() { return {}; }`,
