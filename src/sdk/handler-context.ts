@@ -2,7 +2,7 @@
  * What a handler is called with (SDK types, like ./types.ts): the message, the chat it can act
  * on, its pictures and long-term memory, and the context each kind of handler gets.
  */
-import type { OutgoingMessage, Segment } from "./types.ts";
+import type { OutgoingMessage, Segment } from "./segment-types.ts";
 
 /** The message a handler was called for (OneBot-style field names, every id a string). */
 export interface PluginEvent {
