@@ -15,7 +15,7 @@ import { createMemory } from "./app/memory.ts";
 import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
-import { clockOfZone, triggerSettings, turnBounds } from "./app/settings.ts";
+import { clockOfZone, triggerSettings, turnBounds } from "./app/service-settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";

@@ -11,7 +11,7 @@ import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import { runsAccount } from "./adapters.ts";
 import { deliveryLedger } from "./cluster-member.ts";
-import { triggerSettings } from "./settings.ts";
+import { triggerSettings } from "./service-settings.ts";
 
 export interface IntakeParts {
   messages: MessageStore;

@@ -1,4 +1,4 @@
-import { accessDenial } from "../chat/access-policy.ts";
+import { accessDenial } from "../chat/chat-access.ts";
 import type { AccessSettings } from "../chat/config.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";

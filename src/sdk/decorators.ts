@@ -1,4 +1,4 @@
-import { type Declaration, declare } from "./protocol.ts";
+import { type Declaration, declare } from "./sdk-symbols.ts";
 import type {
   CommandContext,
   CommandOptions,
