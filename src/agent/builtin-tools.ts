@@ -30,7 +30,7 @@ export interface ReplyArguments {
 }
 
 /**
- * The planner's built-in tools (DESIGN §5). `pluginOptions` is the reply extensions' schema,
+ * The planner's built-in tools (reply, no_reply, wait, …). `pluginOptions` is the reply extensions' schema,
  * when any. In single mode the reply call carries the `text` to send instead of an `intent`
  * for the replyer.
  */

@@ -24,7 +24,7 @@ export interface TurnPromptInput {
   /** New messages left out because too many arrived at once (they stay stored); said after the rest. */
   omittedCount?: number;
   /**
-   * What the newest quoting message quotes and forwards (seed 003's block) followed by that
+   * What the newest quoting message quotes and forwards (the quote block) followed by that
    * message, shown after the chat under the new messages' heading.
    */
   quoteBlock?: string;
@@ -125,7 +125,7 @@ export interface ReplyPromptInput extends TurnPromptInput {
   targetLine: string;
   /** What the planner wants to say, when it said. */
   intent?: string;
-  /** Extra requirements from reply extensions (seed 000/001 `extra_prompt`), verbatim. */
+  /** Extra requirements from reply extensions (their prepare phase's `extra_prompt`), verbatim. */
   extraPrompts: string[];
 }
 

@@ -24,7 +24,7 @@ export interface TurnPictureView extends PictureDescriptions {
 
 export interface TurnContextDeps {
   messages: MessageStore;
-  /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
+  /** The quote block (quote resolution) for a realtime turn's quoting message; never rejects. */
   quotes: {
     blockFor(
       message: ChatMessage,

@@ -24,7 +24,7 @@ export interface MemoryParts {
 }
 
 /**
- * Long-term memory (issue 18): the service turns, plugins and its chat commands use, and the
+ * Long-term memory: the service turns, plugins and its chat commands use, and the
  * learner that writes through it in the background from what chats say.
  */
 export function createMemory(parts: MemoryParts): { memory: MemoryService; learner: MemoryLearner } {

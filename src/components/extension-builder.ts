@@ -1,7 +1,7 @@
 /**
  * Turns a reply extension declaration (the `@ReplyExtension` options, or the same fields from
  * a stdio plugin) into a host component. Any runtime calls this with its own `invoke`: an
- * async function taking the DESIGN §7 payload and resolving with the handler's result.
+ * async function taking the reply extension payload and resolving with the handler's result.
  */
 import type { Ajv, ErrorObject } from "ajv";
 import type { JsonSchema, ReplyExtensionOptions } from "../sdk/types.ts";

@@ -109,7 +109,7 @@ export interface HookResult {
   message?: string;
 }
 
-/** Options of a reply extension (seeds 000/001). */
+/** Options of a reply extension. */
 export interface ReplyExtensionOptions extends ComponentOptions {
   /** What the planner reads to decide when to select the extension. Default "". */
   description?: string;
@@ -140,7 +140,7 @@ export interface ReplyChat {
   stream_id: string;
 }
 
-/** What a reply extension's handler receives (DESIGN §7, the same for every runtime). */
+/** What a reply extension's handler receives (the same for every runtime). */
 export interface ReplyExtensionPayload<Parameters = Record<string, unknown>> {
   phase: ReplyExtensionPhase;
   /** This reply; the same in both phases, different for every reply. */

@@ -124,7 +124,7 @@ export class ComponentFactory {
     return built;
   }
 
-  /** A reply extension (DESIGN §7): `reply_extension` requests carry `extensionName` beside the payload's fields. */
+  /** A reply extension: `reply_extension` requests carry `extensionName` beside the payload's fields. */
   replyExtension(declaration: ReplyExtensionDeclaration): Built<Component> {
     const { name, ...options } = declaration;
     const built = buildReplyExtension(
