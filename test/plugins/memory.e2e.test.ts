@@ -61,7 +61,7 @@ describe("plugins read and write long-term memory (context.memory)", () => {
     return scene;
   };
 
-  it("a fact remembered in one group is recalled in another, by the class style and the seed-004 style", async () => {
+  it("a fact remembered in one group is recalled in another, by the class style and the function-declaration style", async () => {
     const scene = await start();
     const noted = (await toolResultInGroup(scene, GROUP, "note_fact", { fact: "下周二要去成都出差" })) as {
       memory: Record<string, unknown>;

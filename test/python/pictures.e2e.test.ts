@@ -108,7 +108,7 @@ describe("Python plugins see the pictures of the message they were called for", 
     });
   });
 
-  it("seed-004 style: a function reads event.pictures too", async () => {
+  it("function-declaration style: a function reads event.pictures too", async () => {
     const scene = await start();
     const url = scene.pictures.serve("/cat.jpg", { body: JPEG_2X2 });
     const result = await toolResultAbout(scene, "picture_size", imageSegment("cat.jpg", url));

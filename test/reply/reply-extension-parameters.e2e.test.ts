@@ -22,7 +22,7 @@ const LONG_REPLY = "第一句话正好写到这里结束了。第二句话也写
  * host makes (types, required, enums, defaults, unknown parameters), and the payload of a
  * private-chat reply whose text was split. One bot serves the whole file.
  */
-describe("reply extension parameters and payload details (seeds 000/001)", () => {
+describe("reply extension parameters and payload details", () => {
   const sandbox = new PluginSandbox();
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
