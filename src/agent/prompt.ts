@@ -96,13 +96,7 @@ export function plannerMessages(
 ): LlmMessage[] {
   const { prompts } = input;
   return [
-    {
-      role: "system",
-      content: prompts.render(system, {
-        identity: identityText(prompts, input.identity),
-        channel_prompts: sectionsText(input.systemParts),
-      }),
-    },
+    systemMessage(input, system),
     {
       role: "user",
       content: prompts.render("planner_request", {
@@ -114,6 +108,21 @@ export function plannerMessages(
       ...imagesOf(input),
     },
   ];
+}
+
+/** The persona and the plugins' system parts, in the planner's or the replyer's template. */
+function systemMessage(
+  input: TurnPromptInput,
+  template: "planner" | "planner_single" | "replyer",
+): LlmMessage {
+  const { prompts } = input;
+  return {
+    role: "system",
+    content: prompts.render(template, {
+      identity: identityText(prompts, input.identity),
+      channel_prompts: sectionsText(input.systemParts),
+    }),
+  };
 }
 
 function imagesOf(input: TurnPromptInput): { images?: LlmImage[] } {
@@ -132,13 +141,7 @@ export interface ReplyPromptInput extends TurnPromptInput {
 export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
   const { prompts } = input;
   return [
-    {
-      role: "system",
-      content: prompts.render("replyer", {
-        identity: identityText(prompts, input.identity),
-        channel_prompts: sectionsText(input.systemParts),
-      }),
-    },
+    systemMessage(input, "replyer"),
     {
       role: "user",
       content: prompts.render("replyer_request", {
