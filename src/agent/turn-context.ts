@@ -237,7 +237,7 @@ export class TurnContext {
       historyLines,
       newLines: batch.messages.map((message) => this.labelledLine(message)),
       omittedCount: batch.omitted?.messageIds.length ?? 0,
-      // Seed 003: the quote block, then the quoting message itself.
+      // Quote resolution: the quote block, then the quoting message itself.
       quoteBlock: this.quoteBlock && `${this.quoteBlock}\n${this.labelledLine(this.quoteMessage!)}`,
       systemParts: this.systemParts,
       enrichments: this.enrichments,

@@ -51,13 +51,13 @@ export function buildReplyExtension(
   };
 }
 
-/** Seed 001: unknown parameters are refused by default, also under a full schema that says nothing. */
+/** Unknown reply extension parameters are refused by default, also under a full schema that says nothing. */
 function refuseUnknown(schema: JsonSchema): JsonSchema {
   return "additionalProperties" in schema ? schema : { ...schema, additionalProperties: false };
 }
 
 /**
- * Seed 001: defaults are validated too. A default that breaks its own schema is refused here,
+ * Reply extensions' rule: defaults are validated too. A default that breaks its own schema is refused here,
  * or every reply relying on it would be refused and the model blamed for it.
  */
 function checkDefaults(schema: JsonSchema, ajv: Ajv): void {

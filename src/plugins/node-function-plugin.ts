@@ -96,7 +96,7 @@ export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoa
 }
 
 /**
- * Seed 004 writes `f(bot, event, config, target_name)`: when the names after the three
+ * The function-declaration style writes `f(bot, event, config, target_name)`: when the names after the three
  * injected ones are plain parameters — two or more, or one the schema declares — the
  * arguments go in by those names. Otherwise (none, a destructuring pattern, a rest
  * parameter, or one undeclared name such as `args`) the fourth value is the whole object.

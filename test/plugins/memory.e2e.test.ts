@@ -33,7 +33,7 @@ export default class Notes extends Plugin {
 }
 `;
 
-/** Seed 004's style: the function's \`event\` carries \`memory\`. */
+/** The function-declaration style: the function's \`event\` carries \`memory\`. */
 const FUNCTIONS = {
   "index.ts": `export const functionDeclarations = [{ name: "recall_about_me", description: "关于我记得什么", parameters: { type: "object", properties: { query: { type: "string" } } } }];
 export const dynamicImports = { "./recall.ts": ["recall_about_me"] };`,

@@ -39,7 +39,7 @@ export default class Looker extends Plugin {
 }
 `;
 
-/** Seed 004's style: the function's `event` carries the pictures. */
+/** The function-declaration style: the function's `event` carries the pictures. */
 const SIZES = {
   "index.ts": `export const functionDeclarations = [{ name: "picture_size", description: "图有多大" }];
 export const dynamicImports = { "./size.ts": ["picture_size"] };`,

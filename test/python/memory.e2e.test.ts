@@ -7,7 +7,7 @@ import { PluginSandbox, pythonPlugin } from "./python-fixtures.ts";
 /**
  * Class style: tools remembering, recalling and forgetting through `event.memory`, answering
  * the model with what they got or the MemoryAccessError they caught; a PreToolUse hook reading
- * its `memory` keyword. Seed-004 style: a function recalling through `event.memory` too.
+ * its `memory` keyword. Function-declaration style: a function recalling through `event.memory` too.
  */
 const NOTES = `
 from maibot_sdk import Hook, MaiBotPlugin, MemoryAccessError, Tool

@@ -6,7 +6,7 @@ import { PluginSandbox, pythonPlugin } from "./python-fixtures.ts";
 
 /**
  * Class style: a tool fetching `event.pictures[0]` and a guard fetching its `pictures`,
- * refusing PNGs. Seed-004 style: a function reading `event.pictures` the same way.
+ * refusing PNGs. Function-declaration style: a function reading `event.pictures` the same way.
  */
 const LOOKER = `
 import hashlib

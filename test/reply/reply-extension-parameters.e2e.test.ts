@@ -18,7 +18,7 @@ import {
 const LONG_REPLY = "第一句话正好写到这里结束了。第二句话也写得很长才行。";
 
 /**
- * Seeds 000/001's parameter rules beyond the basics: a full object JSON Schema, the checks the
+ * Reply extensions' parameter rules beyond the basics: a full object JSON Schema, the checks the
  * host makes (types, required, enums, defaults, unknown parameters), and the payload of a
  * private-chat reply whose text was split. One bot serves the whole file.
  */

@@ -189,7 +189,7 @@ export class ComponentFactory {
     }
   }
 
-  /** Seed 002's `hook` params: camelCase on the wire, the tool fields always present. */
+  /** The stdio protocol's `hook` params: camelCase on the wire, the tool fields always present. */
   private hookParams(input: HookInput, call: CallContext): JsonObject {
     const tool = "tool_name" in input ? input : undefined;
     return {

@@ -1,5 +1,5 @@
 /**
- * Seed 002's JSON-lines protocol as data: how a line from the plugin is read (a push or the
+ * The stdio protocol (JSON lines) as data: how a line from the plugin is read (a push or the
  * answer to the pending call) and the JSON Schemas every answer and push is checked against
  * once, here at the edge.
  */
