@@ -12,7 +12,7 @@ import { startApp } from "../src/app.ts";
 import { validateConfig } from "../src/config/validate.ts";
 import type { LlamaCppProviderConfig } from "../src/llm/config.ts";
 import { toChatHistory } from "../src/llm/llama-cpp/chat-history.ts";
-import { LlamaRuntime } from "../src/llm/llama-cpp/runtime.ts";
+import { LlamaRuntime } from "../src/llm/llama-cpp/llama-runtime.ts";
 import { LlmClient } from "../src/llm/llm-client.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { createLocalModelStack } from "../src/models/local-model-stack.ts";

@@ -12,7 +12,7 @@ import { createMessagePath } from "./app/message-path.ts";
 import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
-import { clockOfZone, triggerSettings } from "./app/settings.ts";
+import { clockOfZone, triggerSettings } from "./app/service-settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";

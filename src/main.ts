@@ -6,9 +6,9 @@ import { configJsonSchema } from "./config/schema.ts";
 import { createLogger } from "./log/logger.ts";
 import { secretPatterns } from "./schema/secret-paths.ts";
 
-/** Exit code for a config that cannot be used (DESIGN §2). */
+/** Exit code for a config that cannot be used; scripts and service managers rely on it. */
 const EXIT_BAD_CONFIG = 2;
-/** DESIGN §2: exit within 10 s of SIGINT/SIGTERM. */
+/** Exit within 10 s of SIGINT/SIGTERM, as service managers expect. */
 const SHUTDOWN_DEADLINE_MS = 9_500;
 
 async function main(): Promise<void> {

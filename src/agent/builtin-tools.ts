@@ -79,7 +79,7 @@ export interface BuiltinTool extends ToolComponent {
 }
 
 /**
- * reply, no_reply and wait (the LLM conversation contract), in the order they are declared.
+ * reply, no_reply and wait (the planner's own tools), in the order they are declared.
  * `pluginOptions` is the reply extensions' schema, when any. In single mode the reply call
  * carries the `text` to send instead of an `intent` for the replyer.
  */

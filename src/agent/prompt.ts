@@ -24,7 +24,7 @@ export interface TurnPromptInput {
   /** New messages left out because too many arrived at once (they stay stored); said after the rest. */
   omittedCount?: number;
   /**
-   * What the newest quoting message quotes and forwards (seed 003's block) followed by that
+   * What the newest quoting message quotes and forwards (the quote block) followed by that
    * message, shown after the chat under the new messages' heading.
    */
   quoteBlock?: string;
@@ -96,13 +96,7 @@ export function plannerMessages(
 ): LlmMessage[] {
   const { prompts } = input;
   return [
-    {
-      role: "system",
-      content: prompts.render(system, {
-        identity: identityText(prompts, input.identity),
-        channel_prompts: sectionsText(input.systemParts),
-      }),
-    },
+    systemMessage(input, system),
     {
       role: "user",
       content: prompts.render("planner_request", {
@@ -116,6 +110,21 @@ export function plannerMessages(
   ];
 }
 
+/** The persona and the plugins' system parts, in the planner's or the replyer's template. */
+function systemMessage(
+  input: TurnPromptInput,
+  template: "planner" | "planner_single" | "replyer",
+): LlmMessage {
+  const { prompts } = input;
+  return {
+    role: "system",
+    content: prompts.render(template, {
+      identity: identityText(prompts, input.identity),
+      channel_prompts: sectionsText(input.systemParts),
+    }),
+  };
+}
+
 function imagesOf(input: TurnPromptInput): { images?: LlmImage[] } {
   return input.images?.length ? { images: input.images } : {};
 }
@@ -125,20 +134,14 @@ export interface ReplyPromptInput extends TurnPromptInput {
   targetLine: string;
   /** What the planner wants to say, when it said. */
   intent?: string;
-  /** Extra requirements from reply extensions (seed 000/001 `extra_prompt`), verbatim. */
+  /** Extra requirements from reply extensions (their prepare phase's `extra_prompt`), verbatim. */
   extraPrompts: string[];
 }
 
 export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
   const { prompts } = input;
   return [
-    {
-      role: "system",
-      content: prompts.render("replyer", {
-        identity: identityText(prompts, input.identity),
-        channel_prompts: sectionsText(input.systemParts),
-      }),
-    },
+    systemMessage(input, "replyer"),
     {
       role: "user",
       content: prompts.render("replyer_request", {

@@ -26,7 +26,7 @@ export interface TurnPictureView extends PictureDescriptions {
 
 export interface TurnContextDeps {
   messages: MessageStore;
-  /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
+  /** The quote block (quote resolution) for a realtime turn's quoting message; never rejects. */
   quotes: {
     blockFor(
       message: ChatMessage,
@@ -276,7 +276,7 @@ export class TurnContext {
       historyLines,
       newLines: batch.messages.map((message) => this.labelledLine(message)),
       omittedCount: batch.omitted?.messageIds.length ?? 0,
-      // Seed 003: the quote block, then the quoting message itself.
+      // Quote resolution: the quote block, then the quoting message itself.
       quoteBlock: this.quoteBlock && `${this.quoteBlock}\n${this.labelledLine(this.quoteMessage!)}`,
       systemParts: this.systemParts,
       enrichments: this.enrichments,

@@ -36,7 +36,7 @@ export interface TurnRunnerDeps {
   fenceOf?: (sessionId: string) => FenceToken | undefined;
   /** A turn the store refused that way: its triggers and record go to the session's current owner. */
   handOver?: (work: { sessionId: string; replyIds: string[]; triggerIds: string[] }) => void;
-  /** The quote block (seed 003) for a realtime turn's quoting message; never rejects. */
+  /** The quote block (quote resolution) for a realtime turn's quoting message; never rejects. */
   quotes: TurnContextDeps["quotes"];
   names: TurnContextDeps["names"];
   settings: () => AgentSettings;

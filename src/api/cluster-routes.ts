@@ -3,7 +3,7 @@ import type { ConsoleApiDeps } from "./deps.ts";
 import type { ClusterAnswer } from "./types.ts";
 
 /**
- * `GET /api/cluster`: every live instance of the cluster this bot belongs to (issue 20), read
+ * `GET /api/cluster`: every live instance of the cluster this bot belongs to (instances over Redis), read
  * from their heartbeats in Redis, so the console of any instance shows all of them.
  */
 export function registerClusterRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {

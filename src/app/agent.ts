@@ -20,8 +20,8 @@ import { ReplyStage } from "../reply/reply-stage.ts";
 import type { MessageStore, Stores } from "../store/types.ts";
 import { clusterTurns } from "./cluster-member.ts";
 import { type TurnPicturesDeps, turnPicturesOf } from "./pictures.ts";
-import { agentSettings } from "./settings.ts";
-import { turnPluginsOf } from "./turn-plugins.ts";
+import { agentSettings } from "./service-settings.ts";
+import { turnPluginsOf } from "./turn-plugin-wiring.ts";
 
 export interface AgentParts {
   /** The current client: `app.ts` replaces it on a config reload, so it is read per call. */

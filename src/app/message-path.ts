@@ -36,7 +36,7 @@ import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import { runsAccount } from "./adapters.ts";
 import { deliveryLedger, mayRunHere } from "./cluster-member.ts";
-import { triggerSettings, turnBounds } from "./settings.ts";
+import { triggerSettings, turnBounds } from "./service-settings.ts";
 
 export interface MessagePathParts {
   messages: MessageStore;

@@ -28,7 +28,7 @@ export interface TurnPicturesDeps {
 }
 
 /**
- * Each turn's picture descriptions (issue 17): one describer for the process (it counts the
+ * Each turn's picture descriptions: one describer for the process (it counts the
  * day's attempts), the fetcher of the turn's platform account; and the kept stickers, which
  * the describer fills and the planner's `send_sticker` sends.
  */

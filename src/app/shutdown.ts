@@ -13,7 +13,7 @@ import type { PromptLibrary } from "../prompts/prompt-library.ts";
 import type { HttpServer } from "../server/http-server.ts";
 import type { Stores } from "../store/types.ts";
 
-/** How long shutdown waits for turns in flight before closing anyway (DESIGN §2 allows 10 s in all). */
+/** How long shutdown waits for turns in flight before closing anyway (the exit comes within 10 s). */
 const SHUTDOWN_GRACE_MS = 3_000;
 /** How long failed turns get to wind down; then stdio plugins have their 5 s deactivation grace. */
 const SHUTDOWN_ABORT_MS = 1_000;

@@ -4,7 +4,7 @@ import { renderSegments } from "../message/render.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import { clip } from "../util/values.ts";
-import { accessDenial } from "./access-policy.ts";
+import { accessDenial } from "./chat-access.ts";
 import type { AccessSettings } from "./config.ts";
 import type { DigestScheduler } from "./digest-scheduler.ts";
 import type { RealtimeBatcher } from "./realtime-batcher.ts";

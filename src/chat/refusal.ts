@@ -6,7 +6,7 @@ import { turnStartedData } from "./turn-started.ts";
 
 /** Messages the bot will not answer, and why. */
 export interface Refusal {
-  /** `access.denied` (src/chat/access-policy.ts) or `limit.reached` (src/chat/turn-limits.ts). */
+  /** `access.denied` (src/chat/chat-access.ts) or `limit.reached` (src/chat/turn-limits.ts). */
   type: "access.denied" | "limit.reached";
   batch: Batch;
   /** The rule or limit and the values it compared, for the timeline. */

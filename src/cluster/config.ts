@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { formattedString, group, milliseconds } from "../schema/fields.ts";
 
-/** The `cluster` config key: several instances sharing the work over Redis (issue 20). */
+/** The `cluster` config key: several instances sharing the work over Redis. */
 export const clusterSchema = group(
   "Several instances sharing the work over Redis (needs a postgres:// storage.url). Empty redisUrl: this instance works alone.",
   {

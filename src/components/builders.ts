@@ -1,5 +1,5 @@
 /**
- * Turns what a plugin declares (decorator options, seed 004 declarations, later a stdio
+ * Turns what a plugin declares (decorator options, function declarations, later a stdio
  * plugin's activate answer) into host components, checking the declaration once here.
  * The runtime supplies how to call the plugin; everything else is decided in this file.
  */

@@ -1,7 +1,7 @@
 /**
  * Turns a reply extension declaration (the `@ReplyExtension` options, or the same fields from
  * a stdio plugin) into a host component. Any runtime calls this with its own `invoke`: an
- * async function taking the DESIGN §7 payload and resolving with the handler's result.
+ * async function taking the reply extension payload and resolving with the handler's result.
  */
 import type { Ajv, ErrorObject } from "ajv";
 import type { JsonSchema, ReplyExtensionOptions } from "../sdk/types.ts";
@@ -51,13 +51,13 @@ export function buildReplyExtension(
   };
 }
 
-/** Seed 001: unknown parameters are refused by default, also under a full schema that says nothing. */
+/** Unknown reply extension parameters are refused by default, also under a full schema that says nothing. */
 function refuseUnknown(schema: JsonSchema): JsonSchema {
   return "additionalProperties" in schema ? schema : { ...schema, additionalProperties: false };
 }
 
 /**
- * Seed 001: defaults are validated too. A default that breaks its own schema is refused here,
+ * Reply extensions' rule: defaults are validated too. A default that breaks its own schema is refused here,
  * or every reply relying on it would be refused and the model blamed for it.
  */
 function checkDefaults(schema: JsonSchema, ajv: Ajv): void {

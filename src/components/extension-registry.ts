@@ -10,7 +10,7 @@ export class ReplyExtensionRegistry extends ComponentRegistry<ReplyExtensionComp
   /**
    * The reply tool's `plugin_options` schema for a session: one key per extension active
    * there, holding that extension's parameter schema. Undefined when none is, so the reply
-   * tool then has no `plugin_options` at all (DESIGN §5). Keys are in full-name order, so the
+   * tool then has no `plugin_options` at all (as if none existed). Keys are in full-name order, so the
    * declaration stays byte-identical across turns (prefix caches).
    */
   optionsSchema(session: SessionRef): JsonSchema | undefined {

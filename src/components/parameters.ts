@@ -3,7 +3,7 @@ import type { JsonSchema, ParametersDeclaration, ToolParameterInfo } from "../sd
 /**
  * Turns any of the three ways to declare parameters into one object JSON Schema:
  * a list of parameter descriptions, a property map, or a full object schema (kept as
- * written). The first two refuse unknown arguments, as seed 001 asks. References are
+ * written). The first two refuse unknown arguments, as reply extensions' parameters do. References are
  * refused everywhere: the schema goes to providers that cannot follow them.
  */
 export function normalizeParameters(declared: ParametersDeclaration | undefined): JsonSchema {

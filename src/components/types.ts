@@ -136,7 +136,7 @@ export interface EnricherComponent extends ComponentBase {
 }
 
 /**
- * A reply extension (seeds 000/001, DESIGN §7). `invoke` takes the snake_case payload and
+ * A reply extension (prepare and before_send phases). `invoke` takes the snake_case payload and
  * resolves with whatever the handler returned; the reply stage checks it.
  */
 export interface ReplyExtensionComponent extends ComponentBase {

@@ -1,6 +1,6 @@
 import { findMcpProblems } from "../mcp/config.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
-import { isLoopbackHost } from "../server/access-policy.ts";
+import { isLoopbackHost } from "../server/request-access.ts";
 import type { TsumugiConfig } from "./schema.ts";
 
 /** Rules that involve more than one key, checked once the config matches the schema. */

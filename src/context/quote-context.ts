@@ -23,7 +23,7 @@ export interface QuoteContextDeps {
   logger: Logger;
 }
 
-/** Builds the quote block (seed 003) that prefixes a realtime turn's new messages. */
+/** Builds the quote block that prefixes a realtime turn's new messages. */
 export class QuoteContext {
   /** Building a time formatter costs more than resolving a quote; kept while the zone holds. */
   private clock: { timeZone: string; text: ClockText } | undefined;

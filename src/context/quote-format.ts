@@ -3,7 +3,7 @@ import { CONTINUATION_INDENT, messageText } from "./message-line.ts";
 import type { ResolvedQuote } from "./quote-types.ts";
 
 /**
- * The quote block exactly as seed 003 draws it:
+ * The quote block, exactly in this form:
  *
  *   [引用 张三(10001) 于 09:59:59 的消息：今天天气怎么样
  *     - 李四(10002) 10:00:05：北京今天晴，最高温度 28 度

@@ -42,7 +42,7 @@ interface WalkState {
 
 /**
  * Fetches the quoted message (`get_msg`) and expands merged forwards (`get_forward_msg`), as
- * seed 003 specifies. A failed call degrades its part to `[引用消息获取失败]`; nothing here
+ * quote resolution asks. A failed call degrades its part to `[引用消息获取失败]`; nothing here
  * throws because of what the platform answered. Undefined when there is nothing to resolve.
  */
 export async function resolveQuote(

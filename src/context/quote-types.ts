@@ -1,4 +1,4 @@
-/** Shapes shared by quote resolution (seed 003), its budgets and its renderer. */
+/** Shapes shared by quote resolution, its budgets and its renderer. */
 
 /** One message of an expanded merged forward. */
 export interface ForwardNode {

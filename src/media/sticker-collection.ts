@@ -32,7 +32,7 @@ export interface StickerTurn {
 export const MAX_STICKER_BYTES = 1024 * 1024;
 
 /**
- * Stickers back (issue 17, MaiBot's "表情包小偷"): stickers described in chats where
+ * Stickers back (MaiBot's "表情包小偷"): stickers described in chats where
  * `stickers.*` turns them on are kept, and the planner's `send_sticker` picks one of them.
  * Never throws for what the database did: a lost sticker is logged and the turn goes on.
  */

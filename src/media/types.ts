@@ -1,5 +1,5 @@
 /**
- * Pictures in chat (issue 17): what a message points at, and the bytes once fetched.
+ * Pictures in chat: what a message points at, and the bytes once fetched.
  * Fetching (src/media/fetch-*.ts) and describing (src/media/vision-*.ts) meet here.
  */
 

@@ -1,15 +1,25 @@
 import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
 import { matchCommandWords } from "../components/command-words.ts";
-import type { CommandComponent, CommandMatch } from "../components/types.ts";
+import type { CommandComponent } from "../components/types.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { MemorySettings } from "./config.ts";
 import type { MemoryService } from "./memory-service.ts";
 import type { MemoryEntry, MemorySubject } from "./types.ts";
-import { groupSubjectOf, placeOf, senderSubject, subjectNamed } from "./visibility.ts";
+import { groupSubjectOf, type MemoryPlace, placeOf, senderSubject, subjectNamed } from "./visibility.ts";
 
 /** Most memories `/memory` lists in one message. */
 const SHOWN = 20;
+
+/** One use of `/forget` or `/memory`: who asked where, and what they named after the command. */
+interface MemoryCommandCall {
+  command: string;
+  /** A user id, `group` or a memory `#id`; undefined for the sender themselves. */
+  target: string | undefined;
+  message: ChatMessage;
+  place: MemoryPlace;
+  isAdmin: boolean;
+}
 
 export interface MemoryCommandDeps {
   memory: MemoryService;
@@ -30,7 +40,7 @@ export function memoryCommands(deps: MemoryCommandDeps): CommandComponent[] {
       "忘记关于你的记忆",
       () => deps.settings().forgetCommands,
       "[用户id | #编号 | group]",
-      (match, message, admin) => forget(deps, match, message, admin),
+      (call) => forget(deps, call),
     ),
     hostCommand(
       () => deps.memory.enabled(),
@@ -38,7 +48,7 @@ export function memoryCommands(deps: MemoryCommandDeps): CommandComponent[] {
       "看看我记得关于你的事",
       () => deps.settings().showCommands,
       "[用户id | group]",
-      (match, message, admin) => show(deps, match, message, admin),
+      (call) => show(deps, call),
     ),
   ];
 }
@@ -49,7 +59,7 @@ function hostCommand(
   description: string,
   words: () => string[],
   usage: string,
-  run: (match: CommandMatch, message: ChatMessage, isAdmin: boolean) => Promise<string>,
+  run: (call: MemoryCommandCall) => Promise<string>,
 ): CommandComponent {
   return {
     kind: "command",
@@ -65,19 +75,21 @@ function hostCommand(
     },
     match: (text) => matchCommandWords(text.trim(), words()),
     invoke: async (match, call) =>
-      enabled() ? run(match, call.message, call.isAdmin) : "记忆功能没有开启。",
+      enabled()
+        ? run({
+            command: match.command,
+            target: match.args[0],
+            message: call.message,
+            place: placeOf(call.message),
+            isAdmin: call.isAdmin,
+          })
+        : "记忆功能没有开启。",
   };
 }
 
-async function forget(
-  deps: MemoryCommandDeps,
-  match: CommandMatch,
-  message: ChatMessage,
-  isAdmin: boolean,
-): Promise<string> {
+async function forget(deps: MemoryCommandDeps, call: MemoryCommandCall): Promise<string> {
   const { memory } = deps;
-  const place = placeOf(message);
-  const target = match.args[0];
+  const { command, target, message, place, isAdmin } = call;
   if (target === undefined || target === message.userId) {
     const { length: count } = await memory.forgetSubject(senderSubject(message), place.sessionId, "command");
     return count > 0
@@ -94,27 +106,21 @@ async function forget(
   }
   if (!isAdmin) return "只有管理员可以忘记别人的记忆。";
   const subject = subjectNamed(place, target);
-  if (subject === undefined) return `用法：${match.command} [用户id | #编号 | group]`;
+  if (subject === undefined) return `用法：${command} [用户id | #编号 | group]`;
   const { length: count } = await memory.forgetSubject(subject, place.sessionId, "command");
   return subject === groupSubjectOf(place)
     ? `已忘记关于本群的 ${count} 条记忆。`
     : `已忘记关于 ${target} 的 ${count} 条记忆。`;
 }
 
-async function show(
-  deps: MemoryCommandDeps,
-  match: CommandMatch,
-  message: ChatMessage,
-  isAdmin: boolean,
-): Promise<string> {
+async function show(deps: MemoryCommandDeps, call: MemoryCommandCall): Promise<string> {
   const { memory } = deps;
-  const place = placeOf(message);
-  const target = match.args[0];
+  const { command, target, message, place, isAdmin } = call;
   let subject: MemorySubject | undefined = senderSubject(message);
   if (target !== undefined && target !== message.userId) {
     if (!isAdmin) return "只有管理员可以查看别人的记忆。";
     subject = subjectNamed(place, target);
-    if (subject === undefined) return `用法：${match.command} [用户id | group]`;
+    if (subject === undefined) return `用法：${command} [用户id | group]`;
   }
   // Seen here only: the reply is read by everyone in the chat.
   const entries = await memory.aboutHere(subject, place, SHOWN + 1);

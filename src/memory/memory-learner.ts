@@ -1,4 +1,4 @@
-import { accessDenial } from "../chat/access-policy.ts";
+import { accessDenial } from "../chat/chat-access.ts";
 import type { AccessSettings } from "../chat/config.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";
@@ -54,7 +54,7 @@ interface LearnedChange {
 }
 
 /**
- * Background learning (issue 18): every `memory.learnEvery` messages a chat stores (from
+ * Background learning: every `memory.learnEvery` messages a chat stores (from
  * people the access rules let in), one pass at a time reads the chat's new stretch with the
  * `memory` model task and applies the additions, updates, confirmations and deletions it
  * proposes to what is known about the people in it and the group. Where a chat was read up

@@ -1,23 +1,11 @@
-import type { ZonedClock } from "../context/clock-text.ts";
-import type { Embedder } from "../llm/embedder.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { namespaceSessionPrefix } from "../message/message-source.ts";
-import type { Monitor } from "../monitor/monitor.ts";
-import type { PromptTemplates } from "../prompts/templates.ts";
-import type { MemorySettings } from "./config.ts";
 import { uniqueEntries } from "./entries.ts";
 import { memoryLine } from "./memory-lines.ts";
 import { memoryTerms } from "./terms.ts";
-import { EMBEDDING_TASK, type RecallTurn, recallSection } from "./turn-recall.ts";
-import type {
-  MemoryEntry,
-  MemoryOrigin,
-  MemorySource,
-  MemoryStore,
-  MemorySubject,
-  NewMemory,
-} from "./types.ts";
+import { EMBEDDING_TASK, type RecallDeps, type RecallTurn, recallSection } from "./turn-recall.ts";
+import type { MemoryEntry, MemoryOrigin, MemorySource, MemorySubject, NewMemory } from "./types.ts";
 import {
   changeableAt,
   type MemoryPlace,
@@ -28,14 +16,7 @@ import {
   visibleAt,
 } from "./visibility.ts";
 
-export interface MemoryServiceDeps {
-  store: MemoryStore;
-  settings: () => MemorySettings;
-  prompts: () => PromptTemplates;
-  clock: () => ZonedClock;
-  /** Embeddings for vector similarity, when `llm.models.embedding` names a model (read per call: reloads swap it). */
-  embedder?: () => Pick<Embedder, "configured" | "embed"> | undefined;
-  monitor: Monitor;
+export interface MemoryServiceDeps extends RecallDeps {
   logger: Logger;
 }
 

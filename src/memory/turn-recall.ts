@@ -1,11 +1,25 @@
-import { cosine } from "../llm/embedder.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import { cosine, type Embedder } from "../llm/embedder.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
+import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { MemorySettings } from "./config.ts";
 import { unique, uniqueEntries } from "./entries.ts";
 import { linesWithin, memoryLine } from "./memory-lines.ts";
-import type { MemoryServiceDeps } from "./memory-service.ts";
-import type { MemoryEntry, MemoryHit } from "./types.ts";
+import type { MemoryEntry, MemoryHit, MemoryStore } from "./types.ts";
 import { groupSubjectOf, mentionedSubjects, placeOf, senderSubject, visibleAt } from "./visibility.ts";
+
+/** What a turn's recall reads: the store, and settings, prompts and clock per call (reloads swap them). */
+export interface RecallDeps {
+  store: MemoryStore;
+  settings: () => MemorySettings;
+  prompts: () => PromptTemplates;
+  clock: () => ZonedClock;
+  /** Embeddings for vector similarity, when `llm.models.embedding` names a model. */
+  embedder?: () => Pick<Embedder, "configured" | "embed"> | undefined;
+  monitor: Monitor;
+}
 
 /** What a turn recalls for: its new messages and the recent chat before them. */
 export interface RecallTurn {
@@ -36,7 +50,7 @@ const MAX_QUERY_CHARS = 400;
  * to what was said reorders these candidates (and the recent chat's people's other facts).
  * Searches stay within named subjects, so they cost about the same at 100,000 memories as at 100.
  */
-export async function recallSection(deps: MemoryServiceDeps, turn: RecallTurn): Promise<string> {
+export async function recallSection(deps: RecallDeps, turn: RecallTurn): Promise<string> {
   const settings = deps.settings();
   const spoken = turn.messages.filter((message) => !message.fromSelf);
   const first = spoken[0];

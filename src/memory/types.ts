@@ -1,5 +1,5 @@
 /**
- * Long-term memory (issue 18): short facts about people and groups, each with where, when and
+ * Long-term memory: short facts about people and groups, each with where, when and
  * from which messages it was learned. The store keeps and searches them; the memory service
  * (src/memory/memory-service.ts) decides what a turn recalls and what it learns.
  *

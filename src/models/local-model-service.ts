@@ -1,6 +1,6 @@
+import type { LlamaRuntime } from "../llm/llama-cpp/llama-runtime.ts";
+import { LLAMA_RUNTIME_VERSION } from "../llm/llama-cpp/llama-runtime.ts";
 import type { LocalModelStatus } from "../llm/llama-cpp/local-model.ts";
-import type { LlamaRuntime } from "../llm/llama-cpp/runtime.ts";
-import { LLAMA_RUNTIME_VERSION } from "../llm/llama-cpp/runtime.ts";
 import type { Logger } from "../log/logger.ts";
 import type { CatalogModel } from "./catalog.ts";
 import { downloadFile } from "./download-file.ts";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import { LlamaRuntime } from "../llm/llama-cpp/llama-runtime.ts";
 import { LocalModels } from "../llm/llama-cpp/local-models.ts";
-import { LlamaRuntime } from "../llm/llama-cpp/runtime.ts";
 import type { Logger } from "../log/logger.ts";
 import { type CatalogModel, RECOMMENDED_MODELS } from "./catalog.ts";
 import { LocalModelService } from "./local-model-service.ts";

@@ -121,7 +121,7 @@ function originOf(event: PluginEvent): SessionOrigin {
 
 function toSegments(outgoing: OutgoingMessage): Segment[] {
   if (typeof outgoing === "string") return [makeSegment("text", { text: outgoing })];
-  // One segment, as seed 004 sends `Image(…)`, is the list holding it.
+  // One segment, as function-declaration plugins send `Image(…)`, is the list holding it.
   const list = isSegmentLike(outgoing) ? [outgoing] : outgoing;
   if (!Array.isArray(list) || list.length === 0) {
     throw new Error("bot.send needs a string, a segment or a non-empty list of segments");
@@ -137,7 +137,7 @@ function isSegmentLike(value: unknown): value is ReplySegment | OneBotSegment {
   return typeof value === "object" && value !== null && !Array.isArray(value) && "type" in value;
 }
 
-/** A segment in the seed's form (its `data` is a string, or a `dict`'s segment), else a OneBot one wrapped in `dict`. */
+/** A reply segment (its `data` is a string, or a `dict`'s segment), else a OneBot one wrapped in `dict`. */
 function asReplySegment(segment: ReplySegment | OneBotSegment): ReplySegment {
   if (typeof segment.data === "string" || segment.type === "dict") return segment as ReplySegment;
   return { type: "dict", data: { type: segment.type, data: segment.data ?? {} } };

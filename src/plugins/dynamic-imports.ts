@@ -4,10 +4,11 @@ import { basename, isAbsolute, join, normalize } from "node:path";
 const SCRIPT_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
 /**
- * Reads seed 004's `dynamic_imports` (`{ modulePath: [functionName, …] }`) into function
+ * Reads the `dynamic_imports` of a function-declaration plugin
+ * (`{ modulePath: [functionName, …] }`) into function
  * name → module file (relative to the plugin folder), every path resolved now so a wrong
  * one fails the load instead of the model's first call. A key is a file path
- * (`./service.ts`, `lib/service`) or a dotted module path as the seed writes it
+ * (`./service.ts`, `lib/service`) or a dotted module path as Python writes it
  * (`run.gold_vault.service`): the longest tail of it that names a module in the folder
  * (`run/gold_vault/service.ts`, then `gold_vault/service.ts`, then `service.ts`; each also
  * as `…/index.ts`, and `.mts`, `.js`, `.mjs`), or the entry when it names the folder itself.

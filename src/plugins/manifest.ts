@@ -6,7 +6,7 @@ import { PLUGIN_ID } from "../schema/formats.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import { SDK_VERSION } from "../sdk/version.ts";
 
-/** plugin.json (DESIGN §6), defaults filled. */
+/** plugin.json (docs/plugins.md), defaults filled. */
 export interface PluginManifest {
   id: string;
   name: string;

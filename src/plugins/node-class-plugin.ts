@@ -2,7 +2,7 @@ import { type Built, buildCommand, buildEnricher, buildHook, buildTool } from ".
 import { buildReplyExtension } from "../components/extension-builder.ts";
 import type { CallContext, Component } from "../components/types.ts";
 import type { Plugin } from "../sdk/plugin.ts";
-import { ATTACH, DECLARATIONS, type Declaration, PLUGIN_BRAND } from "../sdk/protocol.ts";
+import { ATTACH, DECLARATIONS, type Declaration, PLUGIN_BRAND } from "../sdk/sdk-symbols.ts";
 import type { HookResult, OutgoingMessage, PluginLogger } from "../sdk/types.ts";
 import type { PluginModuleScope } from "./module-loader.ts";
 import { assertUniqueNames, type LoadedPlugin, pluginLogger, type RuntimeLoadRequest } from "./runtime.ts";

@@ -15,21 +15,21 @@ interface FunctionDeclaration {
 type ToolFunction = (bot: unknown, event: unknown, config: unknown, ...business: unknown[]) => unknown;
 type Arguments = Record<string, unknown>;
 
-/** Each export under the camelCase name and under the seed's own snake_case one. */
+/** Each export under the camelCase name and under the snake_case one Python-style plugins write. */
 const EXPORT_NAMES = {
   description: ["pluginDescription", "plugin_description"],
   declarations: ["functionDeclarations", "function_declarations"],
   imports: ["dynamicImports", "dynamic_imports"],
 } as const;
 
-/** Whether the entry is in seed 004's style (it exports the function declarations under either name). */
+/** Whether the entry declares functions (it exports the function declarations under either name). */
 export function isFunctionPluginEntry(entry: Record<string, unknown>): boolean {
   return EXPORT_NAMES.declarations.some((name) => Array.isArray(entry[name]));
 }
 
 /**
- * Seed 004's style: the entry exports `pluginDescription`, flat `functionDeclarations` and
- * `dynamicImports` (or the seed's `plugin_description`, `function_declarations`,
+ * The function-declaration style: the entry exports `pluginDescription`, flat `functionDeclarations` and
+ * `dynamicImports` (or the snake_case `plugin_description`, `function_declarations`,
  * `dynamic_imports`). Module paths are checked at load; a module is imported the first time
  * the model calls one of its functions. The call is `fn(bot, event, config, …)`: the three
  * injected values come first and model arguments never replace them (see `businessArguments`).
@@ -79,7 +79,7 @@ export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoa
       async (args, call) => {
         const fn = await functionNamed(declaration.name, modulePath);
         const business = businessArguments(fn, tool.component.parameters, args);
-        // The seed's `event` carries the class style's `context.pictures` and `context.memory` too.
+        // This style's `event` carries the class style's `context.pictures` and `context.memory` too.
         const event = { ...call.event, pictures: call.pictures, memory: call.memoryFor(pluginId) };
         return fn(call.bot, event, request.config(), ...business);
       },
@@ -96,7 +96,7 @@ export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoa
 }
 
 /**
- * Seed 004 writes `f(bot, event, config, target_name)`: when the names after the three
+ * The function-declaration style writes `f(bot, event, config, target_name)`: when the names after the three
  * injected ones are plain parameters — two or more, or one the schema declares — the
  * arguments go in by those names. Otherwise (none, a destructuring pattern, a rest
  * parameter, or one undeclared name such as `args`) the fourth value is the whole object.

@@ -167,7 +167,7 @@ export class PluginHost {
   }
 
   /**
-   * Rescans the plugin folders and reloads every plugin (seed 004's refresh_tools); what
+   * Rescans the plugin folders and reloads every plugin (function-declaration `refresh_tools`); what
    * plugins reach as `bot.refreshTools()`.
    */
   refreshTools(): Promise<void> {

@@ -29,7 +29,7 @@ export interface RuntimeLoadRequest {
 
 /** One loaded version of a plugin, as a runtime hands it to the host. */
 export interface LoadedPlugin {
-  /** A description the plugin gave in code (seed 004's `pluginDescription`). */
+  /** A description the plugin gave in code (a function-declaration plugin's `pluginDescription`). */
   description?: string;
   /** Read again after `componentsChanged`. */
   readonly components: Built<Component>[];

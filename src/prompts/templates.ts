@@ -10,7 +10,7 @@ import {
   TEMPLATE_PLACEHOLDERS,
   type TemplateName,
 } from "./catalogue.ts";
-import { placeholdersIn, renderTemplate, templateText } from "./render.ts";
+import { placeholdersIn, renderTemplate, templateText } from "./template-syntax.ts";
 
 /** The shipped templates, one folder per language. */
 export const SHIPPED_PROMPTS = projectPath("prompts/");

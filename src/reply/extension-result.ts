@@ -6,7 +6,7 @@ import type {
   ReplySegmentType,
 } from "../sdk/types.ts";
 
-/** The seed's segment types; `satisfies` keeps the list the SDK's `ReplySegmentType`, no more, no less. */
+/** The reply segment types; `satisfies` keeps the list the SDK's `ReplySegmentType`, no more, no less. */
 const SEGMENT_TYPES = Object.keys({
   text: true,
   image: true,
@@ -65,7 +65,7 @@ function compileResultSchemas() {
 export type ResultCheck = (phase: ReplyExtensionPhase, result: unknown) => ReplyExtensionResult;
 
 /**
- * Checks what a handler returned against the shape of its phase (DESIGN §7) and returns a
+ * Checks what a handler returned against the shape of its phase (prepare or before_send) and returns a
  * copy the handler can no longer change; throws the reason when the shape is wrong.
  * `quote_previous` defaults to false. Segment contents are checked with the group.
  * The schemas are compiled at the first check: a bot without reply extensions never pays for it.

@@ -36,7 +36,7 @@ export interface ReplyInFlight {
 /** Raised when an extension fails a reply; its message names the extension, phase and reason. */
 export class ReplyExtensionFailure extends Error {}
 
-/** Reply extensions as the agent's reply step uses them (seeds 000/001). */
+/** Reply extensions as the agent's reply step uses them (prepare, before_send). */
 export class ReplyExtensionRunner {
   private readonly check: ResultCheck = createResultCheck();
 

@@ -1,5 +1,5 @@
 /**
- * The outgoing message group of a reply in the seed's dict form (DESIGN §7), how a group an
+ * The outgoing message group of a reply in the reply extensions' dict form, how a group an
  * extension returned is checked, and how it becomes OneBot segments for sending.
  */
 import { createHash } from "node:crypto";

@@ -5,7 +5,7 @@ import type { SessionOrigin } from "./outbox.ts";
 
 /**
  * What the planner decided to say (its `reply` call, checked): the reply stage writes and
- * sends it. Made by the agent, read by the reply stage (DESIGN §1).
+ * sends it. Made by the agent, read by the reply stage.
  */
 export interface ReplyPlan {
   /** The planner's reply tool call id (reply extensions see it as `call_id`). */

@@ -15,7 +15,7 @@ import { splitText } from "./split-text.ts";
 
 export interface ReplyStageDeps {
   outbox: Outbox;
-  /** Reply extensions (seeds 000/001): `plugin_options` of the reply tool, prepare and before_send. */
+  /** Reply extensions: `plugin_options` of the reply tool, prepare and before_send. */
   extensions: ReplyExtensionRunner;
   monitor: Monitor;
 }
@@ -31,7 +31,7 @@ export interface ReplyTurn {
 }
 
 /**
- * The reply stage (DESIGN §1): turns a planner's reply plan into sent messages — extension
+ * The reply stage: turns a planner's reply plan into sent messages — extension
  * prepare → replyer (streamed) → split → before_send → outbox.
  */
 export class ReplyStage {
@@ -66,7 +66,7 @@ export class TurnReplies {
   /**
    * Writes the planned reply with the replyer and sends it. Without reply extensions each
    * message leaves as soon as the streamed answer has completed it; with them, nothing is
-   * sent before the whole group has passed `before_send` (seeds 000/001), and nothing at all
+   * sent before the whole group has passed `before_send` (it may change any of it), and nothing at all
    * when a step before the first send fails. That answer is not streamed: nothing could use
    * it early, and a plain request costs less CPU.
    */

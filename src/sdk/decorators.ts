@@ -1,4 +1,4 @@
-import { type Declaration, declare } from "./protocol.ts";
+import { type Declaration, declare } from "./sdk-symbols.ts";
 import type {
   CommandContext,
   CommandOptions,
@@ -86,7 +86,7 @@ export function Enricher(name: string, options: EnricherOptions = {}) {
 }
 
 /**
- * A reply extension (seeds 000/001): `handler(payload: ReplyExtensionPayload, ctx:
+ * A reply extension (prepare and before_send): `handler(payload: ReplyExtensionPayload, ctx:
  * ReplyExtensionContext)` runs in `prepare` (return `{}` or `{ extra_prompt }`) and in
  * `before_send` (return `{}` or `{ messages }`) of every reply whose planner selected it.
  */

@@ -2,7 +2,7 @@
  * What a handler is called with (SDK types, like ./types.ts): the message, the chat it can act
  * on, its pictures and long-term memory, and the context each kind of handler gets.
  */
-import type { OutgoingMessage, Segment } from "./types.ts";
+import type { OutgoingMessage, Segment } from "./segment-types.ts";
 
 /** The message a handler was called for (OneBot-style field names, every id a string). */
 export interface PluginEvent {
@@ -48,7 +48,7 @@ export interface MemberInfo {
 /** What a handler can do to the chat it was called for. */
 export interface BotApi {
   readonly self_id: string;
-  /** Sends to the event's session (seed 004's `bot.send(event, message)`). */
+  /** Sends to the event's session (the function-declaration style's `bot.send(event, message)`). */
   send(event: PluginEvent, message: OutgoingMessage): Promise<{ message_id: string }>;
   /** Calls any raw OneBot action on this account and returns its `data`. */
   callAction(action: string, params?: Record<string, unknown>): Promise<unknown>;
@@ -56,7 +56,7 @@ export interface BotApi {
   history(limit?: number): Promise<HistoryMessage[]>;
   /** A group member of the event's group (or of `groupId`); undefined when unknown. */
   member(userId: string, groupId?: string): Promise<MemberInfo | undefined>;
-  /** Rescans the plugin folders and reloads every plugin (seed 004's `refresh_tools`). */
+  /** Rescans the plugin folders and reloads every plugin (function-declaration `refresh_tools`). */
   refreshTools(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { ATTACH, PLUGIN_BRAND, type PluginBinding } from "./protocol.ts";
+import { ATTACH, PLUGIN_BRAND, type PluginBinding } from "./sdk-symbols.ts";
 import type { PluginLogger } from "./types.ts";
 
 /**

@@ -1,8 +1,8 @@
 import type { ReplySegment, Segment } from "./types.ts";
 
 /*
- * Segment builders, named like seed 004's message components (`[Text("hi"), Image(url)]`).
- * They build the seed's segment form (seeds 000/001, DESIGN §7), the one vocabulary of what a
+ * Segment builders, named like the message components of function-declaration plugins
+ * (`[Text("hi"), Image(url)]`). They build the reply segments' dict form, the one vocabulary of what a
  * plugin sends: the same segments go to `bot.send`, a command's answer and a reply
  * extension's `messages`.
  */

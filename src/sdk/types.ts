@@ -1,9 +1,10 @@
 /**
  * The shapes a plugin sees. They are plain data and plain functions, so a plugin written
  * against them works whichever copy of the SDK it imported. What a handler is called with is
- * in ./handler-context.ts, re-exported here.
+ * in ./handler-context.ts, what it receives and sends in ./segment-types.ts, both re-exported here.
  */
 import type { HandlerContext, PluginLogger } from "./handler-context.ts";
+import type { ReplyMessage } from "./segment-types.ts";
 
 /** A JSON Schema object, written inline (`$ref` / `$dynamicRef` are refused). */
 export type JsonSchema = Record<string, unknown>;
@@ -108,7 +109,7 @@ export interface HookResult {
   message?: string;
 }
 
-/** Options of a reply extension (seeds 000/001). */
+/** Options of a reply extension. */
 export interface ReplyExtensionOptions extends ComponentOptions {
   /** What the planner reads to decide when to select the extension. Default "". */
   description?: string;
@@ -126,30 +127,6 @@ export interface ReplyExtensionOptions extends ComponentOptions {
 
 export type ReplyExtensionPhase = "prepare" | "before_send";
 
-/**
- * One segment of an outgoing reply message, in the send protocol's dict form. `data` by type:
- * text → the text; image / emoji → a description ("" allowed); voice → the spoken text;
- * at → a user id; reply → a message id; file → the file name; forward → a forward id;
- * dict → a raw OneBot segment `{ type, data }`. New image, emoji, voice and file segments
- * carry their bytes in `binary_data_base64`; an image or emoji already in the group may be
- * returned with only its `hash`.
- */
-export type ReplySegment =
-  | { type: "text"; data: string }
-  | { type: "image" | "emoji"; data: string; binary_data_base64?: string; hash?: string }
-  | { type: "voice"; data: string; binary_data_base64: string; hash?: string }
-  | { type: "file"; data: string; binary_data_base64: string; hash?: string }
-  | { type: "at" | "reply" | "forward"; data: string }
-  | { type: "dict"; data: { type: string; data: Record<string, unknown> } };
-
-export type ReplySegmentType = ReplySegment["type"];
-
-/** One outgoing message. Later messages quote the one before when `quote_previous` is true. */
-export interface ReplyMessage {
-  segments: ReplySegment[];
-  quote_previous: boolean;
-}
-
 /** The chat a reply goes to. */
 export interface ReplyChat {
   platform: string;
@@ -163,7 +140,7 @@ export interface ReplyChat {
   stream_id: string;
 }
 
-/** What a reply extension's handler receives (DESIGN §7, the same for every runtime). */
+/** What a reply extension's handler receives (the same for every runtime). */
 export interface ReplyExtensionPayload<Parameters = Record<string, unknown>> {
   phase: ReplyExtensionPhase;
   /** This reply; the same in both phases, different for every reply. */
@@ -202,23 +179,8 @@ export interface EnricherOptions extends ComponentOptions {
   timeout_ms?: number;
 }
 
-/**
- * A OneBot v11 message segment, e.g. `{ type: "image", data: { file: "https://…" } }`: what
- * the platform delivered (`event.message`, history).
- */
-export interface Segment {
-  type: string;
-  data: Record<string, unknown>;
-}
-
-/**
- * What a plugin sends: plain text, or one segment or a list of segments in the seed's form
- * (`ReplySegment`, what the SDK's `Text`, `Image`, `Voice`, `At` and `Reply` build). A OneBot
- * segment (`{ type: "image", data: { file } }`) is taken as the `dict` segment carrying it.
- */
-export type OutgoingMessage = string | ReplySegment | Segment | (ReplySegment | Segment)[];
-
 export type * from "./handler-context.ts";
+export type * from "./segment-types.ts";
 
 /** What every hook input carries. */
 interface HookInputBase<Event extends HookEventName> {

@@ -3,11 +3,11 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "../log/logger.ts";
-import { AccessPolicy } from "./access-policy.ts";
 import { namesApiPath } from "./api-path.ts";
 import { hasBearerToken } from "./auth.ts";
 import { type HealthReport, withoutAccountIds } from "./health-report.ts";
 import { lazyRouteValidatorCompiler } from "./lazy-validation.ts";
+import { AccessPolicy } from "./request-access.ts";
 import type { HttpRoutes, RawPostHandler, RawPostOptions, UpgradeHandler } from "./routes.ts";
 import { serveStaticSite } from "./static-site.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Long-term memory as the store keeps it (issue 18): short facts about people and groups, each
+ * Long-term memory as the store keeps it: short facts about people and groups, each
  * with where, when and from which messages it was learned. The memory service
  * (src/memory/memory-service.ts) decides what a turn recalls and what it learns. Declared here
  * because store/ may not import memory/ (a higher layer); src/memory/types.ts re-exports it.

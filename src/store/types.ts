@@ -261,7 +261,7 @@ export interface UsageStore {
   close(): Promise<void>;
 }
 
-/** A picture's description, written once per distinct content (issue 17). */
+/** A picture's description, written once per distinct content. */
 export interface PictureDescription {
   /** Hex SHA-256 of the picture's bytes. */
   sha256: string;
@@ -284,7 +284,7 @@ export interface PictureDescriptionStore {
   linkFileId(fileId: string, sha256: string): Promise<void>;
 }
 
-/** A sticker the bot has seen, described and kept to send again (issue 17); its bytes are read apart. */
+/** A sticker the bot has seen, described and kept to send again; its bytes are read apart. */
 export interface KeptSticker {
   /** Hex SHA-256 of the bytes: the same sticker seen twice is kept once. */
   sha256: string;
@@ -340,7 +340,7 @@ export interface Stores {
   pictures: PictureDescriptionStore;
   /** Stickers kept to send again (`stickers.*`). */
   stickers: StickerStore;
-  /** Long-term memory: facts about people and groups (issue 18); written at once, never pruned. */
+  /** Long-term memory: facts about people and groups; written at once, never pruned. */
   memories: MemoryStore;
   /** Whether writes reach the database, for `/healthz`: kept in memory, so it never waits on the database. */
   status(): StorageStatus;

@@ -1,30 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { ALICE, BOB, GROUP, mention, plain, SELF } from "../support/messages.ts";
+import { describe, expect, it } from "vitest";
+import { startBot } from "../support/bot-harness.ts";
+import { chatScenes } from "../support/chat-scene.ts";
+import { ALICE, BOB, GROUP, mention, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
-import { type Scene, startScene } from "../support/scene.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { sleep, waitFor } from "../support/wait.ts";
+import { waitFor } from "../support/wait.ts";
 
 describe("end-to-end replies through OneBot and a scripted model", () => {
-  let llm: ScriptedLlmServer;
-  let bot: BotHarness;
-  let qq: OneBotStandIn;
-  let scene: Scene;
-
-  beforeEach(async () => {
-    scene = await startScene();
-    ({ llm, bot, qq } = scene);
-  });
-
-  afterEach(() => scene.close());
+  const start = chatScenes();
 
   it("answers an @mention with the replyer's text, without the mention in the prompt", async () => {
-    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "在的，怎么啦" });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: mention("你好呀") });
-    const sent = await qq.waitForSent((s) => s.groupId === GROUP, 5_000);
-    expect(sent.action).toBe("send_group_msg");
-    expect(sent.text).toBe("在的，怎么啦");
+    const { llm, willReply, ask, expectReply } = await start();
+    willReply("在的，怎么啦");
+    ask("你好呀");
+    expect((await expectReply("在的，怎么啦")).action).toBe("send_group_msg");
     const planner = llm.lastRequestWithTool("reply")!;
     expect(planner.toolNames).toEqual(expect.arrayContaining(["reply", "no_reply", "wait"]));
     expect(planner.promptText).toContain("Alice(30001): 你好呀");
@@ -36,74 +25,74 @@ describe("end-to-end replies through OneBot and a scripted model", () => {
   });
 
   it("stays quiet on plain chatter and shows it as history in the next prompt", async () => {
-    qq.pushGroupMessage({
-      groupId: GROUP,
-      userId: BOB,
-      nickname: "Bob",
-      message: plain("今天食堂的面好难吃"),
-    });
-    await sleep(200);
+    const { llm, willReply, ask, expectReply, expectNoReply } = await start();
+    ask("今天食堂的面好难吃", { from: BOB, nickname: "Bob", mention: false });
+    await expectNoReply(200);
     expect(llm.requests).toHaveLength(0);
-    expect(qq.sent).toHaveLength(0);
 
-    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "确实" });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("你觉得呢") });
-    await qq.waitForSent(undefined, 5_000);
+    willReply("确实");
+    ask("你觉得呢");
+    await expectReply("确实");
     const planner = llm.lastRequestWithTool("reply")!;
     expect(planner.promptText).toContain("Bob(30002): 今天食堂的面好难吃");
   });
 
   it("replies to a private message", async () => {
-    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "私聊收到" });
-    qq.pushPrivateMessage({ userId: ALICE, message: plain("在吗") });
-    const sent = await qq.waitForSent(undefined, 5_000);
+    const { willReply, ask, expectReply } = await start();
+    willReply("私聊收到");
+    ask("在吗", { privately: true });
+    const sent = await expectReply("私聊收到");
     expect(sent.action).toBe("send_private_msg");
     expect(sent.userId).toBe(ALICE);
-    expect(sent.text).toBe("私聊收到");
   });
 
   it("quotes the target message when the planner sets set_quote", async () => {
-    const id = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("第一句") });
+    const { llm, ask, expectReply } = await start();
+    const id = ask("第一句");
     await waitFor(() => llm.requests.length === 0);
     llm.enqueue(
       { toolCalls: [{ name: "reply", arguments: { msg_id: id, set_quote: true } }] },
       { text: "回你" },
     );
-    const sent = await qq.waitForSent(undefined, 5_000);
+    const sent = await expectReply("回你");
     const segments = sent.message as Array<{ type: string; data: Record<string, unknown> }>;
     expect(segments[0]).toEqual({ type: "reply", data: { id } });
     expect(segments[1]).toEqual({ type: "text", data: { text: "回你" } });
   });
 
   it("sends nothing on no_reply and records the reason", async () => {
+    const { llm, bot, ask, expectNoReply } = await start();
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "不是在问我" } }] });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("随便说说") });
+    ask("随便说说");
     const finished = await bot.turnFinished();
-    await sleep(100);
-    expect(qq.sent).toHaveLength(0);
-    expect(finished.data).toMatchObject({ status: "silent", reason: "no_reply: 不是在问我" });
+    await expectNoReply(100);
+    expect(finished.data).toMatchObject({
+      status: "silent",
+      reason: "no_reply: 不是在问我",
+    });
     expect(llm.requests).toHaveLength(1);
   });
 
   it("stays silent when the planner calls no tool", async () => {
+    const { llm, bot, ask, expectNoReply } = await start();
     llm.enqueue({ text: "我想想……还是不说了" });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("?") });
+    ask("?");
     const finished = await bot.turnFinished();
-    expect(qq.sent).toHaveLength(0);
+    await expectNoReply(0);
     expect(finished.data.status).toBe("silent");
     expect(String(finished.data.reason)).toContain("planner called no tool");
   });
 
   it("retries after a 500 and replies exactly once", async () => {
+    const { llm, ask, expectReply, expectNoReply } = await start();
     llm.enqueue({ status: 500 }, { toolCalls: [{ name: "reply", arguments: {} }] }, { text: "好了" });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("在吗") });
-    await qq.waitForSent(undefined, 8_000);
-    await sleep(200);
-    expect(qq.sent).toHaveLength(1);
-    expect(qq.sent[0]!.text).toBe("好了");
+    ask("在吗");
+    await expectReply("好了");
+    await expectNoReply(200);
   });
 
   it("answers a burst of mentions that arrives during one planner call in one turn", async () => {
+    const { llm, ask, expectReply, expectNoReply } = await start();
     llm.enqueue(
       { toolCalls: [{ name: "reply", arguments: {} }], delayMs: 400 },
       (request) => {
@@ -113,70 +102,63 @@ describe("end-to-end replies through OneBot and a scripted model", () => {
       },
       { text: "一起回答：都可以" },
     );
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("第一个问题") });
+    ask("第一个问题");
     await waitFor(() => llm.requests.length === 1);
-    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, message: mention("第二个问题") });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("第三个问题") });
-    await qq.waitForSent(undefined, 8_000);
-    await sleep(300);
-    expect(qq.sent.map((s) => s.text)).toEqual(["一起回答：都可以"]);
+    ask("第二个问题", { from: BOB });
+    ask("第三个问题");
+    await expectReply("一起回答：都可以");
+    await expectNoReply(300);
     expect(llm.unscriptedRequests).toEqual([]);
   });
 
   it("fails a turn cleanly when every model is down, then answers the next message", async () => {
+    const { llm, bot, willReply, ask, expectReply, expectNoReply } = await start();
     llm.enqueue({ status: 503 }, { status: 503 });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("第一条") });
+    ask("第一条");
     const failed = await bot.turnFinished();
+    await expectNoReply(0);
     expect(failed.data.status).toBe("failed");
     expect(String(failed.data.reason)).toContain("503");
-    expect(qq.sent).toHaveLength(0);
 
-    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "恢复了" });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("第二条") });
-    const sent = await qq.waitForSent(undefined, 5_000);
-    expect(sent.text).toBe("恢复了");
+    willReply("恢复了");
+    ask("第二条");
+    await expectReply("恢复了");
   });
 
   it("tells the model once about malformed tool arguments, then fails the turn", async () => {
+    const { llm, bot, ask, expectNoReply } = await start();
     llm.enqueue({ toolCalls: [{ name: "reply", arguments: "{not json" }] }, (request) => {
       const last = request.body.messages.at(-1)!;
       expect(last.role).toBe("tool");
       return { toolCalls: [{ name: "reply", arguments: "{still not json" }] };
     });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("hi") });
+    ask("hi");
     const failed = await bot.turnFinished();
+    await expectNoReply(0);
     expect(failed.data.status).toBe("failed");
     expect(String(failed.data.reason)).toContain("malformed tool arguments twice");
-    expect(qq.sent).toHaveLength(0);
     expect(llm.requests).toHaveLength(2);
   });
 
   it("reports invalid reply arguments to the model and lets it correct itself", async () => {
+    const { llm, ask, expectReply } = await start();
     llm.enqueue(
       { toolCalls: [{ name: "reply", arguments: { msg_id: "no-such-message" } }] },
       { toolCalls: [{ name: "reply", arguments: {} }] },
       { text: "更正后回复" },
     );
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("hi") });
-    const sent = await qq.waitForSent(undefined, 5_000);
-    expect(sent.text).toBe("更正后回复");
+    ask("hi");
+    await expectReply("更正后回复");
     const second = llm.requestsWithTool("reply")[1]!;
     expect(JSON.stringify(second.body.messages.at(-1))).toContain("no-such-message");
   });
 
   it("splits a long reply into several messages on sentence boundaries", async () => {
-    await bot.dispose();
-    bot = await startBot({ llm, config: { chat: { textChunkLimit: 15 } } });
-    await qq.close();
-    qq = new OneBotStandIn({ selfId: SELF });
-    await qq.connectReverse(bot.wsUrl);
-    llm.enqueue(
-      { toolCalls: [{ name: "reply", arguments: {} }] },
-      { text: "这是第一句话。这是第二句话！这是第三句。" },
-    );
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("讲讲") });
-    await waitFor(() => qq.sent.length === 2, 5_000);
-    expect(qq.sent.map((s) => s.text)).toEqual(["这是第一句话。这是第二句话！", "这是第三句。"]);
+    const { willReply, ask, expectReply } = await start({ config: { chat: { textChunkLimit: 15 } } });
+    willReply("这是第一句话。这是第二句话！这是第三句。");
+    ask("讲讲");
+    await expectReply("这是第一句话。这是第二句话！");
+    await expectReply("这是第三句。");
   });
 });
 

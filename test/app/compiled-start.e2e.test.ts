@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DEFAULT_PLUGINS = join(ROOT, "plugins");
 const PLUGIN_CACHE = join(ROOT, "node_modules/.cache/tsumugi/plugins");
 
-describe("npm start: the compiled build, plain node, no transpiler at run time (issue 15)", () => {
+describe("npm start: the compiled build, plain node, no transpiler at run time", () => {
   let bot: BotProcess | undefined;
   let sandbox: PluginSandbox | undefined;
 

@@ -1,16 +1,13 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, posix, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importedFiles, repo, sourceFiles } from "./source-imports.ts";
 
 /**
  * The rule of docs/architecture.md: a folder of src/ imports only from its own layer or lower
  * ones, and adapters' internals are private to adapters/. The order is read from the doc's
  * `layers` block, the one place it is written.
  */
-
-const repo = fileURLToPath(new URL("../../", import.meta.url));
 
 function layerOrder(): string[] {
   const doc = readFileSync(join(repo, "docs/architecture.md"), "utf8");
@@ -20,44 +17,6 @@ function layerOrder(): string[] {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "");
-}
-
-/** Every source file under src/, by its path relative to src/ (posix separators). */
-function sourceFiles(root: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !/\.(ts|mts|mjs)$/.test(entry.name)) continue;
-    const path = join(entry.parentPath, entry.name);
-    files.set(relative(root, path).split("\\").join("/"), readFileSync(path, "utf8"));
-  }
-  return files;
-}
-
-/** Relative specifiers of `import`, `import type`, `export … from`, `import("…")` and `import("…").Type`. */
-function importsOf(path: string, text: string): string[] {
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  const found: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
-      node.moduleSpecifier &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    ) {
-      found.push(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const [argument] = node.arguments;
-      if (argument && ts.isStringLiteralLike(argument)) found.push(argument.text);
-    } else if (
-      ts.isImportTypeNode(node) &&
-      ts.isLiteralTypeNode(node.argument) &&
-      ts.isStringLiteral(node.argument.literal)
-    ) {
-      found.push(node.argument.literal.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found.filter((specifier) => specifier.startsWith("."));
 }
 
 /** `app/wiring.ts` and `app.ts` are both the layer `app`. */
@@ -84,8 +43,7 @@ function layerViolations(files: Map<string, string>, order: string[]): string[] 
       violations.push(`${path}: "${from}" is in no layer of docs/architecture.md`);
       continue;
     }
-    for (const specifier of importsOf(path, text)) {
-      const target = posix.normalize(posix.join(dirname(path), specifier));
+    for (const target of importedFiles(path, text)) {
       const to = layerOf(target);
       if (to !== from && order.indexOf(to) > order.indexOf(from)) {
         violations.push(`${path} → ${target} (${from} may not import ${to}, a higher layer)`);

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotHarness } from "../support/bot-harness.ts";
+import { type ChatScene, chatScenes } from "../support/chat-scene.ts";
 import { BOB, GROUP, SELF, plain as text } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
-import { sleep, waitFor } from "../support/wait.ts";
+import { sleep } from "../support/wait.ts";
 
-let scene: Scene;
+let scene: Scene | undefined;
 let llm: ScriptedLlmServer;
 let bot: BotHarness;
 let qq: OneBotStandIn;
@@ -16,7 +17,10 @@ async function start(chat: Record<string, unknown>): Promise<void> {
   ({ llm, bot, qq } = scene);
 }
 
-afterEach(() => scene.close());
+afterEach(async () => {
+  await scene?.close();
+  scene = undefined;
+});
 
 const chatter = (line: string, userId = BOB) =>
   qq.pushGroupMessage({ groupId: GROUP, userId, nickname: "Bob", message: text(line) });
@@ -144,20 +148,19 @@ describe("digests", () => {
 });
 
 describe("the summary command", () => {
+  const startChat = chatScenes();
+  const chatterAs = (ask: ChatScene["ask"], lines: string[]) => {
+    for (const line of lines) ask(line, { from: BOB, nickname: "Bob", mention: false });
+  };
+
   it("summarises the last N stored messages on /总结 N", async () => {
-    await start({});
-    for (const line of ["话题一", "话题二", "话题三", "话题四", "话题五"]) chatter(line);
+    const { llm, ask, expectReply, expectNoReply } = await startChat();
+    chatterAs(ask, ["话题一", "话题二", "话题三", "话题四", "话题五"]);
     await sleep(100);
     llm.enqueue({ text: "大家在聊话题三到五。" });
-    qq.pushGroupMessage({
-      groupId: GROUP,
-      userId: "30003",
-      nickname: "Carol",
-      message: [{ type: "at", data: { qq: SELF } }, ...text(" /总结 3")],
-    });
-    const sent = await qq.waitForSent(undefined, 3_000);
-    expect(sent.text).toBe("大家在聊话题三到五。");
-    await sleep(100);
+    ask("/总结 3", { from: "30003", nickname: "Carol" });
+    await expectReply("大家在聊话题三到五。", 3_000);
+    await expectNoReply(100);
     expect(llm.requests).toHaveLength(1);
     const request = llm.requests[0]!;
     expect(request.toolNames).toEqual([]);
@@ -170,21 +173,19 @@ describe("the summary command", () => {
   });
 
   it("says so when there is nothing to summarise, without calling the model", async () => {
-    await start({});
-    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, message: text("/summary") });
-    const sent = await qq.waitForSent(undefined, 3_000);
-    expect(sent.text).toBe("最近没有可以总结的聊天记录。");
+    const { llm, ask, expectReply } = await startChat();
+    ask("/summary", { from: BOB, mention: false });
+    await expectReply("最近没有可以总结的聊天记录。", 3_000);
     expect(llm.requests).toHaveLength(0);
   });
 
   it("caps the count at maxCount", async () => {
-    await start({ summary: { maxCount: 2 } });
-    for (const line of ["甲", "乙", "丙"]) chatter(line);
+    const { llm, ask, expectReply } = await startChat({ config: { chat: { summary: { maxCount: 2 } } } });
+    chatterAs(ask, ["甲", "乙", "丙"]);
     await sleep(100);
     llm.enqueue({ text: "好" });
-    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, message: text("/summary 200") });
-    await qq.waitForSent(undefined, 3_000);
-    await waitFor(() => llm.requests.length === 1);
+    ask("/summary 200", { from: BOB, mention: false });
+    await expectReply("好", 3_000);
     expect(llm.requests[0]!.promptText).toContain("共 2 条");
     expect(llm.requests[0]!.promptText).not.toContain("甲");
   });

@@ -1,5 +1,5 @@
 /**
- * The console of any instance shows the whole cluster (issue 20): every instance, the other
+ * The console of any instance shows the whole cluster: every instance, the other
  * instances' live events (sent across only while a console follows: they carry prompts), and a
  * config saved on one instance (or a plugin switched by command) applied on the others.
  */

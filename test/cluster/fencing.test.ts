@@ -1,6 +1,6 @@
 /**
  * Two instances over PostgreSQL and Redis, each a real process, and the ways one of them stops
- * on an operator's bad day (issue 28). In every scene each trigger is answered exactly once,
+ * on an operator's bad day (fenced leases). In every scene each trigger is answered exactly once,
  * within 15 s of being sent, by an instance that is alive, with the history the other stored.
  *
  * 1. The owner hangs and is SIGKILLed; the account reconnects to the survivor at once with a

@@ -1,5 +1,5 @@
 /**
- * Forward-ws accounts in a cluster (issue 20): the bot dials the implementation, so exactly one
+ * Forward-ws accounts in a cluster: the bot dials the implementation, so exactly one
  * instance may dial each account. Two instances share four accounts by lease (two each); when
  * one is SIGKILLed the other dials its accounts within seconds, and every mention on every
  * account is answered exactly once throughout.

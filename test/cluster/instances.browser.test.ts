@@ -1,5 +1,5 @@
 /**
- * The Instances page in a real browser (issue 20): the console of either instance lists both,
+ * The Instances page in a real browser: the console of either instance lists both,
  * marks the one it runs on, shows which holds the QQ account, and drops an instance that stopped.
  */
 import type { Browser, Page } from "playwright-core";

@@ -1,5 +1,5 @@
 /**
- * Leases after a stall (issue 28): work that finds this instance's leases out of date (a pause,
+ * Leases after a stall: work that finds this instance's leases out of date (a pause,
  * a heartbeat slower than a lease on a loaded machine) confirms them before acting — also when
  * that work runs inside the heartbeat itself, as a take-over's hand-overs do. It once waited for
  * the heartbeat it was part of, and the instance's heartbeat stopped for good.

@@ -1,6 +1,6 @@
 /**
  * Two instances over one PostgreSQL database and one Redis, each holding one QQ account's
- * connection (issue 20): a user's turns per minute are counted for the cluster, so asking
+ * connection: a user's turns per minute are counted for the cluster, so asking
  * through the other account does not give them a second allowance.
  */
 import { Redis } from "ioredis";

@@ -1,6 +1,6 @@
 /**
- * Rate limits and token budgets shared by the instances of a cluster through a real Redis
- * (issue 20): two `sharedLimits` over one Redis are two instances; the usage store is a real
+ * Rate limits and token budgets shared by the instances of a cluster through a real Redis:
+ * two `sharedLimits` over one Redis are two instances; the usage store is a real
  * one both write to, as they share PostgreSQL.
  */
 import type { Redis } from "ioredis";

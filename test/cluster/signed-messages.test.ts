@@ -1,5 +1,5 @@
 /**
- * Holding Redis is not holding the bot (issue 27, item 2): every message between instances is
+ * Holding Redis is not holding the bot: every message between instances is
  * signed with `cluster.secret`, so a config published or an envelope pushed by anyone else —
  * or by an instance with another secret, or a real message captured and sent again — is
  * refused and logged once; and an edit a real instance relays goes through the console's

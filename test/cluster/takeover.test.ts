@@ -1,5 +1,5 @@
 /**
- * Three instances over one PostgreSQL database and one Redis (issue 20), each a real process
+ * Three instances over one PostgreSQL database and one Redis, each a real process
  * holding one QQ account's reverse-ws connection, as a load balancer would spread them.
  *
  * 1. One instance is SIGKILLed in the middle of a conversation: one of its turns waits on the

@@ -1,5 +1,5 @@
 /**
- * The storage and cluster keys (issue 20) as an operator writes them: what start-up accepts,
+ * The storage and cluster keys as an operator writes them: what start-up accepts,
  * and the one line per problem it refuses with — never the password in it.
  */
 import { describe, expect, it } from "vitest";

@@ -394,7 +394,7 @@ describe("problems", () => {
     ]);
   });
 
-  it("accepts the config file shown in DESIGN §3", () => {
+  it("accepts the config file of the public contract (every documented key)", () => {
     const file = writeConfig(
       [
         "server:",

@@ -10,7 +10,7 @@ import { singerPlugin, toneWav, WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weath
 
 const TOKEN = "browser-token";
 
-/** A stdio plugin (seed 002) that declares two web_ui widgets once activated. */
+/** A stdio plugin that declares two web_ui widgets once activated. */
 const BOARD_PLUGIN = `
 const readline = require("node:readline");
 const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");

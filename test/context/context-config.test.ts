@@ -4,7 +4,7 @@ import { validateConfig } from "../../src/config/validate.ts";
 const validate = validateConfig;
 
 describe("chat.timezone and chat.summary", () => {
-  it("default to the system zone and the anchors' summary command", () => {
+  it("default to the system zone and the default summary command", () => {
     const result = validate({});
     if (!result.ok) throw new Error(result.problems.join("; "));
     expect(result.config.chat.timezone).toBe("");

@@ -34,7 +34,7 @@ const seedQuote: ResolvedQuote = {
 };
 
 describe("formatQuoteContext", () => {
-  it("renders the seed's example byte for byte, as the prefix of the batch text", () => {
+  it("renders the reference example byte for byte, as the prefix of the batch text", () => {
     expect(`${formatQuoteContext(seedQuote, shanghai)}\n问一下上海的天气呢`).toBe(SEED_EXAMPLE);
   });
 

@@ -88,8 +88,8 @@ function chain(levels: number): Record<string, unknown> {
   return forwards;
 }
 
-describe("quote resolution (seed 003)", () => {
-  it("fetches the quoted message and its forward and renders the seed's example", async () => {
+describe("quote resolution", () => {
+  it("fetches the quoted message and its forward and renders the reference example", async () => {
     const fetcher = new MemoryFetcher(
       { "555": napcat(10001, "张三", [text("今天天气怎么样")], at(9, 59, 59)) },
       {

@@ -1,5 +1,5 @@
 /**
- * Model faults and a OneBot connection dropped mid-send (issue 13). The invariant: every
+ * Model faults and a OneBot connection dropped mid-send. The invariant: every
  * trigger is answered exactly once, or recorded as failed with a reason — and it is on disk
  * as `running` while the model is being asked, so a crash at that moment is never silent
  * (test/faults/turns.test.ts shows the restart that follows).

@@ -1,5 +1,5 @@
 /**
- * Stdio plugin faults (issue 13): a crash loop backs off and gives up, a failed first
+ * Stdio plugin faults: a crash loop backs off and gives up, a failed first
  * activation is retried, a plugin that never activates holds up neither OneBot nor /healthz,
  * a bad declaration costs only itself, an oversized answer fails its call at once. Each
  * trigger is answered exactly once.

@@ -1,5 +1,5 @@
 /**
- * Poison frames between ordinary messages (issue 13, isolation of bad input): a segment
+ * Poison frames between ordinary messages (isolation of bad input): a segment
  * nested 100,000 deep, a frame that is not JSON, an event type nobody knows, and a message
  * with 20,000 segments arrive in the same burst as two members' ordinary messages. The real
  * bot process refuses each bad frame with one log line, keeps both neighbours, and still

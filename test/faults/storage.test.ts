@@ -1,5 +1,5 @@
 /**
- * The database locked by another process while messages arrive (issue 13, storage that
+ * The database locked by another process while messages arrive (storage that
  * degrades, never drops): a `sqlite3` shell or a backup holding the write lock. The bot keeps
  * every message in memory, `/healthz` answers at once and says `degraded`, and once the lock
  * is released everything accepted meanwhile is in the database.

@@ -1,5 +1,5 @@
 /**
- * SIGKILL mid-turn, then a restart on the same data folder (issue 13, durable turns). One
+ * SIGKILL mid-turn, then a restart on the same data folder (durable turns). One
  * crash covers three chats at once, each a case of its own:
  *   A — the model was still thinking: the trigger is answered exactly once after the restart;
  *   B — the same, but the trigger is older than agent.recoverWithinMs: no answer, the turn is
@@ -157,7 +157,7 @@ describe("a bot killed mid-turn and restarted", () => {
 });
 
 /**
- * A message whose turn kills the process (issue 27: a picture that exhausts memory, OOM-killed
+ * A message whose turn kills the process (a poison message: a picture that exhausts memory, OOM-killed
  * under a memory limit): the first restart runs it again, as a crash of anything else may have
  * been the cause; when that second run is killed too, the next start marks it interrupted with
  * the reason and does not run it a third time, so the bot does not crash-loop and answers the

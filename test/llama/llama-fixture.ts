@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { LlamaRuntime } from "../../src/llm/llama-cpp/runtime.ts";
+import { LlamaRuntime } from "../../src/llm/llama-cpp/llama-runtime.ts";
 import { writeTinyGguf } from "../support/tiny-gguf.ts";
 
 export const RUNTIME_DIR = resolve("data", "runtime");

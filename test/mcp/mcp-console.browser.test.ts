@@ -7,7 +7,7 @@ import { STDIO_SERVER_COMMAND, serverState } from "./mcp-fixtures.ts";
 
 const TOKEN = "mcp-browser-token";
 
-/** Issue 19: the console's MCP page in a real browser. */
+/** The console's MCP page in a real browser. */
 describe("the console's MCP page", () => {
   let browser: Browser;
   let llm: ScriptedLlmServer;

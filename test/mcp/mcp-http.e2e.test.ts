@@ -6,7 +6,7 @@ import { ALICE, GROUP, mention } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { STDIO_SERVER_COMMAND, serverState, toolResults } from "./mcp-fixtures.ts";
 
-/** Issue 19: a streamable HTTP MCP server, its secrets, its outages; a server added from the console. */
+/** A streamable HTTP MCP server, its secrets, its outages; a server added from the console. */
 describe("MCP servers over HTTP and from the console", () => {
   let scene: Scene | undefined;
   let remote: McpHttpServer | undefined;

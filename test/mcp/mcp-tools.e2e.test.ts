@@ -8,7 +8,7 @@ import { ALICE, GROUP, mention } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { STDIO_SERVER_COMMAND, serverState, toolResults } from "./mcp-fixtures.ts";
 
-/** Issue 19: MCP servers' tools in conversations over OneBot, like plugin tools. */
+/** MCP servers' tools in conversations over OneBot, like plugin tools. */
 describe("MCP tools over stdio", () => {
   let scene: Scene | undefined;
   let sandbox: PluginSandbox | undefined;

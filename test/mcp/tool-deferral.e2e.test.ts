@@ -3,7 +3,7 @@ import { ALICE, GROUP, mention } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { STDIO_SERVER_COMMAND, serverState, toolResults } from "./mcp-fixtures.ts";
 
-/** Issue 19: with many tools the planner sees a few and finds the others with tool_search. */
+/** Deferred tools: with many tools the planner sees a few and finds the others with tool_search. */
 describe("deferred tools", () => {
   let scene: Scene | undefined;
 

@@ -1,5 +1,5 @@
 /**
- * One rule set for long-term memory (issue 27, item 5): a member's prompt injection makes the
+ * One rule set for long-term memory: a member's prompt injection makes the
  * planner call `remember` and `recall` about someone who is not in the chat, or `replaces` a
  * memory it may not change; each call is refused and the victim's private fact never reaches
  * the group — while remembering about the sender and a mentioned member, and recalling a

@@ -230,7 +230,7 @@ describe("the plugin host: scope, switches, hot reload, manifests, commands", ()
     expect(llm.requests).toHaveLength(0);
   });
 
-  it("sends what the SDK's segment helpers build: the seed's voice, image and @ segments as OneBot's", async () => {
+  it("sends what the SDK's segment helpers build: the reply dict form's voice, image and @ segments as OneBot's", async () => {
     const wav = Buffer.alloc(44);
     wav.write("RIFF", 0, "ascii");
     wav.write("WAVE", 8, "ascii");

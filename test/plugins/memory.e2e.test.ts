@@ -33,7 +33,7 @@ export default class Notes extends Plugin {
 }
 `;
 
-/** Seed 004's style: the function's \`event\` carries \`memory\`. */
+/** The function-declaration style: the function's \`event\` carries \`memory\`. */
 const FUNCTIONS = {
   "index.ts": `export const functionDeclarations = [{ name: "recall_about_me", description: "关于我记得什么", parameters: { type: "object", properties: { query: { type: "string" } } } }];
 export const dynamicImports = { "./recall.ts": ["recall_about_me"] };`,
@@ -61,7 +61,7 @@ describe("plugins read and write long-term memory (context.memory)", () => {
     return scene;
   };
 
-  it("a fact remembered in one group is recalled in another, by the class style and the seed-004 style", async () => {
+  it("a fact remembered in one group is recalled in another, by the class style and the function-declaration style", async () => {
     const scene = await start();
     const noted = (await toolResultInGroup(scene, GROUP, "note_fact", { fact: "下周二要去成都出差" })) as {
       memory: Record<string, unknown>;

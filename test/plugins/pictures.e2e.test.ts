@@ -39,7 +39,7 @@ export default class Looker extends Plugin {
 }
 `;
 
-/** Seed 004's style: the function's `event` carries the pictures. */
+/** The function-declaration style: the function's `event` carries the pictures. */
 const SIZES = {
   "index.ts": `export const functionDeclarations = [{ name: "picture_size", description: "图有多大" }];
 export const dynamicImports = { "./size.ts": ["picture_size"] };`,
@@ -92,7 +92,7 @@ describe("plugins see the pictures of the message they were called for", () => {
     expect(result).toBe(`调用被拒绝：不看 PNG（${PNG_1X1.length} 字节）`);
   });
 
-  it("seed-004 style: a function reads event.pictures", async () => {
+  it("function-declaration style: a function reads event.pictures", async () => {
     const scene = await start();
     const url = scene.pictures.serve("/cat.jpg", { body: JPEG_2X2 });
     const result = await toolResultAbout(scene, "picture_size", imageSegment("cat.jpg", url));

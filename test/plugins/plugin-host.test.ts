@@ -81,7 +81,7 @@ describe("PluginHost (the console's control surface)", () => {
     expect(probe.pluginProbe).toEqual({ changes: ["早"] });
   });
 
-  it("finds new plugin folders and disables by config on refresh (seed 004's refresh_tools)", async () => {
+  it("finds new plugin folders and disables by config on refresh (function-declaration refresh_tools)", async () => {
     sandbox = new PluginSandbox();
     await startHost();
     expect(host.list()).toEqual([]);
@@ -97,7 +97,7 @@ describe("PluginHost (the console's control surface)", () => {
     expect(tools.all()).toEqual([]);
   });
 
-  it("refuses seed-004 declarations wrapped by the author or missing from dynamicImports", async () => {
+  it("refuses function declarations wrapped by the author or missing from dynamicImports", async () => {
     sandbox = new PluginSandbox();
     sandbox.add("wrapped", {
       "index.ts": `export const dynamicImports = { "./f.ts": ["f"] };
@@ -113,10 +113,10 @@ export const functionDeclarations = [{ name: "g", description: "y" }];`,
     expect(tools.all()).toEqual([]);
   });
 
-  it("loads seed 004's snake_case exports and dotted dynamic_imports, checking every path at load", async () => {
+  it("loads function-declaration snake_case exports and dotted dynamic_imports, checking every path at load", async () => {
     sandbox = new PluginSandbox();
     const declarations = 'export const function_declarations = [{ name: "coins", description: "查金币" }];';
-    // The seed's whole run/gold_vault/ tree inside the plugin folder.
+    // The gold vault walkthrough's whole run/gold_vault/ tree inside the plugin folder.
     sandbox.add("tree", {
       "index.ts": `export const dynamic_imports = { "run.gold_vault.service": ["coins"] };\n${declarations}`,
       "run/gold_vault/service.ts": "export async function coins() { return {}; }",

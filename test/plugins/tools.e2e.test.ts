@@ -8,7 +8,7 @@ import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 
 const probe = globalThis as { pluginProbe?: Record<string, unknown> };
 
-describe("plugin tools in the planner loop (seed 004, DESIGN §5)", () => {
+describe("plugin tools in the planner loop (function declarations)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
@@ -74,7 +74,7 @@ describe("plugin tools in the planner loop (seed 004, DESIGN §5)", () => {
     expect(llm.unscriptedRequests).toEqual([]);
   });
 
-  it("ends the turn without another model call when a seed-004 function returns nothing", async () => {
+  it("ends the turn without another model call when a declared function returns nothing", async () => {
     sandbox = new PluginSandbox();
     sandbox.add(
       "vault",
@@ -122,7 +122,7 @@ export async function query_user_coins(bot: any, event: any, config: any, args: 
     expect(llm.requests).toHaveLength(1);
   });
 
-  it("sends a seed-004 function's dict back to the planner after the function sent segments itself", async () => {
+  it("sends a declared function's dict back to the planner after the function sent segments itself", async () => {
     sandbox = new PluginSandbox();
     sandbox.add("tarot", {
       "index.ts": `
@@ -159,7 +159,7 @@ export async function call_tarot(bot: any, event: any, config: any) {
     expect(llm.requests).toHaveLength(3);
   });
 
-  it("lets a seed-004 function call bot.refreshTools(): the next request already has the new tool", async () => {
+  it("lets a declared function call bot.refreshTools(): the next request already has the new tool", async () => {
     sandbox = new PluginSandbox();
     sandbox.add(
       "installer",

@@ -8,7 +8,7 @@ import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { copyExample, PluginSandbox, pythonPlugin } from "./python-fixtures.ts";
 
 /**
- * A seed-004 package that learns words at run time, as seed 004's code generator does: the
+ * A function-declaration package that learns words at run time, as a code generator does: the
  * learn_word tool writes a module and its declaration under data/ (not watched, so no reload)
  * and calls bot.refresh_tools().
  */
@@ -72,7 +72,7 @@ def create_plugin():
     return Guarded()
 `;
 
-describe("the Python SDK's example plugins and seed-004 behaviour, end to end", () => {
+describe("the Python SDK's example plugins and function-declaration behaviour, end to end", () => {
   let sandbox: PluginSandbox;
   let scene: Scene | undefined;
   let llm: ScriptedLlmServer;
@@ -122,7 +122,7 @@ describe("the Python SDK's example plugins and seed-004 behaviour, end to end", 
     expect(llm.requests).toHaveLength(3);
   });
 
-  it("seed-004 style: a tool that sends through bot.send and returns None ends the turn silently; a dict goes to the model", async () => {
+  it("function-declaration style: a tool that sends through bot.send and returns None ends the turn silently; a dict goes to the model", async () => {
     sandbox = new PluginSandbox();
     copyExample(sandbox, "example-python-functions");
     await start();
@@ -150,7 +150,7 @@ describe("the Python SDK's example plugins and seed-004 behaviour, end to end", 
     expect(JSON.parse(toolResult(2))).toEqual({ notes: ["周五交周报"] });
   });
 
-  it("seed-004 style: refresh_tools() re-reads the declarations and the next planner round offers the new tool", async () => {
+  it("function-declaration style: refresh_tools() re-reads the declarations and the next planner round offers the new tool", async () => {
     sandbox = new PluginSandbox();
     pythonPlugin(sandbox, "learner", LEARNER, { entry: "." });
     await start();

@@ -7,7 +7,7 @@ import { PluginSandbox, pythonPlugin } from "./python-fixtures.ts";
 /**
  * Class style: tools remembering, recalling and forgetting through `event.memory`, answering
  * the model with what they got or the MemoryAccessError they caught; a PreToolUse hook reading
- * its `memory` keyword. Seed-004 style: a function recalling through `event.memory` too.
+ * its `memory` keyword. Function-declaration style: a function recalling through `event.memory` too.
  */
 const NOTES = `
 from maibot_sdk import Hook, MaiBotPlugin, MemoryAccessError, Tool
@@ -76,7 +76,7 @@ describe("Python plugins read and write long-term memory (event.memory)", () => 
     return scene;
   };
 
-  it("a fact remembered in one group is recalled in another, by the class style and the seed-004 style", async () => {
+  it("a fact remembered in one group is recalled in another, by the class style and the function-declaration style", async () => {
     const scene = await start();
     expect(await toolResultInGroup(scene, GROUP, "note_fact", { fact: "下周二要去成都出差" })).toEqual({
       memory: expect.objectContaining({

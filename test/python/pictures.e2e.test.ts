@@ -6,7 +6,7 @@ import { PluginSandbox, pythonPlugin } from "./python-fixtures.ts";
 
 /**
  * Class style: a tool fetching `event.pictures[0]` and a guard fetching its `pictures`,
- * refusing PNGs. Seed-004 style: a function reading `event.pictures` the same way.
+ * refusing PNGs. Function-declaration style: a function reading `event.pictures` the same way.
  */
 const LOOKER = `
 import hashlib
@@ -108,7 +108,7 @@ describe("Python plugins see the pictures of the message they were called for", 
     });
   });
 
-  it("seed-004 style: a function reads event.pictures too", async () => {
+  it("function-declaration style: a function reads event.pictures too", async () => {
     const scene = await start();
     const url = scene.pictures.serve("/cat.jpg", { body: JPEG_2X2 });
     const result = await toolResultAbout(scene, "picture_size", imageSegment("cat.jpg", url));

@@ -1,4 +1,4 @@
-/** Python SDK plugins for the tests: the seeds' Python code as printed, and the repository's examples. */
+/** Python SDK plugins for the tests: reference plugins' Python as printed, and the repository's examples. */
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,13 +7,13 @@ import type { PluginFolder, PluginSandbox } from "../plugins/plugin-fixtures.ts"
 export { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 export { copyExample } from "../stdio/stdio-fixtures.ts";
 
-/** The Python code blocks of seeds 000/001 and 004, byte for byte (nothing formats .py files here). */
+/** The reference voice reply and gold vault plugins' Python, byte for byte (nothing formats .py here). */
 export const SEED_EXAMPLES = fileURLToPath(new URL("./seed-examples/", import.meta.url));
 
 /**
- * SHA-256 of each block exactly as the seed prints it (its lines, each ending in "\n"):
- * `voice_plugin.py` is seed 000's (and 001's, identical) 完整示例：语音回复; `gold_vault/` is
- * seed 004's 第二步 (`__init__.py`) and 第三步 (`service.py`).
+ * SHA-256 of each block exactly as its reference prints it (its lines, each ending in "\n"):
+ * `voice_plugin.py` is the reply extensions' 完整示例：语音回复; `gold_vault/` is
+ * the function-declaration walkthrough's 第二步 (`__init__.py`) and 第三步 (`service.py`).
  */
 export const SEED_SHA256 = {
   "voice_plugin.py": "7da6af4cb59eecb4ffeed8b5c2ceab44dc1cc39aa747138a9db6606cdae07166",

@@ -11,7 +11,7 @@ const build = (options: ReplyExtensionOptions) =>
     async () => ({}),
   );
 
-describe("@ReplyExtension options (seeds 000/001's decorator signature)", () => {
+describe("@ReplyExtension options (the decorator signature reply extensions are written with)", () => {
   it("defaults description to empty, priority to 0, timeout_ms to 60000, chat_scope to all and enabled to true", () => {
     const { component, enabled } = build({ parameters: { attach_voice: { type: "boolean" } } });
     expect(component).toMatchObject({

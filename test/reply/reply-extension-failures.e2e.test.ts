@@ -19,7 +19,7 @@ const failing = (name: string, beforeSend: string, options = "{ parameters: {} }
  * Every way an extension can fail a reply. One bot serves the whole file; each case selects
  * one extension and expects the reply to fail with nothing sent.
  */
-describe("a failing reply extension fails the whole reply and sends nothing (seeds 000/001)", () => {
+describe("a failing reply extension fails the whole reply and sends nothing", () => {
   const sandbox = new PluginSandbox();
   let llm: ScriptedLlmServer;
   let bot: BotHarness;

@@ -18,11 +18,11 @@ import {
 const LONG_REPLY = "第一句话正好写到这里结束了。第二句话也写得很长才行。";
 
 /**
- * Seeds 000/001's parameter rules beyond the basics: a full object JSON Schema, the checks the
+ * Reply extensions' parameter rules beyond the basics: a full object JSON Schema, the checks the
  * host makes (types, required, enums, defaults, unknown parameters), and the payload of a
  * private-chat reply whose text was split. One bot serves the whole file.
  */
-describe("reply extension parameters and payload details (seeds 000/001)", () => {
+describe("reply extension parameters and payload details", () => {
   const sandbox = new PluginSandbox();
   let llm: ScriptedLlmServer;
   let bot: BotHarness;

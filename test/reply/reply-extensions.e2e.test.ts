@@ -23,7 +23,7 @@ const PIXEL =
 
 const styleExtension = (name: string, options: string, body?: string) => ({ name, options, body });
 
-describe("reply extensions in the reply flow (seeds 000/001, DESIGN §5/§7)", () => {
+describe("reply extensions in the reply flow (plugin_options, prepare, before_send)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;

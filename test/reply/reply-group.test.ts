@@ -34,7 +34,7 @@ const problem = (group: ReplyMessage[]) => {
   throw new Error("the group was admitted");
 };
 
-describe("the reply message group (DESIGN §7)", () => {
+describe("the reply message group (reply extension payloads)", () => {
   it("maps every seed segment type to the OneBot segment QQ receives", () => {
     const group = admitted(
       one(

@@ -53,7 +53,7 @@ describe("streamed replies", () => {
     expect(llm.requests.at(-1)?.body.stream).toBe(true);
   });
 
-  it("sends nothing before the whole reply has passed a selected before_send extension (seeds 000/001)", async () => {
+  it("sends nothing before the whole reply has passed a selected before_send extension", async () => {
     const sandbox = scenes.sandbox();
     sandbox.add("alpha", {
       "index.ts": extensionPlugin({

@@ -58,7 +58,7 @@ function recordAudio(sent: SentMessage): Buffer {
   return Buffer.from(record!.data.file.slice("base64://".length), "base64");
 }
 
-describe("the built-in voice plugin (seed 000/001's example, espeak-ng)", () => {
+describe("the built-in voice plugin (the reference voice reply example, espeak-ng)", () => {
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
   let scene: Scene | undefined;

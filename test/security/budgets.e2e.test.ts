@@ -1,5 +1,5 @@
 /**
- * Daily token budgets against one heavy user (issue 27, item 9): a private chat is counted
+ * Daily token budgets against one heavy user: a private chat is counted
  * against its user's own budget (`limits.userDailyTokens`), a turn that crosses a budget
  * makes no further model call, and one user's spending never silences anyone else.
  */

@@ -1,5 +1,5 @@
 /**
- * Pictures an attacker crafts (issue 27, item 1): a GIF of 0.4 MB whose 1×1 screen holds one
+ * Pictures an attacker crafts: a GIF of 0.4 MB whose 1×1 screen holds one
  * 65535×16384 frame. Before, the bot drew that frame (1 GB) on the event loop. It is refused by
  * its header, off the event loop, remembered by its bytes, charged to the day's vision budget,
  * and the turn still answers with the picture shown as unreadable.

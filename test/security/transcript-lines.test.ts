@@ -1,5 +1,5 @@
 /**
- * Forged transcript lines (issue 27, item 11): whatever a member writes — line breaks of any
+ * Forged transcript lines: whatever a member writes — line breaks of any
  * kind, text shaped like another message's header, a name like the bot's — the transcript the
  * models read has one header line per real message, each naming its real sender and msg_id,
  * and the last header is the real newest message.

@@ -1,5 +1,5 @@
 /**
- * The planner's `wait` tool against prompt injection (issue 27, item 10): however often the
+ * The planner's `wait` tool against prompt injection: however often the
  * planner is talked into waiting, one turn waits at most `agent.maxWaitSeconds` in all, and a
  * message that arrives during a wait is answered — in this turn, or in the next one when the
  * turn ended before the planner read it.

@@ -1,5 +1,5 @@
 /**
- * Channel identities (issue 27, item 8): two stdio channel plugins each have a user called
+ * Channel identities: two stdio channel plugins each have a user called
  * "alice". They are two people: one's memories are neither seen nor forgotten by the other, and
  * each has a rate limit of their own.
  */

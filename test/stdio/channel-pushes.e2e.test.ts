@@ -19,7 +19,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     // Lists as a Go plugin without omitempty sends them: null.
     write({ channel_provider: { name: "tiny" }, tools: null, hooks: null, enrichers: null });
     write({ method: "channel_inbound", params: { chatId: "c1" } }); // no message: skipped
-    write({ method: "channel_weather", params: {} }); // not a push the seed knows: skipped
+    write({ method: "channel_weather", params: {} }); // not a push the stdio protocol knows: skipped
     write({ method: "channel_prompt", params: { system_parts: { "99_old": "旧的提示词" } } });
     write({ method: "channel_tools", params: { tools: [tool("old_tool")] } });
     write({

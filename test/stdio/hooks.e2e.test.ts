@@ -5,7 +5,7 @@ import { type Scene, startScene } from "../support/scene.ts";
 import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
 
 /**
- * Answers activate with the seed's `"result": "success"` beside its lists, and PreToolUse with
+ * Answers activate with the protocol examples' `"result": "success"` beside its lists, and PreToolUse with
  * xbot's documented spelling `hookResult`, telling what it was asked.
  */
 const GUARD = `

@@ -35,7 +35,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 });
 `;
 
-describe("reply extensions served by a stdio plugin (DESIGN §7 over JSON lines)", () => {
+describe("reply extensions served by a stdio plugin (reply extension payloads over JSON lines)", () => {
   let sandbox: PluginSandbox;
   let scene: Scene | undefined;
 

@@ -4,7 +4,7 @@ import { type Scene, startScene } from "../support/scene.ts";
 import { nodeStdioPlugin, PluginSandbox } from "./stdio-fixtures.ts";
 
 /**
- * Seed 004's silent tool over the raw protocol, from a language without the Python SDK:
+ * A silent tool (function-declaration style) over the raw protocol, from a language without the Python SDK:
  * `forget` sends its own confirmation (a `send_message` push naming the call) and answers
  * `{"acted": true}`; `whoami` answers from the call's event.
  */

@@ -19,7 +19,7 @@ const times = (dir: string, file: string) =>
     .split("\n")
     .map(Number);
 
-describe("stdio plugin supervision (seed 002 error handling)", () => {
+describe("stdio plugin supervision (the stdio protocol's error handling)", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;

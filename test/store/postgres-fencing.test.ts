@@ -1,5 +1,5 @@
 /**
- * Fenced session leases on PostgreSQL (issue 28): a turn's start and each send's `pending` carry
+ * Fenced session leases on PostgreSQL: a turn's start and each send's `pending` carry
  * the token of the lease they run under, and the database refuses them — in the same statement,
  * writing nothing — once a newer token was recorded for the session by another instance.
  */

@@ -1,4 +1,4 @@
-/** Driving plugin tools that use long-term memory (issue 18's plugin tests): one turn, one tool call. */
+/** Driving plugin tools that use long-term memory (the plugin memory tests): one turn, one tool call. */
 import { ALICE, mention } from "./messages.ts";
 import type { Scene } from "./scene.ts";
 

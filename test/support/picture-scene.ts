@@ -1,4 +1,4 @@
-/** Scenes with a picture server beside them (issue 17's tests), and asking the bot about a picture. */
+/** Scenes with a picture server beside them (the picture tests), and asking the bot about a picture. */
 import { afterEach } from "vitest";
 import { ALICE, GROUP, mention } from "./messages.ts";
 import type { WireSegment } from "./onebot-standin.ts";

@@ -1,4 +1,4 @@
-"""Class style (seeds 000/001): a Plugin subclass, decorated methods, create_plugin()."""
+"""Class style (MaiBot's): a Plugin subclass, decorated methods, create_plugin()."""
 import random
 
 from tsumugi_sdk import Command, Plugin, Tool

@@ -29,7 +29,8 @@ class Bot:
 
     async def send(self, event: Optional[Event], message: Message) -> None:
         """Sends text, one segment or a list of segments to the chat ``event`` came from (the
-        call's chat: the event is there for seed 004's ``bot.send(event, message)``)."""
+        call's chat: the event is there for the function-declaration style's
+        ``bot.send(event, message)``)."""
         if isinstance(message, (list, tuple)):
             message = list(message)
         push("send_message", {"callId": self._call_id, "message": message})

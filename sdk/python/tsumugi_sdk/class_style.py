@@ -1,4 +1,4 @@
-"""Serves a ``Plugin`` subclass (class style, seeds 000/001) to the runner."""
+"""Serves a ``Plugin`` subclass (class style) to the runner."""
 from typing import Any, Callable, Dict, List, Tuple
 
 from .bot import Bot, Event

@@ -1,4 +1,4 @@
-"""Serves a seed-004 package (``plugin_description``, ``dynamic_imports``,
+"""Serves a function-declaration package (``plugin_description``, ``dynamic_imports``,
 ``function_declarations`` in its ``__init__.py``) to the runner."""
 import importlib
 import os

@@ -1,5 +1,5 @@
 """Imports a plugin's entry and tells its style: ``create_plugin()`` (class style) or
-``function_declarations`` (seed 004)."""
+``function_declarations`` (the function-declaration style)."""
 import importlib.util
 import os
 import re

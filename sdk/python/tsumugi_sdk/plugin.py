@@ -1,4 +1,4 @@
-"""Class style (seeds 000/001): a ``Plugin`` subclass whose decorated methods are its components."""
+"""Class style (MaiBot's): a ``Plugin`` subclass whose decorated methods are its components."""
 import logging
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -117,6 +117,6 @@ def ReplyExtension(
     allowed_session: Optional[List[str]] = None,
     enabled: bool = True,
 ) -> Callable[[Callable], Callable]:
-    """A reply extension (seeds 000/001), called with ``phase``, ``reply_id``, ``call_id``,
+    """A reply extension, called with ``phase``, ``reply_id``, ``call_id``,
     ``session_id``, ``reply_message_id``, ``chat``, ``parameters``, ``text`` and ``messages``."""
     return _declare("reply_extension", locals())

@@ -5,8 +5,8 @@ import type { HttpRoutes } from "../../server/routes.ts";
 import { parseJsonLossless } from "../../util/json.ts";
 import { isRecord } from "../../util/values.ts";
 import { actionDisconnected, actionTimedOut, settleActionResponse } from "./action-error.ts";
-import { signatureMatches } from "./auth.ts";
 import { parseFrame } from "./frame.ts";
+import { signatureMatches } from "./http-signature.ts";
 import { ReconnectBackoff } from "./reconnect-backoff.ts";
 import type { ActionCall, OneBotTransport, TransportSink } from "./transport.ts";
 

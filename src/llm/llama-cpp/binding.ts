@@ -1,7 +1,7 @@
 /**
  * The part of node-llama-cpp's API that Tsumugi uses. The library is not a dependency of the
  * project (its native builds weigh ~730 MB): it is installed on demand into the runtime
- * folder (see `runtime.ts`), so its types are declared here, at the boundary, and checked by
+ * folder (see `llama-runtime.ts`), so its types are declared here, at the boundary, and checked by
  * the tests that load it.
  */
 

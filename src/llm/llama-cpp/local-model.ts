@@ -11,7 +11,7 @@ import type {
   LlamaStopReason,
 } from "./binding.ts";
 import { GenerationQueue } from "./generation-queue.ts";
-import type { LlamaRuntime } from "./runtime.ts";
+import type { LlamaRuntime } from "./llama-runtime.ts";
 
 export interface LocalGeneration {
   history: ChatHistoryItem[];

@@ -3,8 +3,8 @@ import type { Logger } from "../../log/logger.ts";
 import type { LlamaCppProviderConfig, LlmProviderConfig } from "../config.ts";
 import type { LocalLanguageModels } from "../llm-client.ts";
 import { localLanguageModel } from "./language-model.ts";
+import type { LlamaRuntime } from "./llama-runtime.ts";
 import { LocalModel, type LocalModelStatus } from "./local-model.ts";
-import type { LlamaRuntime } from "./runtime.ts";
 
 export interface LocalModelsDeps {
   runtime: LlamaRuntime;

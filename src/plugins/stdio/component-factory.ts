@@ -124,7 +124,7 @@ export class ComponentFactory {
     return built;
   }
 
-  /** A reply extension (DESIGN §7): `reply_extension` requests carry `extensionName` beside the payload's fields. */
+  /** A reply extension: `reply_extension` requests carry `extensionName` beside the payload's fields. */
   replyExtension(declaration: ReplyExtensionDeclaration): Built<Component> {
     const { name, ...options } = declaration;
     const built = buildReplyExtension(
@@ -189,7 +189,7 @@ export class ComponentFactory {
     }
   }
 
-  /** Seed 002's `hook` params: camelCase on the wire, the tool fields always present. */
+  /** The stdio protocol's `hook` params: camelCase on the wire, the tool fields always present. */
   private hookParams(input: HookInput, call: CallContext): JsonObject {
     const tool = "tool_name" in input ? input : undefined;
     return {

@@ -1,5 +1,5 @@
 /**
- * Seed 002's JSON-lines protocol as data: how a line from the plugin is read (a push or the
+ * The stdio protocol (JSON lines) as data: how a line from the plugin is read (a push or the
  * answer to the pending call) and the JSON Schemas every answer and push is checked against
  * once, here at the edge.
  */
@@ -22,8 +22,8 @@ export function classifyLine(value: unknown): PluginLine | undefined {
 
 /**
  * What a line over the length limit was meant to be, judged from its first bytes (its end
- * may never come): a push when its first key is `method`, as pushes are written (seed 002's
- * examples, Go's PluginInbound), else the answer to the call in flight (Go's PluginResponse
+ * may never come): a push when its first key is `method`, as pushes are written (the stdio
+ * protocol's examples, Go's PluginInbound), else the answer to the call in flight (Go's PluginResponse
  * and the examples' answers start with `result`, `error` or `tools`).
  */
 export function oversizedLineKind(head: string): PluginLine["kind"] {
@@ -116,7 +116,7 @@ export interface WebUiPush {
 /** A message the plugin sends into the chat of a call in flight (`execute_tool`, `command`). */
 export interface SendMessagePush {
   callId: string;
-  /** Text, one segment or a list of segments (the vocabulary of plugins.md §5). */
+  /** Text, one segment or a list of segments (the vocabulary of docs/plugins.md, What handlers get). */
   message: string | JsonObject | JsonObject[];
 }
 
@@ -173,7 +173,7 @@ export function requestIdOf(params: JsonObject): string | number | null {
   return typeof requestId === "string" || typeof requestId === "number" ? requestId : null;
 }
 
-/** Replaces the tools declared at activation (seed 004's `refresh_tools`). */
+/** Replaces the tools declared at activation (like `refresh_tools` in function-declaration plugins). */
 export interface ToolsPush {
   /** Checked one by one, as `activate`'s tools. */
   tools: unknown[];

@@ -218,7 +218,7 @@ export class StdioPlugin {
     this.channel.declareProvider(answer.channel_provider);
   }
 
-  /** A `tools` push (seed 004's `refresh_tools`): the tools it lists replace the declared ones. */
+  /** A `tools` push (a `refresh_tools` over stdio): the tools it lists replace the declared ones. */
   private replaceTools(tools: unknown[]): void {
     const others = this.declared.filter(({ component }) => component.kind !== "tool");
     this.declared = [...others, ...this.declarations.ofTools(tools, others)];

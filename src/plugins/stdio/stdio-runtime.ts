@@ -4,8 +4,8 @@ import { compileProtocol, type ProtocolValidators } from "./protocol.ts";
 import { StdioPlugin, type StdioPluginDeps } from "./stdio-plugin.ts";
 
 /**
- * `runtime: "stdio"`: the plugin is a child process in any language speaking seed 002's
- * JSON-lines protocol on stdin/stdout (see docs/stdio-plugins.md). `runtime: "python"` is the
+ * `runtime: "stdio"`: the plugin is a child process in any language speaking the stdio
+ * protocol (JSON lines) on stdin/stdout (see docs/stdio-plugins.md). `runtime: "python"` is the
  * same with the Python SDK's runner as the process (deps.launch; docs/python-plugins.md).
  */
 export class StdioPluginRuntime implements PluginRuntime {

@@ -17,7 +17,7 @@ const OPEN_BUSY_TIMEOUT_MS = 5000;
 const WRITE_BUSY_TIMEOUT_MS = 5;
 /**
  * SQLite's page cache per connection, in KiB. better-sqlite3 builds SQLite with 16 MB, which a
- * busy bot fills within tens of thousands of messages and never gives back (issue 15's memory
+ * busy bot fills within tens of thousands of messages and never gives back (the bot's memory
  * target). Writes append at the right edge of each index and reads touch the newest pages of a
  * session, so a few MB hold the working set; the OS page cache keeps the rest close.
  */

@@ -233,7 +233,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     name: "memories",
     up(sql) {
-      // Long-term memory (issue 18): curated facts about people and groups, never pruned by
+      // Long-term memory: curated facts about people and groups, never pruned by
       // retention. `vector` is a little-endian Float32 embedding made by `vector_model`.
       sql(`
         CREATE TABLE memories (

@@ -203,7 +203,7 @@ function ProcessState({ process }: { process: ProcessStatus }) {
 }
 
 /**
- * The widgets a stdio plugin declared with `web_ui`. Seed 002 leaves their shape to the
+ * The widgets a stdio plugin declared with `web_ui`. The stdio protocol leaves their shape to the
  * plugin: `{type: "text", text}` and `{type: "link", label, url}` (http/https only) are drawn,
  * anything else is shown as its JSON so nothing a plugin says is hidden.
  */

@@ -11,11 +11,11 @@ import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { isAlive, PluginSandbox } from "./stdio-fixtures.ts";
 
-/** The Python and Node.js examples printed in seed 002, byte for byte (biome leaves them alone). */
+/** The stdio protocol's reference examples (Python and Node.js), byte for byte (biome leaves them alone). */
 const SEED_EXAMPLES = fileURLToPath(new URL("./seed-examples/", import.meta.url));
 
 /**
- * SHA-256 of each example exactly as seed 002 prints it (the code block's lines, each ending
+ * SHA-256 of each example exactly as its reference prints it (the code block's lines, each ending
  * in "\n", nothing added or changed): an edit, a reformat or CRLF line ends fail the test.
  */
 const SEED_SHA256 = {
@@ -23,7 +23,7 @@ const SEED_SHA256 = {
   "plugin.js": "fcc76da2f7d9c1b59f1fc19d8247c7505efe076b97c4adbd37952b2124e937e7",
 };
 
-describe("seed 002's printed examples, saved unchanged as plugin entries", () => {
+describe("the stdio protocol's reference examples, saved unchanged as plugin entries", () => {
   let sandbox: PluginSandbox;
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
@@ -36,7 +36,7 @@ describe("seed 002's printed examples, saved unchanged as plugin entries", () =>
     sandbox?.remove();
   });
 
-  it("holds the seed's text byte for byte", () => {
+  it("holds the reference text byte for byte", () => {
     for (const [file, sha256] of Object.entries(SEED_SHA256)) {
       const bytes = readFileSync(join(SEED_EXAMPLES, file));
       expect(createHash("sha256").update(bytes).digest("hex"), file).toBe(sha256);

@@ -1,5 +1,5 @@
 /**
- * Seed 004's function-calling plugin as the seed prints it (its "gold vault" walkthrough),
+ * The function-declaration reference plugin as printed (the "gold vault" walkthrough),
  * in TypeScript: snake_case exports, a dotted `dynamic_imports` path, business arguments by
  * name after `(bot, event, config)`, and `bot.send(event, Image(…))` with one segment.
  */
@@ -14,7 +14,7 @@ import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { PluginSandbox } from "./plugin-fixtures.ts";
 
 /**
- * The seed's `run/gold_vault/__init__.py` byte for byte (kept for the Python SDK's tests) as
+ * The walkthrough's `run/gold_vault/__init__.py` byte for byte (kept for the Python SDK's tests) as
  * a TypeScript entry: its three assignments hold only JSON-like literals, so putting
  * `export const` before each is the whole translation.
  */
@@ -24,8 +24,8 @@ const GOLD_VAULT_INIT = readFileSync(join(SEED_EXAMPLES, "gold_vault", "__init__
 );
 
 /**
- * The seed's `service.py` in TypeScript (`get_user` is the author's own helper, filled in),
- * sending one `Image(…)` segment first as the seed's `call_tarot` does.
+ * The walkthrough's `service.py` in TypeScript (`get_user` is the author's own helper, filled in),
+ * sending one `Image(…)` segment first as its `call_tarot` does.
  */
 const GOLD_VAULT_SERVICE = `
 import { Image } from "tsumugi/sdk";
@@ -47,7 +47,7 @@ export async function query_user_coins(bot: any, event: any, config: any, target
   };
 }`;
 
-describe("seed 004's plugin written as the seed shows it (TypeScript)", () => {
+describe("the function-declaration reference plugin written as printed (TypeScript)", () => {
   let sandbox: PluginSandbox;
   let scene: Scene | undefined;
   let llm: ScriptedLlmServer;

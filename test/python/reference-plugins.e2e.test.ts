@@ -8,7 +8,7 @@ import { type Scene, startScene } from "../support/scene.ts";
 import { copySeed, PluginSandbox, pythonPlugin, SEED_EXAMPLES, SEED_SHA256 } from "./python-fixtures.ts";
 
 /**
- * The author's own TTS of seed 000's example, added after the printed code (the seed leaves
+ * The author's own TTS of the voice reply example, added after the printed code (it leaves
  * it to the author): a WAV whose frames hold the text, so the test can tell what was spoken.
  */
 const SYNTHESIZE_VOICE = `
@@ -30,7 +30,7 @@ async def synthesize_voice(self, text):
 VoicePlugin.synthesize_voice = synthesize_voice
 `;
 
-/** The author's own database helper that seed 004's service.py imports. */
+/** The author's own database helper that the gold vault's service.py imports. */
 const USER_HELPER = `
 from types import SimpleNamespace
 
@@ -39,7 +39,7 @@ async def get_user(user_id):
     return SimpleNamespace(user_id=user_id, coin=1250)
 `;
 
-describe("the seeds' Python plugins, as printed, on the Python SDK", () => {
+describe("the reference Python plugins, as printed, on the Python SDK", () => {
   let sandbox: PluginSandbox;
   let scene: Scene | undefined;
 
@@ -49,14 +49,14 @@ describe("the seeds' Python plugins, as printed, on the Python SDK", () => {
     sandbox?.remove();
   });
 
-  it("holds the seeds' text byte for byte", () => {
+  it("holds the reference text byte for byte", () => {
     for (const [file, sha256] of Object.entries(SEED_SHA256)) {
       const bytes = readFileSync(join(SEED_EXAMPLES, file));
       expect(createHash("sha256").update(bytes).digest("hex"), file).toBe(sha256);
     }
   });
 
-  it("runs seed 000's voice reply extension (maibot_sdk, @ReplyExtension): the reply goes out as voice", async () => {
+  it("runs the reference voice reply extension (maibot_sdk, @ReplyExtension): the reply goes out as voice", async () => {
     sandbox = new PluginSandbox();
     const folder = pythonPlugin(sandbox, "voice_plugin", {});
     copySeed(folder, "voice_plugin.py", "plugin.py");
@@ -83,7 +83,7 @@ describe("the seeds' Python plugins, as printed, on the Python SDK", () => {
     expect(llm.requests[1]!.promptText).toContain("这次回复会转成语音，请使用适合朗读的自然口语。");
   });
 
-  it("runs seed 004's gold_vault package: (bot, event, config, target_name) and its dict back to the model", async () => {
+  it("runs the function-declaration gold_vault package: (bot, event, config, target_name) and its dict back to the model", async () => {
     sandbox = new PluginSandbox();
     const folder = pythonPlugin(sandbox, "gold_vault", {}, { entry: "." });
     copySeed(folder, "gold_vault/__init__.py", "__init__.py");
@@ -127,7 +127,7 @@ describe("the seeds' Python plugins, as printed, on the Python SDK", () => {
     expect(status.process?.lastError).toContain('dynamic_imports: "run.gold_vault.servise" is not a module');
     expect(status.components).toEqual([]);
   });
-  it("refuses declarations the author wrapped in {type: function, function: …}, as the seed warns and the Node host does", async () => {
+  it("refuses declarations the author wrapped in {type: function, function: …}, as the style's guide warns and the Node host does", async () => {
     sandbox = new PluginSandbox();
     const folder = pythonPlugin(sandbox, "gold_vault", {}, { entry: ".", autoRetry: false });
     folder.write(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accessDenial } from "../../src/chat/access-policy.ts";
+import { accessDenial } from "../../src/chat/chat-access.ts";
 import type { AccessSettings } from "../../src/chat/config.ts";
 import { validateConfig } from "../../src/config/validate.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
