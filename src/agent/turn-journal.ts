@@ -1,16 +1,9 @@
 import type { Batch } from "../chat/batch.ts";
+import type { InterruptedTurn } from "../chat/session-runner.ts";
 import type { Logger } from "../log/logger.ts";
 import { type FenceToken, isSessionFenced, type SessionFenced } from "../store/session-fence.ts";
 import type { TurnRecord, TurnStatus, TurnStore } from "../store/types.ts";
 
-/** The interrupted turn a turn runs again after a restart: its id, and which run it was. */
-export type InterruptedTurn = Pick<TurnRecord, "replyId" | "attempt">;
-
-/**
- * One turn's record in the TurnStore: committed as `running` before the first model call (and
- * again when the turn takes in more messages), so a crash leaves a trace start-up can act on;
- * replaced by the outcome when the turn ends.
- */
 export interface TurnJournalParts {
   turns: TurnStore;
   logger: Logger;
@@ -26,6 +19,11 @@ export interface TurnJournalParts {
   fence?: FenceToken;
 }
 
+/**
+ * One turn's record in the TurnStore: committed as `running` before the first model call (and
+ * again when the turn takes in more messages), so a crash leaves a trace start-up can act on;
+ * replaced by the outcome when the turn ends.
+ */
 export class TurnJournal {
   constructor(private readonly parts: TurnJournalParts) {}
 

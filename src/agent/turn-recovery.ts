@@ -1,10 +1,10 @@
 import type { Batch, BatchKind } from "../chat/batch.ts";
+import type { InterruptedTurn } from "../chat/session-runner.ts";
 import { triggerText } from "../chat/turn-started.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore, SendStore, TurnRecord, TurnStore } from "../store/types.ts";
-import type { InterruptedTurn } from "./turn-journal.ts";
 
 /** How long a turn run again waits for its account to connect after a restart. */
 const ACCOUNT_WAIT_MS = 60_000;

@@ -3,6 +3,9 @@ import { type Batch, mergeBatches, type OmittedMessages } from "./batch.ts";
 import { type BatchBounds, boundBatch } from "./batch-bounds.ts";
 import type { KeyedQueue } from "./keyed-queue.ts";
 
+/** The interrupted turn a turn runs again after a restart: its id, and which run it was. */
+export type InterruptedTurn = Pick<TurnRecord, "replyId" | "attempt">;
+
 /** A batch about to become a turn, as the turn gates and the turn runner take it. */
 export interface TurnRequest {
   batch: Batch;
@@ -12,7 +15,7 @@ export interface TurnRequest {
    */
   absorbInto: (current: Batch) => Batch | undefined;
   /** The turn a crash interrupted, which this one runs again (admitted before the crash). */
-  rerunOf?: Pick<TurnRecord, "replyId" | "attempt">;
+  rerunOf?: InterruptedTurn;
 }
 
 /** Takes one turn through the turn gates and runs it. */
@@ -87,7 +90,7 @@ export class SessionRunner {
   }
 
   /** Runs an interrupted turn again; called from an `inOrder` task, so it keeps its place. It absorbs nothing new. */
-  runAgain(batch: Batch, rerunOf: NonNullable<TurnRequest["rerunOf"]>): Promise<void> {
+  runAgain(batch: Batch, rerunOf: InterruptedTurn): Promise<void> {
     return this.deps.runTurn({ batch, absorbInto: () => undefined, rerunOf });
   }
 
