@@ -30,7 +30,7 @@ const TURNS = 50;
  * turn with the mention and the reply), a conversation with the bot (every message a mention:
  * two per turn), and a busy group the bot reads along and mostly leaves alone (every message
  * names the bot, the planner answers no_reply: one new message per turn, the window moving by
- * one message per turn as first measured in docs/performance.md).
+ * one message per turn).
  */
 const SCENES = {
   busyGroup: { chatterPerTurn: 3, replies: true },
