@@ -122,7 +122,7 @@ export async function benchIngest(): Promise<Record<string, unknown>> {
 }
 
 /**
- * Issue 15: the resident memory of the bot as `npm start` runs it (its own process, default
+ * The memory footprint: the resident memory of the bot as `npm start` runs it (its own process, default
  * config and plugins) when idle after start, after 50,000 and after 100,000 flooded messages,
  * each read after the writes have landed and a short settle; a bare `node -e` in the same run.
  */
@@ -165,7 +165,7 @@ async function memoryOverMessages(): Promise<Record<string, number>> {
       rssMbAt50k: round(at50k, 1),
       rssMbAt100k: round(at100k, 1),
       rssGrowthPercent50kTo100k: round(((at100k - at50k) / at50k) * 100, 1),
-      // Issue 15's target: at most 10 % growth over 100,000 handled messages.
+      // The footprint target: at most 10 % growth over 100,000 handled messages.
       rssGrowthPercentOver100k: round(((at100k - atStart) / atStart) * 100, 1),
       // The first messages load what any message needs once (compiled code, statements, buffers).
       rssMbAfterFirst1k: round(warm, 1),

@@ -1,5 +1,5 @@
 /**
- * Many tools without a huge prompt (issue 19): the bot with one MCP server offering 100 tools
+ * Many tools without a huge prompt (deferred tools): the bot with one MCP server offering 100 tools
  * (the test server over stdio), against the same bot with no MCP server, answering the same
  * mention after the same 20 messages of chatter (OneBot stand-in, scripted model).
  *

@@ -1,5 +1,5 @@
 /**
- * Long-term memory recall (issue 18): `search` on a real SQLite file holding 100,000 memories
+ * Long-term memory recall: `search` on a real SQLite file holding 100,000 memories
  * (mixed Chinese and English short facts about ~2,000 people and ~50 groups, generated from a
  * fixed seed), for a turn-like query: a Chinese chat line, with the sender's and the group's
  * subjects. The same queries on 1,000 memories give the baseline. Target: p50 ≤ 5 ms at 100,000.

@@ -1,5 +1,5 @@
 /**
- * Describing pictures (issue 17): the framework's own time per picture, beyond the fetch and
+ * Describing pictures: the framework's own time per picture, beyond the fetch and
  * the model call.
  *
  * 1. A new picture: a turn's `describe` with the real fetcher (the picture server on

@@ -1,5 +1,5 @@
 /**
- * Prompt caches (issue 15): one busy QQ group, 50 consecutive replied turns with three
+ * Prompt caches: one busy QQ group, 50 consecutive replied turns with three
  * messages from other members between the bot's mentions, through the whole bot (OneBot
  * stand-in, scripted model recording every request).
  *
@@ -30,7 +30,7 @@ const TURNS = 50;
  * turn with the mention and the reply), a conversation with the bot (every message a mention:
  * two per turn), and a busy group the bot reads along and mostly leaves alone (every message
  * names the bot, the planner answers no_reply: one new message per turn, the window moving by
- * one message per turn as issue 15 measured it).
+ * one message per turn).
  */
 const SCENES = {
   busyGroup: { chatterPerTurn: 3, replies: true },

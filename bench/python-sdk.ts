@@ -13,7 +13,7 @@ import { benchToolCall, startBenchPlugins } from "./plugin-tools.ts";
 const WARMUP = 500;
 const CALLS = 5_000;
 
-/** Seed 002's loop, answering `execute_tool` with its input. */
+/** The stdio protocol's reference loop, answering `execute_tool` with its input. */
 const RAW_PLUGIN = `import json, sys
 
 for line in sys.stdin:

@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 20): PostgreSQL storage and several instances over Redis, against baselines
+ * Scale-out: PostgreSQL storage and several instances over Redis, against baselines
  * measured in the same run (the machine is noisy). One throwaway PostgreSQL server and one Redis
  * server serve every part; each run gets a database and a Redis key prefix of its own.
  *
@@ -11,7 +11,7 @@
  * 3. Take-over: three processes under a steady stream of mentions on all 30 accounts, one
  *    SIGKILLed; its accounts reconnect to the survivors at once (as through a load balancer).
  *    Every trigger goes to a group of its own, so replies per group show lost and duplicated ones.
- * 4. Freeze (issue 28): the same, but the instance is frozen (SIGSTOP, its sockets open) for
+ * 4. Freeze (fenced leases): the same, but the instance is frozen (SIGSTOP, its sockets open) for
  *    FREEZE_MS, longer than two leases, then woken (SIGCONT) while the stream goes on; the load
  *    balancer moves its accounts at once. Lost and duplicated triggers, and the time to the first
  *    answer on its accounts after the freeze.

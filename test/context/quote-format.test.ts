@@ -7,7 +7,7 @@ const shanghai = clockText("Asia/Shanghai");
 /** 2024-06-01 at this wall-clock time in Shanghai (UTC+8), as Unix milliseconds. */
 const at = (hh: number, mm: number, ss: number) => Date.UTC(2024, 5, 1, hh - 8, mm, ss);
 
-const SEED_EXAMPLE = [
+const REFERENCE_EXAMPLE = [
   "[引用 张三(10001) 于 09:59:59 的消息：今天天气怎么样",
   "  - 李四(10002) 10:00:05：北京今天晴，最高温度 28 度",
   "    - 王五(10003) 10:00:10：记得防晒",
@@ -15,7 +15,7 @@ const SEED_EXAMPLE = [
   "问一下上海的天气呢",
 ].join("\n");
 
-const seedQuote: ResolvedQuote = {
+const referenceQuote: ResolvedQuote = {
   senderId: "10001",
   senderName: "张三",
   time: at(9, 59, 59),
@@ -35,11 +35,11 @@ const seedQuote: ResolvedQuote = {
 
 describe("formatQuoteContext", () => {
   it("renders the reference example byte for byte, as the prefix of the batch text", () => {
-    expect(`${formatQuoteContext(seedQuote, shanghai)}\n问一下上海的天气呢`).toBe(SEED_EXAMPLE);
+    expect(`${formatQuoteContext(referenceQuote, shanghai)}\n问一下上海的天气呢`).toBe(REFERENCE_EXAMPLE);
   });
 
   it("closes with （已截断）] when anything was left out", () => {
-    expect(formatQuoteContext({ ...seedQuote, truncated: true }, shanghai)).toBe(
+    expect(formatQuoteContext({ ...referenceQuote, truncated: true }, shanghai)).toBe(
       [
         "[引用 张三(10001) 于 09:59:59 的消息：今天天气怎么样",
         "  - 李四(10002) 10:00:05：北京今天晴，最高温度 28 度",

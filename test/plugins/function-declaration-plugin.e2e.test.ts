@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SEED_EXAMPLES } from "../python/python-fixtures.ts";
+import { REFERENCE_PLUGINS } from "../python/python-fixtures.ts";
 import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
@@ -18,7 +18,7 @@ import { PluginSandbox } from "./plugin-fixtures.ts";
  * a TypeScript entry: its three assignments hold only JSON-like literals, so putting
  * `export const` before each is the whole translation.
  */
-const GOLD_VAULT_INIT = readFileSync(join(SEED_EXAMPLES, "gold_vault", "__init__.py"), "utf8").replace(
+const GOLD_VAULT_INIT = readFileSync(join(REFERENCE_PLUGINS, "gold_vault", "__init__.py"), "utf8").replace(
   /^(\w+) = /gm,
   "export const $1 = ",
 );

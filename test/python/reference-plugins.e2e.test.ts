@@ -5,7 +5,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { pluginStatus } from "../support/bot-api.ts";
 import { ALICE, GROUP, mention } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
-import { copySeed, PluginSandbox, pythonPlugin, SEED_EXAMPLES, SEED_SHA256 } from "./python-fixtures.ts";
+import {
+  copyReference,
+  PluginSandbox,
+  pythonPlugin,
+  REFERENCE_PLUGINS,
+  REFERENCE_SHA256,
+} from "./python-fixtures.ts";
 
 /**
  * The author's own TTS of the voice reply example, added after the printed code (it leaves
@@ -50,8 +56,8 @@ describe("the reference Python plugins, as printed, on the Python SDK", () => {
   });
 
   it("holds the reference text byte for byte", () => {
-    for (const [file, sha256] of Object.entries(SEED_SHA256)) {
-      const bytes = readFileSync(join(SEED_EXAMPLES, file));
+    for (const [file, sha256] of Object.entries(REFERENCE_SHA256)) {
+      const bytes = readFileSync(join(REFERENCE_PLUGINS, file));
       expect(createHash("sha256").update(bytes).digest("hex"), file).toBe(sha256);
     }
   });
@@ -59,7 +65,7 @@ describe("the reference Python plugins, as printed, on the Python SDK", () => {
   it("runs the reference voice reply extension (maibot_sdk, @ReplyExtension): the reply goes out as voice", async () => {
     sandbox = new PluginSandbox();
     const folder = pythonPlugin(sandbox, "voice_plugin", {});
-    copySeed(folder, "voice_plugin.py", "plugin.py");
+    copyReference(folder, "voice_plugin.py", "plugin.py");
     appendFileSync(join(folder.dir, "plugin.py"), SYNTHESIZE_VOICE);
     scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } } });
     const { llm, qq, bot } = scene;
@@ -86,8 +92,8 @@ describe("the reference Python plugins, as printed, on the Python SDK", () => {
   it("runs the function-declaration gold_vault package: (bot, event, config, target_name) and its dict back to the model", async () => {
     sandbox = new PluginSandbox();
     const folder = pythonPlugin(sandbox, "gold_vault", {}, { entry: "." });
-    copySeed(folder, "gold_vault/__init__.py", "__init__.py");
-    copySeed(folder, "gold_vault/service.py", "service.py");
+    copyReference(folder, "gold_vault/__init__.py", "__init__.py");
+    copyReference(folder, "gold_vault/service.py", "service.py");
     folder.write("framework_common/__init__.py", "");
     folder.write("framework_common/database_util/__init__.py", "");
     folder.write("framework_common/database_util/User.py", USER_HELPER);
@@ -115,12 +121,12 @@ describe("the reference Python plugins, as printed, on the Python SDK", () => {
     const folder = pythonPlugin(sandbox, "gold_vault", {}, { entry: ".", autoRetry: false });
     folder.write(
       "__init__.py",
-      readFileSync(join(SEED_EXAMPLES, "gold_vault/__init__.py"), "utf8").replace(
+      readFileSync(join(REFERENCE_PLUGINS, "gold_vault/__init__.py"), "utf8").replace(
         "run.gold_vault.service",
         "run.gold_vault.servise",
       ),
     );
-    copySeed(folder, "gold_vault/service.py", "service.py");
+    copyReference(folder, "gold_vault/service.py", "service.py");
     scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } } });
     const status = await pluginStatus(scene.bot, "gold_vault");
     expect(status.process?.state).toBe("failed");
@@ -132,11 +138,11 @@ describe("the reference Python plugins, as printed, on the Python SDK", () => {
     const folder = pythonPlugin(sandbox, "gold_vault", {}, { entry: ".", autoRetry: false });
     folder.write(
       "__init__.py",
-      `${readFileSync(join(SEED_EXAMPLES, "gold_vault/__init__.py"), "utf8")}
+      `${readFileSync(join(REFERENCE_PLUGINS, "gold_vault/__init__.py"), "utf8")}
 function_declarations = [{"type": "function", "function": d} for d in function_declarations]
 `,
     );
-    copySeed(folder, "gold_vault/service.py", "service.py");
+    copyReference(folder, "gold_vault/service.py", "service.py");
     folder.write("framework_common/__init__.py", "");
     folder.write("framework_common/database_util/__init__.py", "");
     folder.write("framework_common/database_util/User.py", USER_HELPER);

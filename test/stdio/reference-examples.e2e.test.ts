@@ -12,13 +12,13 @@ import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { isAlive, PluginSandbox } from "./stdio-fixtures.ts";
 
 /** The stdio protocol's reference examples (Python and Node.js), byte for byte (biome leaves them alone). */
-const SEED_EXAMPLES = fileURLToPath(new URL("./seed-examples/", import.meta.url));
+const REFERENCE_EXAMPLES = fileURLToPath(new URL("./reference-examples/", import.meta.url));
 
 /**
  * SHA-256 of each example exactly as its reference prints it (the code block's lines, each ending
  * in "\n", nothing added or changed): an edit, a reformat or CRLF line ends fail the test.
  */
-const SEED_SHA256 = {
+const REFERENCE_SHA256 = {
   "plugin.py": "4d00ed741c54cbcf3fc6c3032dc6dad1ccce782e319ec5419240f24ed2ff32ea",
   "plugin.js": "fcc76da2f7d9c1b59f1fc19d8247c7505efe076b97c4adbd37952b2124e937e7",
 };
@@ -37,8 +37,8 @@ describe("the stdio protocol's reference examples, saved unchanged as plugin ent
   });
 
   it("holds the reference text byte for byte", () => {
-    for (const [file, sha256] of Object.entries(SEED_SHA256)) {
-      const bytes = readFileSync(join(SEED_EXAMPLES, file));
+    for (const [file, sha256] of Object.entries(REFERENCE_SHA256)) {
+      const bytes = readFileSync(join(REFERENCE_EXAMPLES, file));
       expect(createHash("sha256").update(bytes).digest("hex"), file).toBe(sha256);
     }
   });
@@ -46,9 +46,9 @@ describe("the stdio protocol's reference examples, saved unchanged as plugin ent
   it("runs both: greet and timestamp are called by the model, and both deactivate at shutdown", async () => {
     sandbox = new PluginSandbox();
     const python = sandbox.add("seed-python", {}, { runtime: "stdio", entry: "python3 plugin.py" });
-    copyFileSync(join(SEED_EXAMPLES, "plugin.py"), join(python.dir, "plugin.py"));
+    copyFileSync(join(REFERENCE_EXAMPLES, "plugin.py"), join(python.dir, "plugin.py"));
     const node = sandbox.add("seed-node", {}, { runtime: "stdio", entry: "node plugin.js" });
-    copyFileSync(join(SEED_EXAMPLES, "plugin.js"), join(node.dir, "plugin.js"));
+    copyFileSync(join(REFERENCE_EXAMPLES, "plugin.js"), join(node.dir, "plugin.js"));
     scene = await startScene({ config: { plugins: { dirs: [sandbox.root] } } });
     ({ llm, bot, qq } = scene);
 
