@@ -50,8 +50,9 @@ export class PgSql implements SqlDatabase {
     return (await this.all<R>(sql, params))[0];
   }
 
+  /** Commits alone; run again when it lost a deadlock or a serialisation conflict (see PgDatabase.alone). */
   run(sql: string, params: readonly unknown[] = []): Promise<number> {
     const { text, name } = pgStatement(sql);
-    return this.#db.changes(text, [...params], name);
+    return this.#db.alone(() => this.#db.changes(text, [...params], name));
   }
 }

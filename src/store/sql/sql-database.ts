@@ -1,7 +1,11 @@
 /**
  * What the stores whose SQL is the same on SQLite and PostgreSQL need of their database. Their
- * statements use `?` placeholders, one per parameter in order; each backend translates them
- * once per statement text and keeps the statement prepared.
+ * statements use `?` placeholders, one per parameter in order (PostgreSQL's `$n` are made from
+ * them once per statement text); each backend keeps every statement prepared.
+ *
+ * There is no transaction here: SQLite's driver is synchronous and its connection shared, so a
+ * transaction spanning awaits would take in whatever other code ran meanwhile. Writes that must
+ * commit together go through the backend's write tick (RowQueue) or its own turn start.
  */
 
 /** One statement and its parameters. */
