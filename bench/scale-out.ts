@@ -112,6 +112,8 @@ function startInstances(
       startBotProcess({
         llm,
         compiled: true,
+        // Start-up is not what is measured; on a loaded machine it can take longer than the 20 s default.
+        startTimeoutMs: 60_000,
         config: {
           ...clusterConfig(backend, id),
           adapters: ENDPOINTS.map((path, index) => ({

@@ -8,6 +8,8 @@ import type { SessionRouter } from "./session-router.ts";
 
 /** How long the instance taking over a dead one's work keeps others from doing it too. */
 const TAKEOVER_LOCK_MS = 60_000;
+/** How many of a dead instance's sessions are handed over at the same time. */
+const HANDOVERS_AT_ONCE = 4;
 
 /**
  * Triggers this instance accepted whose turn has not started yet, kept in Redis
@@ -141,10 +143,12 @@ export class Takeover {
     const running = (await this.deps.turns.running()).filter((turn) => turn.instanceId === dead);
     const triggers = await pending.takeFrom(dead);
     const sessions = new Set([...running.map((turn) => turn.sessionId), ...triggers.keys()]);
-    // Sessions are independent of each other: handed over at once, not one after another.
-    await Promise.all(
-      [...sessions].map((sessionId) =>
-        this.dispatch({
+    // Sessions are independent of each other: a few are handed over at once (each costs a few
+    // database queries; all at once would wait past the connection pool's timeout).
+    const queue = [...sessions];
+    const handOver = async (): Promise<void> => {
+      for (let sessionId = queue.shift(); sessionId !== undefined; sessionId = queue.shift()) {
+        await this.dispatch({
           sessionId,
           replyIds: running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId),
           triggerIds: triggers.get(sessionId) ?? [],
@@ -154,9 +158,10 @@ export class Takeover {
             { err: error, instance: dead, sessionId },
             "could not hand over a session of an instance that stopped",
           ),
-        ),
-      ),
-    );
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: HANDOVERS_AT_ONCE }, handOver));
     logger.warn(
       {
         instance: dead,
