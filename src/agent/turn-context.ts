@@ -2,6 +2,7 @@ import type { Batch } from "../chat/batch.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
 import type { MemberNames } from "../context/member-names.ts";
 import { formatMessageLine } from "../context/message-line.ts";
+import type { QuoteContext } from "../context/quote-context.ts";
 import { findQuoteMessage } from "../context/quote-source.ts";
 import type { LlmImage, LlmResult } from "../llm/types.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
@@ -27,13 +28,7 @@ export interface TurnPictureView extends PictureDescriptions {
 export interface TurnContextDeps {
   messages: MessageStore;
   /** The quote block (quote resolution) for a realtime turn's quoting message; never rejects. */
-  quotes: {
-    blockFor(
-      message: ChatMessage,
-      replyId: string,
-      pictures?: PictureDescriptions,
-    ): Promise<string | undefined>;
-  };
+  quotes: Pick<QuoteContext, "blockFor">;
   /** Names for mentions that carry only an id, from the messages seen or the platform. */
   names: Pick<MemberNames, "namesFor">;
   /** Where each session's history window starts (it moves in steps, for prompt caching). */
@@ -242,7 +237,11 @@ export class TurnContext {
     if (message === this.quoteMessage) return;
     this.quoteMessage = message;
     this.quoteBlock = message
-      ? await this.deps.quotes.blockFor(message, this.replyId, this.pictures)
+      ? await this.deps.quotes.blockFor(message, this.replyId, {
+          pictures: this.pictures,
+          nameOf: this.mentionNames,
+          alongside: batch.messages,
+        })
       : undefined;
   }
 

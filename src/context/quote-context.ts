@@ -15,6 +15,16 @@ export interface QuoteContextSettings {
   timeZone: string;
 }
 
+/** What the turn knows that the quote block reads with. */
+export interface QuoteView {
+  /** The turn's picture descriptions: the quote's and the forwards' pictures are described too. */
+  pictures?: PictureDescriptions;
+  /** Names of members mentioned without one. */
+  nameOf?: (userId: string) => string | undefined;
+  /** The turn's other new messages: their forwards are expanded with the quoting message's. */
+  alongside?: ChatMessage[];
+}
+
 export interface QuoteContextDeps {
   /** The calls to make for a message's platform account; undefined when it is not connected. */
   fetcherFor(message: ChatMessage): QuoteFetcher | undefined;
@@ -32,16 +42,12 @@ export class QuoteContext {
 
   /**
    * The rendered block for what `message` quotes or forwards, or undefined when there is
-   * none; its pictures are described through `pictures` when given. Never rejects: an unexpected failure is logged and the turn goes on without it.
+   * none. Never rejects: an unexpected failure is logged and the turn goes on without it.
    */
-  async blockFor(
-    message: ChatMessage,
-    replyId: string,
-    pictures?: PictureDescriptions,
-  ): Promise<string | undefined> {
+  async blockFor(message: ChatMessage, replyId: string, view: QuoteView = {}): Promise<string | undefined> {
     const started = performance.now();
     try {
-      const source = quoteSourceOf(message);
+      const source = quoteSourceOf(message, view.alongside);
       const fetcher = this.deps.fetcherFor(message);
       if (!source || !fetcher) return undefined;
       const settings = this.deps.settings();
@@ -49,7 +55,8 @@ export class QuoteContext {
         fetcher,
         settings: settings.quote,
         logger: this.deps.logger,
-        pictures,
+        pictures: view.pictures,
+        render: { nameOf: view.nameOf, selfId: message.selfId },
       });
       if (!quote) return undefined;
       const block = formatQuoteContext(quote, this.clockFor(settings.timeZone));

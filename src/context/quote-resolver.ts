@@ -1,7 +1,7 @@
 import type { Logger } from "../log/logger.ts";
 import { type ForwardRef, forwardRefs } from "../message/forward-refs.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
-import { renderSegments } from "../message/render.ts";
+import { type RenderOptions, renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
 import { applyCharBudget } from "./char-budget.ts";
 import type { QuoteSettings } from "./config.ts";
@@ -23,6 +23,8 @@ export interface ResolveDeps {
   logger: Logger;
   /** The turn's picture descriptions: the quote's and the forwards' pictures are described too. */
   pictures?: PictureDescriptions;
+  /** How mentions read: names of members, the bot's own account. */
+  render?: Pick<RenderOptions, "nameOf" | "selfId">;
 }
 
 /** Text still to render: a quote or a forward node and the segments its text is made of. */
@@ -87,7 +89,7 @@ export async function resolveQuote(
   }
   await deps.pictures?.describe(state.pending.map((pending) => pending.segments));
   for (const { target, segments } of state.pending) {
-    target.text = renderSegments(segments, { pictures: deps.pictures?.texts });
+    target.text = renderSegments(segments, { ...deps.render, pictures: deps.pictures?.texts });
   }
 
   const budgeted = applyCharBudget(quote.text, quote.nodes, settings.maxChars);

@@ -131,6 +131,16 @@ describe("renderSegments", () => {
       expect(renderSegments([segment]), JSON.stringify(segment)).toBe(expected);
   });
 
+  it("puts a card's fields on one line and cuts each to 200 characters", () => {
+    const card = JSON.stringify({
+      prompt: "x",
+      meta: { news: { title: `标\n题${"长".repeat(300)}`, jumpUrl: "u" } },
+    });
+    expect(renderSegments([{ type: "json", data: { data: card } }])).toBe(
+      `[卡片：标 题${"长".repeat(197)}… u]`,
+    );
+  });
+
   it("renders nothing for a message that is only a reply", () => {
     expect(renderSegments([{ type: "reply", data: { id: "1" } }])).toBe("");
   });

@@ -366,6 +366,11 @@ export class OneBotStandIn {
     else this.#delays.set(action, typeof ms === "number" ? () => ms : ms);
   }
 
+  /** What `get_msg` answers for the message id of this event (a frame pushed with `pushRaw`). */
+  rememberMessage(event: Record<string, unknown>): void {
+    this.#messages.set(String(event.message_id), event);
+  }
+
   /** What `get_forward_msg` answers for this id (any of the shapes implementations use). */
   setForward(id: string, data: unknown): void {
     this.#forwards.set(id, data);
