@@ -79,19 +79,18 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
       .filter((entry) => entry.event === "monitor")
       .map((entry) => entry.data as MonitorEvent)
       .filter((event) => event.sessionId !== undefined && sessions.has(event.sessionId));
-  /** Resolves once no turn is running in the scenario's chats and nothing happened for a while. */
-  const settled = async (limitMs: number) => {
+  /** No turn is running in the scenario's chats and nothing happened there for a while. */
+  const isSettled = () => {
+    const seen = events();
+    const started = seen.filter((event) => event.type === "turn.started").length;
+    const finished = seen.filter((event) => event.type === "turn.finished").length;
+    const last = Math.max(lastActivity, seen.at(-1)?.time ?? 0);
+    return started <= finished && Date.now() - last >= bot.batchWindowMs + SETTLE_QUIET_MS;
+  };
+  /** Waits until `done` holds or the bot has settled, at most `limitMs`. */
+  const waitUntil = async (done: () => boolean, limitMs: number) => {
     const deadline = Date.now() + limitMs;
-    const quietMs = bot.batchWindowMs + SETTLE_QUIET_MS;
-    while (Date.now() < deadline) {
-      const seen = events();
-      const open =
-        seen.filter((e) => e.type === "turn.started").length -
-        seen.filter((e) => e.type === "turn.finished").length;
-      const last = Math.max(lastActivity, seen.at(-1)?.time ?? 0);
-      if (open <= 0 && Date.now() - last >= quietMs) return;
-      await sleep(50);
-    }
+    while (!done() && !isSettled() && Date.now() < deadline) await sleep(20);
   };
 
   const messageIds: Array<string | undefined> = [];
@@ -124,14 +123,12 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
           const since = pushedAt - startedAt;
           const answered = () => sent.some((message) => chatOf(message) && message.atMs >= since);
           if (step.expect.reply) {
-            const limit = Date.now() + (step.expect.within ?? DEFAULT_REPLY_WITHIN_MS);
-            while (!answered() && Date.now() < limit) await sleep(20);
+            const within = step.expect.within ?? DEFAULT_REPLY_WITHIN_MS;
+            await waitUntil(answered, within);
             if (!answered())
-              failures.push(
-                `steps[${stepIndex}]: no reply within ${step.expect.within ?? DEFAULT_REPLY_WITHIN_MS} ms`,
-              );
+              failures.push(`steps[${stepIndex}]: no reply (the bot settled or ${within} ms passed)`);
           } else {
-            await settled(step.expect.within ?? SETTLE_LIMIT_MS);
+            await waitUntil(() => false, step.expect.within ?? SETTLE_LIMIT_MS);
             const answer = sent.find((message) => chatOf(message) && message.atMs >= since);
             if (answer) failures.push(`steps[${stepIndex}]: expected no reply, got "${answer.text}"`);
           }
@@ -168,7 +165,7 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
       }
       await sleep(STEP_GAP_MS);
     }
-    await settled(SETTLE_LIMIT_MS);
+    await waitUntil(() => false, SETTLE_LIMIT_MS);
   } finally {
     stopListening();
   }
