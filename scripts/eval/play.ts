@@ -79,13 +79,11 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
       .filter((entry) => entry.event === "monitor")
       .map((entry) => entry.data as MonitorEvent)
       .filter((event) => event.sessionId !== undefined && sessions.has(event.sessionId));
-  /** No turn is running in the scenario's chats and nothing happened there for a while. */
+  /** Nothing is on its way in the scenario's chats and nothing happened there for a while. */
   const isSettled = () => {
     const seen = events();
-    const started = seen.filter((event) => event.type === "turn.started").length;
-    const finished = seen.filter((event) => event.type === "turn.finished").length;
     const last = Math.max(lastActivity, seen.at(-1)?.time ?? 0);
-    return started <= finished && Date.now() - last >= bot.batchWindowMs + SETTLE_QUIET_MS;
+    return !workPending(seen, messageIds) && Date.now() - last >= bot.batchWindowMs + SETTLE_QUIET_MS;
   };
   /** Waits until `done` holds or the bot has settled, at most `limitMs`. */
   const waitUntil = async (done: () => boolean, limitMs: number) => {
@@ -178,6 +176,32 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
     failures,
     ...(firstMessageMs === undefined ? {} : { firstMessageMs }),
   };
+}
+
+/**
+ * Whether the bot still has work in hand, as its monitor stream shows (events can arrive late
+ * on a busy machine, so quiet alone is not enough): a message sent that it has not taken in
+ * yet, a trigger not yet in a batch (nor answered otherwise), or a turn still running.
+ */
+function workPending(seen: MonitorEvent[], sentIds: Array<string | undefined>): boolean {
+  const ingested = seen.filter((event) => event.type === "message.ingested");
+  const ingestedIds = new Set(ingested.map((event) => String(event.data.messageId)));
+  if (sentIds.some((id) => id !== undefined && !ingestedIds.has(id))) return true;
+  const waitingTrigger = ingested.some((event) => {
+    if (event.data.trigger == null) return false;
+    const after = seen.slice(seen.indexOf(event) + 1);
+    return !after.some(
+      (later) =>
+        later.type === "turn.finished" ||
+        later.type === "message.sent" ||
+        (later.type === "batch.flushed" &&
+          Array.isArray(later.data.messageIds) &&
+          later.data.messageIds.map(String).includes(String(event.data.messageId))),
+    );
+  });
+  const started = seen.filter((event) => event.type === "turn.started").length;
+  const finished = seen.filter((event) => event.type === "turn.finished").length;
+  return waitingTrigger || started > finished;
 }
 
 /** A message step's segments: a quote, the text with each `@bot` as an at of the bot, a forward. */
