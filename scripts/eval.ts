@@ -49,27 +49,38 @@ async function main(argv: string[]): Promise<number> {
     : undefined;
   const results: ScenarioResult[] = [];
   const total = scenarios.length * options.sources.length;
+  const runs = options.sources.flatMap((source) =>
+    byScenarioConfig(scenarios).map((batch) => ({ source, batch })),
+  );
+  // Every bot starts at once and each stops once its scenarios are done, so their start-ups and
+  // shutdowns overlap with playing; the scenarios themselves are played one bot after the other.
+  const bots = runs.map(({ source, batch }) =>
+    startEvalBot({
+      ...("configFile" in source ? { configFile: source.configFile } : {}),
+      base: llm ? scriptedModelConfig(llm) : {},
+      scenarioConfig: batch[0]?.scenario.config ?? {},
+    }),
+  );
+  const stopped: Array<Promise<void>> = [];
   try {
-    for (const source of options.sources) {
-      for (const batch of byScenarioConfig(scenarios)) {
-        const bot = await startEvalBot({
-          ...("configFile" in source ? { configFile: source.configFile } : {}),
-          base: llm ? scriptedModelConfig(llm) : {},
-          scenarioConfig: batch[0]?.scenario.config ?? {},
+    for (const [position, { source, batch }] of runs.entries()) {
+      const bot = await bots[position];
+      if (!bot) continue;
+      try {
+        await eachConcurrently(batch, options.parallel, async ({ scenario, index }) => {
+          if (source.label === "scripted") registerScript(scripts, scenario, index);
+          const result = scoreScenario(scenario, source.label, await playScenario(bot, scenario, index));
+          results.push(result);
+          process.stdout.write(`${progressLine(result, results.length, total)}\n`);
         });
-        try {
-          await eachConcurrently(batch, options.parallel, async ({ scenario, index }) => {
-            if (source.label === "scripted") registerScript(scripts, scenario, index);
-            const result = scoreScenario(scenario, source.label, await playScenario(bot, scenario, index));
-            results.push(result);
-            process.stdout.write(`${progressLine(result, results.length, total)}\n`);
-          });
-        } finally {
-          await bot.stop();
-        }
+      } finally {
+        stopped.push(bot.stop());
       }
     }
   } finally {
+    // A bot whose turn never came (an earlier one failed) is stopped too; stop() runs once.
+    await Promise.allSettled(bots.map((bot) => bot.then((started) => started.stop())));
+    await Promise.allSettled(stopped);
     await llm?.close();
   }
   const order = (result: ScenarioResult) => scenarios.findIndex((scenario) => scenario.name === result.name);

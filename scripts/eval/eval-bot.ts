@@ -36,6 +36,7 @@ export interface EvalBot {
   monitor: SseClient;
   /** How long a quiet chat stays open for more messages (`chat.realtime.windowMs`). */
   batchWindowMs: number;
+  /** Disconnects QQ, stops the bot and deletes its data folder; later calls wait for the first. */
   stop(): Promise<void>;
 }
 
@@ -54,15 +55,19 @@ export async function startEvalBot(options: EvalBotOptions): Promise<EvalBot> {
       const qq = new OneBotStandIn({ selfId: EVAL_SELF_ID, nickname: loaded.bot.name });
       await qq.connectReverse(`${baseUrl.replace(/^http/, "ws")}/onebot/v11/ws`);
       await waitForConnected(baseUrl);
+      let stopping: Promise<void> | undefined;
       return {
         baseUrl,
         qq,
         monitor,
         batchWindowMs: loaded.chat.realtime.windowMs,
-        async stop() {
-          monitor.close();
-          await qq.close();
-          await stop();
+        stop() {
+          stopping ??= (async () => {
+            monitor.close();
+            await qq.close();
+            await stop();
+          })();
+          return stopping;
         },
       };
     } catch (error) {

@@ -79,19 +79,16 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
       .filter((entry) => entry.event === "monitor")
       .map((entry) => entry.data as MonitorEvent)
       .filter((event) => event.sessionId !== undefined && sessions.has(event.sessionId));
-  /** Resolves once no turn is running in the scenario's chats and nothing happened for a while. */
-  const settled = async (limitMs: number) => {
+  /** Nothing is on its way in the scenario's chats and nothing happened there for a while. */
+  const isSettled = () => {
+    const seen = events();
+    const last = Math.max(lastActivity, seen.at(-1)?.time ?? 0);
+    return !workPending(seen, messageIds) && Date.now() - last >= bot.batchWindowMs + SETTLE_QUIET_MS;
+  };
+  /** Waits until `done` holds or the bot has settled, at most `limitMs`. */
+  const waitUntil = async (done: () => boolean, limitMs: number) => {
     const deadline = Date.now() + limitMs;
-    const quietMs = bot.batchWindowMs + SETTLE_QUIET_MS;
-    while (Date.now() < deadline) {
-      const seen = events();
-      const open =
-        seen.filter((e) => e.type === "turn.started").length -
-        seen.filter((e) => e.type === "turn.finished").length;
-      const last = Math.max(lastActivity, seen.at(-1)?.time ?? 0);
-      if (open <= 0 && Date.now() - last >= quietMs) return;
-      await sleep(50);
-    }
+    while (!done() && !isSettled() && Date.now() < deadline) await sleep(20);
   };
 
   const messageIds: Array<string | undefined> = [];
@@ -124,14 +121,12 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
           const since = pushedAt - startedAt;
           const answered = () => sent.some((message) => chatOf(message) && message.atMs >= since);
           if (step.expect.reply) {
-            const limit = Date.now() + (step.expect.within ?? DEFAULT_REPLY_WITHIN_MS);
-            while (!answered() && Date.now() < limit) await sleep(20);
+            const within = step.expect.within ?? DEFAULT_REPLY_WITHIN_MS;
+            await waitUntil(answered, within);
             if (!answered())
-              failures.push(
-                `steps[${stepIndex}]: no reply within ${step.expect.within ?? DEFAULT_REPLY_WITHIN_MS} ms`,
-              );
+              failures.push(`steps[${stepIndex}]: no reply (the bot settled or ${within} ms passed)`);
           } else {
-            await settled(step.expect.within ?? SETTLE_LIMIT_MS);
+            await waitUntil(() => false, step.expect.within ?? SETTLE_LIMIT_MS);
             const answer = sent.find((message) => chatOf(message) && message.atMs >= since);
             if (answer) failures.push(`steps[${stepIndex}]: expected no reply, got "${answer.text}"`);
           }
@@ -168,7 +163,7 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
       }
       await sleep(STEP_GAP_MS);
     }
-    await settled(SETTLE_LIMIT_MS);
+    await waitUntil(() => false, SETTLE_LIMIT_MS);
   } finally {
     stopListening();
   }
@@ -181,6 +176,32 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
     failures,
     ...(firstMessageMs === undefined ? {} : { firstMessageMs }),
   };
+}
+
+/**
+ * Whether the bot still has work in hand, as its monitor stream shows (events can arrive late
+ * on a busy machine, so quiet alone is not enough): a message sent that it has not taken in
+ * yet, a trigger not yet in a batch (nor answered otherwise), or a turn still running.
+ */
+function workPending(seen: MonitorEvent[], sentIds: Array<string | undefined>): boolean {
+  const ingested = seen.filter((event) => event.type === "message.ingested");
+  const ingestedIds = new Set(ingested.map((event) => String(event.data.messageId)));
+  if (sentIds.some((id) => id !== undefined && !ingestedIds.has(id))) return true;
+  const waitingTrigger = ingested.some((event) => {
+    if (event.data.trigger == null) return false;
+    const after = seen.slice(seen.indexOf(event) + 1);
+    return !after.some(
+      (later) =>
+        later.type === "turn.finished" ||
+        later.type === "message.sent" ||
+        (later.type === "batch.flushed" &&
+          Array.isArray(later.data.messageIds) &&
+          later.data.messageIds.map(String).includes(String(event.data.messageId))),
+    );
+  });
+  const started = seen.filter((event) => event.type === "turn.started").length;
+  const finished = seen.filter((event) => event.type === "turn.finished").length;
+  return waitingTrigger || started > finished;
 }
 
 /** A message step's segments: a quote, the text with each `@bot` as an at of the bot, a forward. */

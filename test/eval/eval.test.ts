@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 
 /**
  * `npm run eval` as an operator runs it: the command in its own process, starting the real bot
@@ -29,6 +29,7 @@ interface EvalRun {
     configs: string[];
     scenarios: Array<{
       name: string;
+      config: string;
       passed: boolean;
       failures: string[];
       botMessages: number;
@@ -139,6 +140,44 @@ describe("npm run eval", () => {
     expect(run.stdout).toMatch(
       /^模型答错又重复 +FAILED +2 +4 .*mustContain "周五": in no bot message \(\+1 more\)$/m,
     );
+  }, 120_000);
+
+  it("puts several configs side by side, a column each, and says why a config's turns failed", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "tsumugi-eval-config-"));
+    folders.push(folder);
+    const unreachable = join(folder, "unreachable.yaml");
+    writeFileSync(
+      unreachable,
+      stringify({
+        llm: {
+          providers: [
+            { id: "gone", type: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1", apiKey: "x" },
+          ],
+          models: { planner: ["gone/model"], replyer: ["gone/model"] },
+        },
+      }),
+    );
+
+    const run = await runEval([
+      "--scripted",
+      "--config",
+      unreachable,
+      join(ROOT, "eval/addressed-mention.yaml"),
+    ]);
+
+    expect(run.code).toBe(1);
+    expect(run.report?.configs).toEqual([unreachable, "scripted"]);
+    expect(run.report).toMatchObject({ passed: 1, failed: 1 });
+    const [broken, scripted] = run.report?.scenarios ?? [];
+    expect(scripted).toMatchObject({ name: "被@时回答", config: "scripted", passed: true, botMessages: 1 });
+    expect(broken).toMatchObject({ name: "被@时回答", config: unreachable, passed: false, botMessages: 0 });
+    expect(broken?.failures).toContainEqual(expect.stringMatching(/^turn failed: .*gone\/model/));
+    expect(run.stdout).toMatch(new RegExp(`^scenario +${escaped(unreachable)} +scripted$`, "m"));
+    expect(run.stdout).toMatch(
+      /^被@时回答 +✗ 0 msg · 0 calls · 0 tok · - +✓ 1 msg · 2 calls · \d+ tok · [\d.]+ s$/m,
+    );
+    expect(run.stdout).toContain(`total ${unreachable}: 0 passed, 1 failed`);
+    expect(run.stdout).toContain("total scripted: 1 passed, 0 failed");
   }, 120_000);
 
   it("refuses a bad scenario file with one line naming the file and the step, exit 2", async () => {
