@@ -1,6 +1,5 @@
 import type { Component, Disposer } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { PluginRecord } from "./plugin-status.ts";
 import type { LoadedPlugin } from "./runtime.ts";
 
 /** How long an old version may keep running calls after a reload before it is unloaded anyway. */
@@ -50,7 +49,11 @@ export function unregisterAll(version: ActiveVersion): void {
  * also unloaded before this returns, waiting that long at most for its calls; otherwise it is
  * unloaded in the background once its calls are done.
  */
-export async function deactivate(record: PluginRecord, logger: Logger, graceMs?: number): Promise<void> {
+export async function deactivate(
+  record: { id: string; active?: ActiveVersion | undefined },
+  logger: Logger,
+  graceMs?: number,
+): Promise<void> {
   const version = record.active;
   if (!version) return;
   unregisterAll(version);
