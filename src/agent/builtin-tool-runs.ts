@@ -7,7 +7,6 @@ import type { ToolSpec } from "../llm/types.ts";
 import { type StickerCollection, stickerSegment } from "../media/sticker-collection.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import { memoryToolSpecs, RECALL_TOOL, REMEMBER_TOOL, runMemoryTool } from "../memory/memory-tools.ts";
-import { createPluginAjv } from "../plugins/plugin-ajv.ts";
 import { shippedPromptTemplates } from "../prompts/templates.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import {
@@ -24,6 +23,8 @@ import { runReply } from "./reply-tool.ts";
 
 /** What the built-in tools' rules and runs use beside their turn. */
 export interface BuiltinToolDeps {
+  /** Compiles the tools' argument schemas: the schema machinery plugin tools are checked by. */
+  ajv: Ajv;
   /** `chat.mode` in force: the reply call's arguments follow it. */
   mode: () => ChatMode;
   replyStage: ReplyStage;
@@ -75,8 +76,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
       },
     },
   ];
-  const ajv = createPluginAjv();
-  return definitions.map((definition) => builtinTool(definition, ajv, deps.mode));
+  return definitions.map((definition) => builtinTool(definition, deps.ajv, deps.mode));
 }
 
 function builtinTool(definition: Definition, ajv: Ajv, mode: () => ChatMode): BuiltinTool {

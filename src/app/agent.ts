@@ -13,6 +13,7 @@ import type { LlmClient } from "../llm/llm-client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import type { MonitorHub } from "../monitor/monitor.ts";
+import { createPluginAjv } from "../plugins/plugin-ajv.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import { ReplyExtensionRunner } from "../reply/extension-runner.ts";
 import type { Outbox } from "../reply/outbox.ts";
@@ -82,6 +83,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
   });
   // The planner's own tools join the registry before any plugin: no plugin tool takes their names.
   const builtins = createBuiltinTools({
+    ajv: createPluginAjv(),
     mode: () => config().chat.mode,
     replyStage,
     stickers,
