@@ -19,6 +19,7 @@ import { clockOfZone, triggerSettings, turnBounds } from "./app/settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
+import { RecalledMessages, recallMessage } from "./chat/recalls.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
@@ -200,6 +201,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  const recalled = new RecalledMessages();
   const turnRunner = createTurnRunner({
     llm: () => llm,
     stores,
@@ -216,6 +218,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     outbox,
     budgets: limits,
     answerLater: (batch) => sessions.submit(batch),
+    recalled,
     monitor,
     logger,
   });
@@ -280,7 +283,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),
       connection: (adapterId: string, status: AccountStatus) => cluster.accountChanged(adapterId, status),
     }),
-    deleted: ({ sessionId, messageId }) => void memory.forgetMessage(sessionId, messageId),
+    deleted: ({ sessionId, messageId }) =>
+      recallMessage({ messages, recalled, turns: turnRunner, memory, monitor, logger }, sessionId, messageId),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,

@@ -86,9 +86,9 @@ export async function runPlanner(
         latencyMs: result.latencyMs,
       },
     });
-    // Messages that arrived while the planner was thinking make its answer stale: plan
-    // again with them instead of answering now and again in the next turn.
-    if (replans < MAX_REPLANS && (await turn.absorb())) {
+    // Messages that arrived (or were recalled) while the planner was thinking make its answer
+    // stale: plan again with them instead of answering now and again in the next turn.
+    if (replans < MAX_REPLANS && ((await turn.absorb()) || turn.takeRecalled())) {
       replans++;
       await turn.gatherContext();
       conversation = plannerMessages(await turn.promptInput(), system);

@@ -230,7 +230,9 @@ export class ToolCalls {
       return { problem: "set_quote must be a boolean" };
     }
     const target = await this.turn.findTarget(args.msg_id === undefined ? undefined : String(args.msg_id));
-    if (!target) return { problem: `no message with msg_id ${String(args.msg_id)} in this chat` };
+    if (!target) {
+      return { problem: `no message with msg_id ${String(args.msg_id)} in this chat (or it was recalled)` };
+    }
     const selection = this.replyStage.readOptions(args.plugin_options, this.plugins.session);
     if (!selection.ok) return { problem: selection.problem };
     const intent = typeof args.intent === "string" && args.intent ? args.intent : plannerText || undefined;

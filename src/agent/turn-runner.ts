@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Batch } from "../chat/batch.ts";
+import type { RecalledMessages } from "../chat/recalls.ts";
 import { type TurnLimits, turnUser } from "../chat/turn-limits.ts";
 import { turnStartedData } from "../chat/turn-started.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
@@ -56,6 +57,8 @@ export interface TurnRunnerDeps {
   budgets: Pick<TurnLimits, "crossed">;
   /** Triggers a turn took in but ended before the planner read: they start the session's next turn. */
   answerLater: (batch: Batch) => void;
+  /** Messages recalled while their batch waited: a turn leaves them out. */
+  recalled: RecalledMessages;
   monitor: Monitor;
   logger: Logger;
 }
@@ -70,6 +73,8 @@ export class TurnRunner {
   /** The lease token and abort of each running turn that carries one, by reply id. */
   private readonly fenced = new Map<string, { fence: FenceToken; abort: AbortController }>();
   private readonly historyWindows = new HistoryWindows();
+  /** Each running turn and its abort, so a recall reaches the turns reading the message. */
+  private readonly turns = new Map<TurnContext, AbortController>();
 
   constructor(private readonly deps: TurnRunnerDeps) {}
 
@@ -88,13 +93,34 @@ export class TurnRunner {
     this.fenced.get(replyId)?.abort.abort(refusal);
   }
 
+  /**
+   * A message was recalled: running turns of its session leave it out, and one left with
+   * nothing to answer stops before it sends anything.
+   */
+  recalled(sessionId: string, messageId: string): void {
+    for (const [turn, abort] of this.turns) {
+      if (turn.batch.sessionId === sessionId && turn.recalled(messageId)) {
+        abort.abort(new TurnStopped(`the message that started the turn was recalled (msg_id ${messageId})`));
+      }
+    }
+  }
+
   /** Runs one turn; `rerunOf` is the interrupted turn it runs again after a restart. */
   async run(
-    initial: Batch,
+    batch: Batch,
     absorbInto: (current: Batch) => Batch | undefined,
     rerunOf?: InterruptedTurn,
   ): Promise<void> {
     const deps = this.deps;
+    const initial = deps.recalled.without(batch);
+    if (!initial) {
+      deps.triggersTaken?.(batch);
+      deps.logger.info(
+        { sessionId: batch.sessionId, triggerIds: batch.triggerIds },
+        "turn not started: the messages that started it were recalled",
+      );
+      return;
+    }
     const replyId = randomUUID();
     const createdAt = Date.now();
     const fence = deps.fenceOf?.(initial.sessionId);
@@ -159,6 +185,7 @@ export class TurnRunner {
       journal,
       replies,
     );
+    this.turns.set(turn, abort);
     deps.monitor.emit({
       type: "turn.started",
       replyId,
@@ -176,13 +203,16 @@ export class TurnRunner {
         : readTranscript(turn, { ...deps, llm }));
     } catch (error) {
       stoppedBy = error;
+      // A turn stopped from outside (its trigger recalled) fails its call with the abort's error.
+      const stopped = error instanceof TurnStopped ? error : abort.signal.reason;
       outcome =
-        error instanceof TurnStopped
-          ? { status: "silent", reason: error.message }
+        stopped instanceof TurnStopped
+          ? { status: "silent", reason: stopped.message }
           : { status: "failed", reason: failureReason(error, abort.signal) };
     } finally {
       clearTimeout(timer);
       this.running.delete(abort);
+      this.turns.delete(turn);
       this.fenced.delete(replyId);
     }
     await plugins.stop(outcome.status, outcome.reason);

@@ -39,6 +39,7 @@ export interface AgentParts {
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   answerLater: TurnRunnerDeps["answerLater"];
+  recalled: TurnRunnerDeps["recalled"];
   monitor: MonitorHub;
   logger: Logger;
 }
@@ -55,6 +56,8 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
       return adapter && oneBotQuoteFetcher(adapter, message.selfId);
     },
     settings: () => ({ quote: config().chat.quote, timeZone: config().chat.timezone }),
+    isRecalled: async (sessionId, messageId) =>
+      (await parts.messages.findByMessageId(sessionId, messageId))?.recalledAt !== undefined,
     monitor,
     logger,
   });
@@ -84,6 +87,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     replyStage,
     budgets: parts.budgets,
     answerLater: parts.answerLater,
+    recalled: parts.recalled,
     monitor,
     logger,
   });

@@ -20,6 +20,9 @@ const HEADER_LABEL = /\[(?=\s*msg_id\s*=|\s*\d{1,2}\s*:\s*\d{2})/gi;
 /** What a header writes around a name (`[10:00:05] name(id): `), full-width inside a name. */
 const NAME_MARKS: Record<string, string> = { "(": "（", ")": "）", "[": "［", "]": "］", ":": "：" };
 
+/** What models read instead of a recalled (撤回) message's content, wherever it appears. */
+export const RECALLED_TEXT = "[已撤回]";
+
 /** One message as a line of the transcript the model reads: `[10:00:05] 张三(10001): text`. */
 export function formatMessageLine(
   message: ChatMessage,
@@ -32,7 +35,10 @@ export function formatMessageLine(
   const id = options.withId ? `[msg_id=${message.messageId}] ` : "";
   const selfName = options.selfName;
   const nameOf = (userId: string) => (userId === message.selfId ? selfName : undefined);
-  const text = renderSegments(options.segments ?? message.segments, { nameOf, pictures: options.pictures });
+  const text =
+    message.recalledAt === undefined
+      ? renderSegments(options.segments ?? message.segments, { nameOf, pictures: options.pictures })
+      : RECALLED_TEXT;
   return `${id}[${clock(message.time)}] ${who}: ${messageText(text)}`;
 }
 

@@ -5,6 +5,7 @@ import type { Segment } from "../message/segment.ts";
 import { applyCharBudget } from "./char-budget.ts";
 import type { QuoteSettings } from "./config.ts";
 import { forwardEntries } from "./forward-answer.ts";
+import { RECALLED_TEXT } from "./message-line.ts";
 import { FETCH_FAILED_TEXT, type ForwardNode, type QuoteFetcher, type ResolvedQuote } from "./quote-types.ts";
 import { parseQuotedMessage } from "./quoted-message.ts";
 
@@ -20,6 +21,8 @@ export interface ResolveDeps {
   logger: Logger;
   /** The turn's picture descriptions: the quote's and the forwards' pictures are described too. */
   pictures?: PictureDescriptions;
+  /** Whether the quoted message was recalled: its content is then never fetched nor shown. */
+  recalled?: (messageId: string) => Promise<boolean>;
 }
 
 /** Text still to render: a quote or a forward node and the segments its text is made of. */
@@ -61,7 +64,9 @@ export async function resolveQuote(
     pending: [],
   };
   let quotedForwardIds: string[] = [];
-  if (source.replyId !== undefined) {
+  if (source.replyId !== undefined && (await deps.recalled?.(source.replyId))) {
+    quote.text = RECALLED_TEXT;
+  } else if (source.replyId !== undefined) {
     try {
       const parsed = parseQuotedMessage(await deps.fetcher.getMessage(source.replyId, settings.timeoutMs));
       quote.senderId = parsed.senderId;

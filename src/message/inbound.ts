@@ -20,4 +20,9 @@ export interface ChatMessage {
   time: number;
   /** True for messages the bot itself sent, from this account or another account it runs. */
   fromSelf: boolean;
+  /**
+   * When the platform said the message was recalled (撤回, Unix ms): it stays stored and the
+   * console shows it, but models never read its content again.
+   */
+  recalledAt?: number;
 }

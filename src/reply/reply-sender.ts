@@ -40,6 +40,8 @@ export class ReplySender {
       quote === undefined
         ? message.segments
         : [{ type: "reply" as const, data: { id: quote } }, ...message.segments];
+    // A turn stopped meanwhile (its trigger recalled, a timeout) sends nothing more.
+    this.turn.signal.throwIfAborted();
     try {
       const sent = await this.turn.outbox.send(this.origin, segments, this.turn.replyId, this.turn.signal);
       this.turn.sentMessageIds.push(sent.messageId);

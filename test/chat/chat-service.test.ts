@@ -38,6 +38,9 @@ class SlowStore implements MessageStore {
   answer(refuse = false): void {
     for (const settle of this.waiting.splice(0)) settle(refuse);
   }
+  async markRecalled(): Promise<number> {
+    return 0;
+  }
   async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }

@@ -386,6 +386,7 @@ export type TextKey = keyof typeof TEXT;
 /** Every event the bot emits, as the timeline names it; a new event type does not compile without one. */
 const EVENT_LABELS: Record<MonitorEventType, [string, string]> = {
   "message.ingested": ["收到消息", "Message received"],
+  "message.recalled": ["消息被撤回", "Message recalled"],
   "access.denied": ["无权使用", "Access denied"],
   "limit.reached": ["达到限额", "Limit reached"],
   "batch.flushed": ["消息成批", "Messages batched"],

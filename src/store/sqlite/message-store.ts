@@ -29,10 +29,11 @@ export interface MessageRow {
   segments: string;
   time: number;
   from_self: number;
+  recalled_at: number | null;
 }
 
 export const MESSAGE_COLUMNS =
-  "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self";
+  "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self, recalled_at";
 
 /** The columns `messageValues` gives values for. */
 export const MESSAGE_INSERT_COLUMNS = MESSAGE_COLUMNS.replace("id, ", "");
@@ -60,11 +61,12 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
   readonly #selectSessionMessages: Statement<
     [{ session: string; search: string | null; before: number; limit: number }]
   >;
+  readonly #markRecalled: Statement<[number, string, string]>;
 
   constructor(db: Database, logger: Logger, tick: WriteTick, options: MessageStoreOptions = {}) {
     const insert = db.prepare(
       `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const countSession = db.prepare(
       `INSERT INTO chat_sessions (session_id, last_id, message_count) VALUES (?, ?, ?)
@@ -112,6 +114,9 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
          AND (@search IS NULL OR segments LIKE '%' || @search || '%' ESCAPE '\\')
        ORDER BY id DESC LIMIT @limit`,
     );
+    this.#markRecalled = db.prepare(
+      "UPDATE messages SET recalled_at = ? WHERE session_id = ? AND message_id = ? AND recalled_at IS NULL",
+    );
   }
 
   append(message: ChatMessage): void {
@@ -158,6 +163,12 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     return (rows as MessageRow[]).map(toStoredMessage);
   }
 
+  async markRecalled(sessionId: string, messageId: string, at: number): Promise<number> {
+    this.#writer.flush();
+    const spooled = markSpooledRecalled(this.#writer.pending(), sessionId, messageId, at);
+    return spooled + this.#markRecalled.run(at, sessionId, messageId).changes;
+  }
+
   async flush(): Promise<void> {
     this.#writer.flush();
   }
@@ -188,7 +199,27 @@ export function messageValues(message: ChatMessage): unknown[] {
     JSON.stringify(message.segments),
     message.time,
     message.fromSelf ? 1 : 0,
+    message.recalledAt ?? null,
   ];
+}
+
+/**
+ * Marks the not yet committed messages with this id recalled, so they are written that way;
+ * returns how many.
+ */
+export function markSpooledRecalled(
+  spooled: readonly ChatMessage[],
+  sessionId: string,
+  messageId: string,
+  at: number,
+): number {
+  let marked = 0;
+  for (const message of spooled) {
+    if (message.sessionId !== sessionId || message.messageId !== messageId || message.recalledAt) continue;
+    message.recalledAt = at;
+    marked++;
+  }
+  return marked;
 }
 
 /** A `sessions` row: the session's newest message and how many it holds. */
@@ -218,6 +249,7 @@ export function toStoredMessage(row: MessageRow): StoredMessage {
     fromSelf: row.from_self === 1,
   };
   if (row.group_id !== null) message.groupId = row.group_id;
+  if (row.recalled_at !== null) message.recalledAt = Number(row.recalled_at);
   return message;
 }
 

@@ -346,4 +346,13 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("ALTER TABLE stickers ADD COLUMN session_id TEXT");
     },
   },
+  {
+    version: 14,
+    name: "messages.recalled_at",
+    up(sql) {
+      // When the platform said the message was recalled (null: never): kept for the console,
+      // never shown to models.
+      sql("ALTER TABLE messages ADD COLUMN recalled_at INTEGER");
+    },
+  },
 ];
