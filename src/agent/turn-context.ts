@@ -111,7 +111,7 @@ export class TurnContext {
     if (refusal) throw refusal;
     const arrived = merged.messages.filter((message) => !before.has(message));
     this.unread.push(...arrived);
-    return arrived;
+    return arrived.length > 0 ? arrived : undefined;
   }
 
   /**
@@ -120,6 +120,8 @@ export class TurnContext {
    * when nothing would be left to answer: the turn is to stop before it sends anything.
    */
   recalled(messageId: string): boolean {
+    const read = [...this.batch.messages, ...(this.stored?.messages ?? [])];
+    if (!read.some((message) => message.messageId === messageId)) return false;
     this.history = undefined;
     this.stored = undefined;
     this.recallSeen = true;

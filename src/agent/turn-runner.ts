@@ -171,10 +171,15 @@ export class TurnRunner {
       signal: abort.signal,
       textChunkLimit: settings.textChunkLimit,
     });
+    // Messages recalled while they waited never join the turn.
+    const absorbUnrecalled = (current: Batch) => {
+      const merged = absorbInto(current);
+      return merged && (deps.recalled.without(merged) ?? merged);
+    };
     const turn = new TurnContext(
       replyId,
       initial,
-      absorbInto,
+      absorbUnrecalled,
       settings,
       {
         ...deps,
