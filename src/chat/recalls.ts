@@ -70,7 +70,10 @@ export function recallMessage(deps: RecallDeps, sessionId: string, messageId: st
       deps.monitor.emit({ type: "message.recalled", sessionId, data: { messageId } });
     },
     (error: unknown) => {
-      deps.logger.warn({ err: error, sessionId, messageId }, "could not mark a recalled message in the store");
+      deps.logger.warn(
+        { err: error, sessionId, messageId },
+        "could not mark a recalled message in the store",
+      );
     },
   );
 }

@@ -23,7 +23,10 @@ export function oneBotFixture(name: string): OneBotFixture {
 export function frameAbout(name: string, ids: Record<string, number | string>): Record<string, unknown> {
   const { frame } = oneBotFixture(name);
   const replaced = Object.fromEntries(
-    Object.entries(ids).map(([field, id]) => [field, typeof id === "string" && /^\d+$/.test(id) ? Number(id) : id]),
+    Object.entries(ids).map(([field, id]) => [
+      field,
+      typeof id === "string" && /^\d+$/.test(id) ? Number(id) : id,
+    ]),
   );
   return { ...frame, ...replaced, time: Math.floor(Date.now() / 1000) };
 }

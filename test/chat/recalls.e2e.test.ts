@@ -35,12 +35,22 @@ describe("a recalled message", () => {
   }
 
   it("is never shown to the planner again, only as [已撤回], and stays stored for the console", async () => {
-    const secretId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: plain(SECRET) });
+    const secretId = qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      nickname: "Alice",
+      message: plain(SECRET),
+    });
     await bot.waitForLog((line) => line.msg === "message received" && line.messageId === secretId);
     await recallInGroup(secretId);
 
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] });
-    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, nickname: "Bob", message: mention("刚才那条是什么？") });
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: BOB,
+      nickname: "Bob",
+      message: mention("刚才那条是什么？"),
+    });
     await bot.turnFinished();
     const planner = llm.lastRequestWithTool("reply")!;
     expect(planner.promptText).not.toContain(NUMBER);
@@ -57,7 +67,12 @@ describe("a recalled message", () => {
   });
 
   it("shown in a quote as [已撤回], even when the implementation still answers get_msg with it", async () => {
-    const secretId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: plain(SECRET) });
+    const secretId = qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      nickname: "Alice",
+      message: plain(SECRET),
+    });
     await bot.waitForLog((line) => line.msg === "message received" && line.messageId === secretId);
     await recallInGroup(secretId, "gocqhttp-notice-group-recall");
 
@@ -117,7 +132,9 @@ describe("a recalled message", () => {
     const waitingId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention(SECRET) });
     await bot.waitForLog((line) => line.msg === "message received" && line.messageId === waitingId);
     await recallInGroup(waitingId);
-    await bot.waitForLog((line) => line.msg === "turn not started: the messages that started it were recalled");
+    await bot.waitForLog(
+      (line) => line.msg === "turn not started: the messages that started it were recalled",
+    );
     expect(llm.requests).toHaveLength(2);
     expect(qq.sent.map((sent) => sent.text)).toEqual(["第一个的回答"]);
   });

@@ -133,6 +133,7 @@ const TEXT = {
 
   chatsSearch: ["按群号、QQ 号或会话搜索", "Search by group, user or session"],
   chatsMessageSearch: ["在这个会话里搜索消息", "Search messages in this chat"],
+  chatsRecalled: ["已撤回", "recalled"],
   chatsMessages: ["{n} 条消息", "{n} messages"],
   chatsPick: ["选择一个会话查看记录。", "Pick a chat to read its history."],
 
