@@ -5,6 +5,9 @@ import { launchBrowser } from "../support/browser.ts";
 import { ALICE, GROUP, groupSession, plain } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 
+/** How the page draws an element's text: struck through or not (run in the page). */
+const DECORATION = "(element) => getComputedStyle(element).textDecorationLine";
+
 /** The Chats page shows a recalled message struck through with a badge (NapCat's group_recall frame). */
 describe("a recalled message in the console's chat history", () => {
   let browser: Browser;
@@ -34,10 +37,7 @@ describe("a recalled message in the console's chat history", () => {
     const kept = page.locator(".history li", { hasText: "没撤回的这条" });
     await recalled.waitFor();
     expect(await recalled.locator(".badge.recalled").textContent()).toBe("已撤回");
-    const decoration = await recalled
-      .locator(".content")
-      .evaluate((element) => getComputedStyle(element).textDecorationLine);
-    expect(decoration).toBe("line-through");
+    expect(await recalled.locator(".content").evaluate(DECORATION)).toBe("line-through");
     expect(await kept.locator(".badge.recalled").count()).toBe(0);
     expect(
       await kept.locator(".content").evaluate((element) => getComputedStyle(element).textDecorationLine),
