@@ -5,8 +5,13 @@ import { launchBrowser } from "../support/browser.ts";
 import { ALICE, GROUP, groupSession, plain } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 
-/** How the page draws an element's text: struck through or not (run in the page). */
-const DECORATION = "(element) => getComputedStyle(element).textDecorationLine";
+/** How the page draws an element's text: struck through or not (runs in the page). */
+function decoration(element: unknown): string {
+  const page = globalThis as unknown as {
+    getComputedStyle(element: unknown): { textDecorationLine: string };
+  };
+  return page.getComputedStyle(element).textDecorationLine;
+}
 
 /** The Chats page shows a recalled message struck through with a badge (NapCat's group_recall frame). */
 describe("a recalled message in the console's chat history", () => {
@@ -37,11 +42,9 @@ describe("a recalled message in the console's chat history", () => {
     const kept = page.locator(".history li", { hasText: "没撤回的这条" });
     await recalled.waitFor();
     expect(await recalled.locator(".badge.recalled").textContent()).toBe("已撤回");
-    expect(await recalled.locator(".content").evaluate(DECORATION)).toBe("line-through");
+    expect(await recalled.locator(".content").evaluate(decoration)).toBe("line-through");
     expect(await kept.locator(".badge.recalled").count()).toBe(0);
-    expect(
-      await kept.locator(".content").evaluate((element) => getComputedStyle(element).textDecorationLine),
-    ).toBe("none");
+    expect(await kept.locator(".content").evaluate(decoration)).toBe("none");
     await context.close();
   });
 });
