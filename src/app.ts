@@ -19,6 +19,7 @@ import { clockOfZone, triggerSettings, turnBounds } from "./app/settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
+import { deliverPokesNamed } from "./chat/poke-names.ts";
 import { RecalledMessages, recallMessage } from "./chat/recalls.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
@@ -277,7 +278,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const playground = addAdapters(adapters, platformAdapters, {
     config,
     routes: server,
-    deliver: (message) => intake.take(message),
+    deliver: deliverPokesNamed((message) => intake.take(message), messages, logger),
     deliverLocal: (message) => chat.ingest(message),
     ...(cluster && {
       wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),

@@ -2,6 +2,7 @@ import type { ChatMode } from "../chat/config.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import { RECALL_TOOL, REMEMBER_TOOL } from "../memory/memory-tools.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import { POKE_TOOL } from "./poke-tool.ts";
 
 export const REPLY_TOOL = "reply";
 export const NO_REPLY_TOOL = "no_reply";
@@ -15,6 +16,7 @@ export const BUILTIN_TOOL_NAMES = [
   SEND_STICKER_TOOL,
   REMEMBER_TOOL,
   RECALL_TOOL,
+  POKE_TOOL,
 ];
 
 /** Longest a `wait` call may pause a turn, whatever the model asks for. */

@@ -7,6 +7,7 @@ import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { clip } from "../util/values.ts";
 import { builtinToolSpecs, stickerToolSpec } from "./builtin-tools.ts";
+import { pokeOfBot, pokeToolSpec } from "./poke-tool.ts";
 import { plannerMessages } from "./prompt.ts";
 import { ToolCalls } from "./tool-calls.ts";
 import type { TurnContext } from "./turn-context.ts";
@@ -55,6 +56,7 @@ export async function runPlanner(
       ...builtinToolSpecs(turn.settings.prompts, turn.settings.mode, pluginOptions),
       ...(stickers ? [stickerToolSpec(turn.settings.prompts)] : []),
       ...(deps.memory.enabled() ? memoryToolSpecs(turn.settings.prompts) : []),
+      ...(pokeOfBot(turn.batch) ? [pokeToolSpec(turn.settings.prompts)] : []),
       ...plugins.toolSpecs(),
     ];
     const result = await deps.llm.generate({

@@ -14,6 +14,7 @@ import {
   SEND_STICKER_TOOL,
   WAIT_TOOL,
 } from "./builtin-tools.ts";
+import { POKE_TOOL, pokeBack } from "./poke-tool.ts";
 import { replyerMessages } from "./prompt.ts";
 import type { TurnContext } from "./turn-context.ts";
 import { TurnFailure, type TurnOutcome } from "./turn-outcome.ts";
@@ -113,6 +114,12 @@ export class ToolCalls {
       case SEND_STICKER_TOOL:
         if (this.stickers.enabledIn(this.turn.batch.sessionId)) return this.sendSticker(input);
         return this.invalid(call.name, `unknown tool "${call.name}"`);
+      case POKE_TOOL: {
+        const poked = await pokeBack(this.turn);
+        return poked === undefined
+          ? this.invalid(call.name, "nobody poked you in this turn")
+          : { output: { output: poked } };
+      }
       case REMEMBER_TOOL:
       case RECALL_TOOL:
         if (this.memory.enabled()) return this.memoryTool(call.name, input);
@@ -239,7 +246,8 @@ export class ToolCalls {
     return {
       callId: call.id,
       target,
-      quote: args.set_quote === true,
+      // A poke has no platform message to quote.
+      quote: args.set_quote === true && target.notice === undefined,
       ...(intent === undefined ? {} : { intent }),
       extensions: selection.selected,
       origin: this.turn.origin(),

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../message/inbound.ts";
+import type { ChatMessage, PokeNotice } from "../message/inbound.ts";
 import type { PictureTexts } from "../message/picture-text.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
@@ -35,11 +35,19 @@ export function formatMessageLine(
   const id = options.withId ? `[msg_id=${message.messageId}] ` : "";
   const selfName = options.selfName;
   const nameOf = (userId: string) => (userId === message.selfId ? selfName : undefined);
+  if (message.notice !== undefined) {
+    return `${id}[${clock(message.time)}] ${who} ${noticeText(message.notice, message.selfId)}`;
+  }
   const text =
     message.recalledAt === undefined
       ? renderSegments(options.segments ?? message.segments, { nameOf, pictures: options.pictures })
       : RECALLED_TEXT;
   return `${id}[${clock(message.time)}] ${who}: ${messageText(text)}`;
+}
+
+/** A notice shown like a message, after its sender: "戳了戳你" (the bot) or "戳了戳 10002". */
+export function noticeText(notice: PokeNotice, selfId: string): string {
+  return notice.targetId === selfId ? "戳了戳你" : `戳了戳 ${notice.targetId}`;
 }
 
 /**

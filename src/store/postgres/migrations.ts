@@ -141,8 +141,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     "session_fences",
     "CREATE TABLE session_fences (session_id TEXT PRIMARY KEY, token BIGINT NOT NULL)",
   ),
-  // As SQLite's migration 14: when the platform said the message was recalled (null: never).
-  oneStatement(7, "messages.recalled_at", "ALTER TABLE messages ADD COLUMN recalled_at BIGINT"),
+  // As SQLite's migration 14: when the platform said the message was recalled (null: never),
+  // and a notice shown like a message (a poke, JSON).
+  oneStatement(
+    7,
+    "messages.recalled_at, messages.notice",
+    "ALTER TABLE messages ADD COLUMN recalled_at BIGINT, ADD COLUMN notice TEXT",
+  ),
 ];
 
 /**

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
-import type { ChatMessage } from "../../message/inbound.ts";
+import type { ChatMessage, PokeNotice } from "../../message/inbound.ts";
 import type { Segment } from "../../message/segment.ts";
 import type { ChatType } from "../../message/session-id.ts";
 import type {
@@ -30,10 +30,11 @@ export interface MessageRow {
   time: number;
   from_self: number;
   recalled_at: number | null;
+  notice: string | null;
 }
 
 export const MESSAGE_COLUMNS =
-  "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self, recalled_at";
+  "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self, recalled_at, notice";
 
 /** The columns `messageValues` gives values for. */
 export const MESSAGE_INSERT_COLUMNS = MESSAGE_COLUMNS.replace("id, ", "");
@@ -66,7 +67,7 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
   constructor(db: Database, logger: Logger, tick: WriteTick, options: MessageStoreOptions = {}) {
     const insert = db.prepare(
       `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const countSession = db.prepare(
       `INSERT INTO chat_sessions (session_id, last_id, message_count) VALUES (?, ?, ?)
@@ -200,6 +201,7 @@ export function messageValues(message: ChatMessage): unknown[] {
     message.time,
     message.fromSelf ? 1 : 0,
     message.recalledAt ?? null,
+    message.notice === undefined ? null : JSON.stringify(message.notice),
   ];
 }
 
@@ -250,6 +252,7 @@ export function toStoredMessage(row: MessageRow): StoredMessage {
   };
   if (row.group_id !== null) message.groupId = row.group_id;
   if (row.recalled_at !== null) message.recalledAt = Number(row.recalled_at);
+  if (row.notice !== null) message.notice = JSON.parse(row.notice) as PokeNotice;
   return message;
 }
 
