@@ -1,3 +1,4 @@
+import { wasRefused } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
 import { extractForwardIds, renderSegments } from "../message/render.ts";
@@ -76,7 +77,12 @@ export async function resolveQuote(
       // Replying to a forwarded chat log shows the log itself, not just "a forward".
       quotedForwardIds = extractForwardIds(parsed.segments);
     } catch (error) {
-      deps.logger.warn({ messageId: source.replyId, err: error }, "get_msg for a quoted message failed");
+      // The implementation answering that it has no such message (expired, recalled) is expected.
+      if (wasRefused(error)) {
+        const problem = error instanceof Error ? error.message : String(error);
+        deps.logger.debug({ messageId: source.replyId, problem }, "quoted message not found (get_msg)");
+      } else
+        deps.logger.warn({ messageId: source.replyId, err: error }, "get_msg for a quoted message failed");
       quote.text = FETCH_FAILED_TEXT;
     }
   }
