@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TurnPlugins } from "../src/agent/turn-plugins.ts";
+import type { Batch } from "../src/chat/batch.ts";
 import { CommandRegistry } from "../src/components/command-registry.ts";
 import { EnricherRegistry } from "../src/components/enrichers.ts";
 import { ReplyExtensionRegistry } from "../src/components/extension-registry.ts";
@@ -103,8 +104,14 @@ export async function measureToolDispatch(): Promise<{
     time: Date.now(),
     fromSelf: false,
   };
+  const batch: Batch = {
+    kind: "realtime",
+    sessionId: message.sessionId,
+    messages: [message],
+    triggerIds: ["1"],
+  };
   const scope = turns.forTurn({
-    batch: { kind: "realtime", sessionId: message.sessionId, messages: [message], triggerIds: ["1"] },
+    batch,
     replyId: "bench",
     signal: new AbortController().signal,
     prompts: shippedPromptTemplates("zh"),
@@ -116,7 +123,7 @@ export async function measureToolDispatch(): Promise<{
     const call = { id: "c", name: "echo", input: { n } };
     const input = { n };
     await scope.admit(call, input);
-    const offered = (await scope.offerTools(texts)).find(call.name);
+    const offered = (await scope.offerTools(texts, batch)).find(call.name);
     if (!offered || !("plugin" in offered)) throw new Error("the bench plugin's tool is not offered");
     offered.plugin.validate(input);
     const outcome = await scope.runTool(offered.plugin, call, input);

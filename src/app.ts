@@ -16,6 +16,8 @@ import { clockOfZone, triggerSettings } from "./app/service-settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
+import { deliverPokesNamed } from "./chat/poke-names.ts";
+import { RecalledMessages, recallMessage } from "./chat/recalls.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
@@ -197,6 +199,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  const recalled = new RecalledMessages();
   const turnRunner = createTurnRunner({
     llm: () => llm,
     stores,
@@ -212,6 +215,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     memory,
     outbox,
     budgets: limits,
+    recalled,
     monitor,
     logger,
   });
@@ -264,13 +268,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const playground = addAdapters(adapters, platformAdapters, {
     config,
     routes: server,
-    deliver: path.fromPlatform,
+    deliver: deliverPokesNamed(path.fromPlatform, messages, logger),
     deliverLocal: path.fromLocal,
     ...(cluster && {
       wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),
       connection: (adapterId: string, status: AccountStatus) => cluster.accountChanged(adapterId, status),
     }),
-    deleted: ({ sessionId, messageId }) => void memory.forgetMessage(sessionId, messageId),
+    deleted: ({ sessionId, messageId }) =>
+      recallMessage({ messages, recalled, turns: turnRunner, memory, monitor, logger }, sessionId, messageId),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,

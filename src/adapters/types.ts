@@ -30,6 +30,15 @@ export function wasNotSent(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { notSent?: unknown }).notSent === true;
 }
 
+/**
+ * Whether the platform answered that it did not carry the action out (OneBot `status` "failed",
+ * a retcode other than 0): a send so answered did not go out, and sending it again would be
+ * refused the same way.
+ */
+export function wasRefused(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { refused?: unknown }).refused === true;
+}
+
 /** What the rest of the bot needs from a chat platform connection. */
 export interface ChatAdapter {
   readonly id: string;

@@ -19,6 +19,7 @@ import {
   type ToolTexts,
   toolSearchSpec,
 } from "./builtin-tools.ts";
+import { pokeBack, pokeOfBot, pokeToolSpec } from "./poke-tool.ts";
 import { runReply } from "./reply-tool.ts";
 
 /** What the built-in tools' rules and runs use beside their turn. */
@@ -66,6 +67,15 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     },
     remembering(0),
     remembering(1),
+    {
+      spec: (texts) => pokeToolSpec(texts.prompts),
+      offered: (round) => pokeOfBot(round.batch) !== undefined,
+      run: async (_args, call) => {
+        const poked = await pokeBack(call.turn);
+        if (poked === undefined) return call.invalid("nobody poked you in this turn");
+        return { output: { output: poked } };
+      },
+    },
     {
       spec: (texts) => toolSearchSpec(texts.prompts),
       offered: (round) => round.deferring,

@@ -1,3 +1,4 @@
+import type { Batch } from "../chat/batch.ts";
 import type { ChatMode } from "../chat/config.ts";
 import type { SessionRef, ToolComponent } from "../components/types.ts";
 import type { LlmToolResult, ToolSpec } from "../llm/types.ts";
@@ -25,6 +26,8 @@ export interface ToolRun {
 /** What a built-in tool's "offered when" rule reads of the planner's round. */
 export interface ToolRound {
   session: SessionRef;
+  /** The turn's messages so far. */
+  batch: Batch;
   /** The plugin tools are too many to declare them all: `tool_search` finds them. */
   deferring: boolean;
 }

@@ -39,7 +39,10 @@ export async function runPlanner(turn: TurnContext, deps: PlannerLoopDeps): Prom
     // Per round: a plugin component disabled meanwhile is gone from the next request.
     const pluginOptions = deps.replyStage.optionsSchema(plugins.session);
     const { prompts, mode } = turn.settings;
-    const offer = await plugins.offerTools({ prompts, mode, ...(pluginOptions && { pluginOptions }) });
+    const offer = await plugins.offerTools(
+      { prompts, mode, ...(pluginOptions && { pluginOptions }) },
+      turn.batch,
+    );
     const result = await deps.llm.generate({
       task: "planner",
       messages: conversation,
@@ -69,9 +72,9 @@ export async function runPlanner(turn: TurnContext, deps: PlannerLoopDeps): Prom
         latencyMs: result.latencyMs,
       },
     });
-    // Messages that arrived while the planner was thinking make its answer stale: plan
-    // again with them instead of answering now and again in the next turn.
-    if (replans < MAX_REPLANS && (await turn.absorb())) {
+    // Messages that arrived (or were recalled) while the planner was thinking make its answer
+    // stale: plan again with them instead of answering now and again in the next turn.
+    if (replans < MAX_REPLANS && ((await turn.absorb()) || turn.takeRecalled())) {
       replans++;
       await turn.gatherContext();
       conversation = plannerMessages(await turn.promptInput(), system);

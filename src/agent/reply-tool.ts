@@ -74,14 +74,17 @@ async function replyPlan(
 ): Promise<ReplyPlan | { problem: string }> {
   const { turn, plugins } = call;
   const target = await turn.findTarget(args.msg_id);
-  if (!target) return { problem: `no message with msg_id ${String(args.msg_id)} in this chat` };
+  if (!target) {
+    return { problem: `no message with msg_id ${String(args.msg_id)} in this chat (or it was recalled)` };
+  }
   const selection = replyStage.readOptions(args.plugin_options, plugins.session);
   if (!selection.ok) return { problem: selection.problem };
   const intent = args.intent || call.plannerText || undefined;
   return {
     callId: call.callId,
     target,
-    quote: args.set_quote === true,
+    // A poke has no platform message to quote.
+    quote: args.set_quote === true && target.notice === undefined,
     ...(intent === undefined ? {} : { intent }),
     extensions: selection.selected,
     origin: turn.origin(),

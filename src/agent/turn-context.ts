@@ -79,6 +79,8 @@ export class TurnContext {
   systemParts: string[] = [];
   /** Messages taken in since the planner's last call: no planner call has read them yet. */
   private unread: ChatMessage[] = [];
+  /** A message was recalled since the planner's prompt was built: the next round builds it again. */
+  private recallSeen = false;
 
   readonly replyId: string;
   batch: Batch;
@@ -139,7 +141,35 @@ export class TurnContext {
     if (refusal) throw refusal;
     const arrived = merged.messages.filter((message) => !before.has(message));
     this.unread.push(...arrived);
-    return arrived;
+    return arrived.length > 0 ? arrived : undefined;
+  }
+
+  /**
+   * Leaves a recalled message out of what the turn reads from now on: its batch, and the history
+   * (read again, the message now shown as recalled). Returns true, leaving the batch as it was,
+   * when nothing would be left to answer: the turn is to stop before it sends anything.
+   */
+  recalled(messageId: string): boolean {
+    const read = [...this.batch.messages, ...(this.stored?.messages ?? [])];
+    if (!read.some((message) => message.messageId === messageId)) return false;
+    this.history = undefined;
+    this.stored = undefined;
+    this.recallSeen = true;
+    const batch = this.batch;
+    const messages = batch.messages.filter((message) => message.messageId !== messageId);
+    if (messages.length === batch.messages.length) return false;
+    const triggerIds = batch.triggerIds.filter((id) => id !== messageId);
+    if (messages.length === 0 || (batch.triggerIds.length > 0 && triggerIds.length === 0)) return true;
+    this.batch = { ...batch, messages, triggerIds };
+    this.unread = this.unread.filter((message) => message.messageId !== messageId);
+    return false;
+  }
+
+  /** Whether a message the turn may have shown was recalled since the last call; clears it. */
+  takeRecalled(): boolean {
+    const seen = this.recallSeen;
+    this.recallSeen = false;
+    return seen;
   }
 
   /** A planner call has read every message taken in so far (its prompt or a `wait` result showed them). */
@@ -177,10 +207,11 @@ export class TurnContext {
       const newestTrigger = this.batch.triggerIds.at(-1);
       return messages.findLast((m) => m.messageId === newestTrigger) ?? messages.at(-1);
     }
-    return (
+    const found =
       messages.find((m) => m.messageId === msgId) ??
-      this.deps.messages.findByMessageId(this.batch.sessionId, msgId)
-    );
+      (await this.deps.messages.findByMessageId(this.batch.sessionId, msgId));
+    // A member never answers or quotes what its sender took back.
+    return found?.recalledAt === undefined ? found : undefined;
   }
 
   /**

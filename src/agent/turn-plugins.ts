@@ -122,10 +122,10 @@ export class TurnPluginScope {
    * (with `tool_search` in place of the deferred ones, between those always shown and those it
    * found). Plugin tools need the message a call is made for: none without one.
    */
-  async offerTools(texts: ToolTexts): Promise<ToolOffer> {
+  async offerTools(texts: ToolTexts, batch: Batch): Promise<ToolOffer> {
     const pluginTools = this.call ? this.pluginTools() : [];
     const declared = this.deferral.declared(pluginTools);
-    const round = { session: this.session, deferring: declared.deferring };
+    const round = { session: this.session, batch, deferring: declared.deferring };
     const builtins: BuiltinTool[] = [];
     for (const tool of this.deps.builtins) if (await tool.offered(round)) builtins.push(tool);
     const isSearch = (tool: BuiltinTool) => tool.name === TOOL_SEARCH_TOOL;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Batch } from "../chat/batch.ts";
+import type { RecalledMessages } from "../chat/recalls.ts";
 import type { TurnRequest } from "../chat/session-runner.ts";
 import { type TurnLimits, turnUser } from "../chat/turn-limits.ts";
 import { turnStartedData } from "../chat/turn-started.ts";
@@ -53,6 +54,8 @@ export interface TurnRunnerDeps {
   memory: MemoryService;
   /** The daily token budgets, checked again before each model call of a turn after its first. */
   budgets: Pick<TurnLimits, "crossed">;
+  /** Messages recalled while their batch waited: a turn leaves them out. */
+  recalled: RecalledMessages;
   monitor: Monitor;
   logger: Logger;
 }
@@ -67,6 +70,8 @@ export class TurnRunner {
   /** The lease token and abort of each running turn that carries one, by reply id. */
   private readonly fenced = new Map<string, { fence: FenceToken; abort: AbortController }>();
   private readonly historyWindows = new HistoryWindows();
+  /** Each running turn and its abort, so a recall reaches the turns reading the message. */
+  private readonly turns = new Map<TurnContext, AbortController>();
 
   constructor(private readonly deps: TurnRunnerDeps) {}
 
@@ -86,13 +91,34 @@ export class TurnRunner {
   }
 
   /**
+   * A message was recalled: running turns of its session leave it out, and one left with
+   * nothing to answer stops before it sends anything.
+   */
+  recalled(sessionId: string, messageId: string): void {
+    for (const [turn, abort] of this.turns) {
+      if (turn.batch.sessionId === sessionId && turn.recalled(messageId)) {
+        abort.abort(new TurnStopped(`the message that started the turn was recalled (msg_id ${messageId})`));
+      }
+    }
+  }
+
+  /**
    * Runs one turn (`request.rerunOf`: the interrupted turn it runs again after a restart).
    * Resolves with the triggers it took in but ended before the planner read, if any: they
    * start the session's next turn.
    */
   async run(request: TurnRequest): Promise<Batch | undefined> {
-    const { batch: initial, absorbInto, rerunOf } = request;
+    const { batch, absorbInto, rerunOf } = request;
     const deps = this.deps;
+    const initial = deps.recalled.without(batch);
+    if (!initial) {
+      deps.triggersTaken?.(batch);
+      deps.logger.info(
+        { sessionId: batch.sessionId, triggerIds: batch.triggerIds },
+        "turn not started: the messages that started it were recalled",
+      );
+      return;
+    }
     const replyId = randomUUID();
     const createdAt = Date.now();
     const fence = deps.fenceOf?.(initial.sessionId);
@@ -149,10 +175,15 @@ export class TurnRunner {
       signal: abort.signal,
       textChunkLimit: settings.textChunkLimit,
     });
+    // Messages recalled while they waited never join the turn.
+    const absorbUnrecalled = (current: Batch) => {
+      const merged = absorbInto(current);
+      return merged && (deps.recalled.without(merged) ?? merged);
+    };
     const turn = new TurnContext({
       replyId,
       batch: initial,
-      absorbInto,
+      absorbInto: absorbUnrecalled,
       settings,
       signal: abort.signal,
       journal,
@@ -161,6 +192,7 @@ export class TurnRunner {
       pictures,
       deps: { ...deps, historyWindows: this.historyWindows },
     });
+    this.turns.set(turn, abort);
     deps.monitor.emit({
       type: "turn.started",
       replyId,
@@ -178,13 +210,16 @@ export class TurnRunner {
         : readTranscript(turn, { ...deps, llm }));
     } catch (error) {
       stoppedBy = error;
+      // A turn stopped from outside (its trigger recalled) fails its call with the abort's error.
+      const stopped = error instanceof TurnStopped ? error : abort.signal.reason;
       outcome =
-        error instanceof TurnStopped
-          ? { status: "silent", reason: error.message }
+        stopped instanceof TurnStopped
+          ? { status: "silent", reason: stopped.message }
           : { status: "failed", reason: failureReason(error, abort.signal) };
     } finally {
       clearTimeout(timer);
       this.running.delete(abort);
+      this.turns.delete(turn);
       this.fenced.delete(replyId);
     }
     await turn.plugins.stop(outcome.status, outcome.reason);

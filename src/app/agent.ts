@@ -41,6 +41,7 @@ export interface AgentParts {
   memory: MemoryService;
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
+  recalled: TurnRunnerDeps["recalled"];
   monitor: MonitorHub;
   logger: Logger;
 }
@@ -57,6 +58,8 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
       return adapter && oneBotQuoteFetcher(adapter, message.selfId);
     },
     settings: () => ({ quote: config().chat.quote, timeZone: config().chat.timezone }),
+    isRecalled: async (sessionId, messageId) =>
+      (await parts.messages.findByMessageId(sessionId, messageId))?.recalledAt !== undefined,
     monitor,
     logger,
   });
@@ -103,6 +106,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     memory: parts.memory,
     replyStage,
     budgets: parts.budgets,
+    recalled: parts.recalled,
     monitor,
     logger,
   });

@@ -9,6 +9,10 @@ export const triggersSchema = group("What makes the bot answer right away.", {
     description: "Words that trigger the bot when a message contains them.",
   }),
   privateAlways: Type.Boolean({ default: true, description: "Every private message." }),
+  poke: Type.Boolean({
+    default: true,
+    description: "A poke (戳一戳) of the bot, in a group or a private chat; pokes of others never trigger.",
+  }),
 });
 
 export const realtimeSchema = group(

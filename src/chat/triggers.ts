@@ -9,7 +9,7 @@ export type TriggerSettings = TriggersConfig & {
   names: string[];
 };
 
-export type TriggerReason = "mention" | "reply_to_self" | "keyword" | "private";
+export type TriggerReason = "mention" | "reply_to_self" | "keyword" | "private" | "poke";
 
 /**
  * The platform id of the message this one replies to, when a reply to it could trigger the
@@ -31,6 +31,10 @@ export function detectTrigger(
   quotesOwnMessage: boolean,
 ): TriggerReason | undefined {
   if (message.fromSelf) return undefined;
+  // A poke is no message: only a poke of the bot itself triggers, and only while that is on.
+  if (message.notice?.type === "poke") {
+    return settings.poke && message.notice.targetId === message.selfId ? "poke" : undefined;
+  }
   if (message.chatType === "private" && settings.privateAlways) return "private";
   if (settings.mention && message.segments.some((s) => isSegment(s, "at") && s.data.qq === message.selfId)) {
     return "mention";

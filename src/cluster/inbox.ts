@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { SendTarget } from "../adapters/types.ts";
+import { type SendTarget, wasRefused } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
@@ -37,7 +37,7 @@ export type Envelope =
       timeoutMs: number;
     }
   | { type: "answer"; id: string; ok: true; value: unknown }
-  | { type: "answer"; id: string; ok: false; error: string; notSent: boolean };
+  | { type: "answer"; id: string; ok: false; error: string; notSent: boolean; refused?: boolean };
 
 /** Envelopes beyond this are refused (a message with a huge inline picture, say): one clear error. */
 const MAX_ENVELOPE_BYTES = 8 * 1024 * 1024;
@@ -220,6 +220,7 @@ export class Inbox {
             ok: false,
             error: result.error instanceof Error ? result.error.message : String(result.error),
             notSent: (result.error as { notSent?: unknown } | undefined)?.notSent === true,
+            refused: wasRefused(result.error),
           };
     await this.post(call.from, envelope);
   }
@@ -261,7 +262,13 @@ export class Inbox {
     this.#waiting.delete(answer.id);
     clearTimeout(waiting.timer);
     if (answer.ok) waiting.resolve(answer.value);
-    else waiting.reject(Object.assign(new Error(answer.error), { notSent: answer.notSent }));
+    else {
+      const error = Object.assign(new Error(answer.error), {
+        notSent: answer.notSent,
+        refused: answer.refused === true,
+      });
+      waiting.reject(error);
+    }
   }
 }
 

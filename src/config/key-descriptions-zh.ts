@@ -94,6 +94,7 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.triggers.replyToSelf": "回复机器人发的某条消息。",
   "chat.triggers.keywords": "消息中包含其中任一关键词时触发机器人。",
   "chat.triggers.privateAlways": "每一条私聊消息。",
+  "chat.triggers.poke": "有人戳了戳机器人（群聊或私聊）；戳别人从不触发。",
   "chat.realtime.windowMs": "多久没有新消息就关闭窗口（毫秒）",
   "chat.realtime.maxWindowMs": "窗口最长保持打开的时间（毫秒）",
   "chat.realtime.maxMessages": "窗口收集到这么多条消息时提前关闭",

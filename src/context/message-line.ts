@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../message/inbound.ts";
+import type { ChatMessage, PokeNotice } from "../message/inbound.ts";
 import type { PictureTexts } from "../message/picture-text.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
@@ -20,6 +20,9 @@ const HEADER_LABEL = /\[(?=\s*msg_id\s*=|\s*\d{1,2}\s*:\s*\d{2})/gi;
 /** What a header writes around a name (`[10:00:05] name(id): `), full-width inside a name. */
 const NAME_MARKS: Record<string, string> = { "(": "（", ")": "）", "[": "［", "]": "］", ":": "：" };
 
+/** What models read instead of a recalled (撤回) message's content, wherever it appears. */
+export const RECALLED_TEXT = "[已撤回]";
+
 /** One message as a line of the transcript the model reads: `[10:00:05] 张三(10001): text`. */
 export function formatMessageLine(
   message: ChatMessage,
@@ -36,12 +39,23 @@ export function formatMessageLine(
     ? `${senderText(message.senderName)}(你)`
     : `${senderText(message.senderName)}(${message.userId})`;
   const id = options.withId ? `[msg_id=${message.messageId}] ` : "";
-  const text = renderSegments(options.segments ?? message.segments, {
-    nameOf: options.nameOf,
-    selfId: message.selfId,
-    pictures: options.pictures,
-  });
+  if (message.notice !== undefined) {
+    return `${id}[${clock(message.time)}] ${who} ${noticeText(message.notice, message.selfId)}`;
+  }
+  const text =
+    message.recalledAt === undefined
+      ? renderSegments(options.segments ?? message.segments, {
+          nameOf: options.nameOf,
+          selfId: message.selfId,
+          pictures: options.pictures,
+        })
+      : RECALLED_TEXT;
   return `${id}[${clock(message.time)}] ${who}: ${messageText(text)}`;
+}
+
+/** A notice shown like a message, after its sender: "戳了戳你" (the bot) or "戳了戳 10002". */
+export function noticeText(notice: PokeNotice, selfId: string): string {
+  return notice.targetId === selfId ? "戳了戳你" : `戳了戳 ${notice.targetId}`;
 }
 
 /**

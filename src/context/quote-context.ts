@@ -29,6 +29,8 @@ export interface QuoteContextDeps {
   /** The calls to make for a message's platform account; undefined when it is not connected. */
   fetcherFor(message: ChatMessage): QuoteFetcher | undefined;
   settings(): QuoteContextSettings;
+  /** Whether a message of the session was recalled (the store's mark). */
+  isRecalled?(sessionId: string, messageId: string): Promise<boolean>;
   monitor: Monitor;
   logger: Logger;
 }
@@ -57,6 +59,7 @@ export class QuoteContext {
         logger: this.deps.logger,
         pictures: view.pictures,
         render: { nameOf: view.nameOf, selfId: message.selfId },
+        recalled: async (messageId) => (await this.deps.isRecalled?.(message.sessionId, messageId)) === true,
       });
       if (!quote) return undefined;
       const block = formatQuoteContext(quote, this.clockFor(settings.timeZone));

@@ -1,3 +1,4 @@
+import { wasRefused } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { type ForwardRef, forwardRefs } from "../message/forward-refs.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
@@ -6,6 +7,7 @@ import type { Segment } from "../message/segment.ts";
 import { applyCharBudget } from "./char-budget.ts";
 import type { QuoteSettings } from "./config.ts";
 import { forwardEntries } from "./forward-answer.ts";
+import { RECALLED_TEXT } from "./message-line.ts";
 import { FETCH_FAILED_TEXT, type ForwardNode, type QuoteFetcher, type ResolvedQuote } from "./quote-types.ts";
 import { parseQuotedMessage } from "./quoted-message.ts";
 
@@ -25,6 +27,8 @@ export interface ResolveDeps {
   pictures?: PictureDescriptions;
   /** How mentions read: names of members, the bot's own account. */
   render?: Pick<RenderOptions, "nameOf" | "selfId">;
+  /** Whether the quoted message was recalled: its content is then never fetched nor shown. */
+  recalled?: (messageId: string) => Promise<boolean>;
 }
 
 /** Text still to render: a quote or a forward node and the segments its text is made of. */
@@ -66,7 +70,9 @@ export async function resolveQuote(
     pending: [],
   };
   let quotedForwards: ForwardRef[] = [];
-  if (source.replyId !== undefined) {
+  if (source.replyId !== undefined && (await deps.recalled?.(source.replyId))) {
+    quote.text = RECALLED_TEXT;
+  } else if (source.replyId !== undefined) {
     try {
       const parsed = parseQuotedMessage(await deps.fetcher.getMessage(source.replyId, settings.timeoutMs));
       quote.senderId = parsed.senderId;
@@ -76,7 +82,12 @@ export async function resolveQuote(
       // Replying to a forwarded chat log shows the log itself, not just "a forward".
       quotedForwards = forwardRefs(parsed.segments);
     } catch (error) {
-      deps.logger.warn({ messageId: source.replyId, err: error }, "get_msg for a quoted message failed");
+      // The implementation answering that it has no such message (expired, recalled) is expected.
+      if (wasRefused(error)) {
+        const problem = error instanceof Error ? error.message : String(error);
+        deps.logger.debug({ messageId: source.replyId, problem }, "quoted message not found (get_msg)");
+      } else
+        deps.logger.warn({ messageId: source.replyId, err: error }, "get_msg for a quoted message failed");
       quote.text = FETCH_FAILED_TEXT;
     }
   }

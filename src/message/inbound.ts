@@ -1,6 +1,12 @@
 import type { Segment } from "./segment.ts";
 import type { ChatType } from "./session-id.ts";
 
+/** A poke (戳一戳) reported as a notice: who (the message's sender) poked whom. */
+export interface PokeNotice {
+  type: "poke";
+  targetId: string;
+}
+
 /** One chat message as every stage after the adapter sees it. */
 export interface ChatMessage {
   platform: string;
@@ -20,4 +26,11 @@ export interface ChatMessage {
   time: number;
   /** True for messages the bot itself sent, from this account or another account it runs. */
   fromSelf: boolean;
+  /**
+   * When the platform said the message was recalled (撤回, Unix ms): it stays stored and the
+   * console shows it, but models never read its content again.
+   */
+  recalledAt?: number;
+  /** Set for a notice the chat shows like a message (a poke); its `segments` are empty. */
+  notice?: PokeNotice;
 }

@@ -5,6 +5,7 @@
  */
 export type MonitorEventType =
   | "message.ingested"
+  | "message.recalled"
   | "access.denied"
   | "limit.reached"
   | "batch.flushed"

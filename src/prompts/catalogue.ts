@@ -47,6 +47,7 @@ export const TEMPLATE_PLACEHOLDERS = {
   tool_send_sticker: [],
   tool_send_sticker_emotion: [],
   tool_send_sticker_description: [],
+  tool_poke: [],
   // Tool results the planner reads.
   result_malformed_json: [],
   result_already_replied: [],
@@ -59,6 +60,7 @@ export const TEMPLATE_PLACEHOLDERS = {
   result_wait_spent: ["max_seconds"],
   result_sticker_sent: ["description"],
   result_sticker_none: [],
+  result_poked: ["name"],
   result_hook_denied: ["reason"],
   result_hook_denied_default: [],
   result_approval_denied: [],

@@ -7,6 +7,7 @@ import { withoutLargeInlinePayloads } from "../message/stored-payloads.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import { clip } from "../util/values.ts";
+import { sendPoke } from "./poke.ts";
 import type { SendJournal } from "./send-journal.ts";
 
 /** Where a session's replies go: taken from any message of that session. */
@@ -58,6 +59,15 @@ export class Outbox {
   async accountReady(origin: SessionOrigin, timeoutMs: number): Promise<boolean> {
     const adapter = this.adapterById(origin.adapterId);
     return adapter !== undefined && untilConnected(adapter, origin.selfId, Date.now() + timeoutMs);
+  }
+
+  /** Pokes `userId` in the origin's chat (poke.ts); resolves with the action that did it. */
+  async poke(origin: SessionOrigin, userId: string, replyId?: string): Promise<string> {
+    const adapter = this.adapterById(origin.adapterId);
+    if (!adapter) throw new Error(`adapter ${origin.adapterId} is not running`);
+    const action = await sendPoke(adapter, origin, userId);
+    this.logger.info({ sessionId: origin.sessionId, userId, action, replyId }, "poked");
+    return action;
   }
 
   /**

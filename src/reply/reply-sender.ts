@@ -1,4 +1,4 @@
-import { wasNotSent } from "../adapters/types.ts";
+import { wasNotSent, wasRefused } from "../adapters/types.ts";
 import type { LlmTextSink } from "../llm/types.ts";
 import type { Outbox, SessionOrigin } from "./outbox.ts";
 import { type OutgoingReply, textReplies } from "./reply-group.ts";
@@ -40,6 +40,8 @@ export class ReplySender {
       quote === undefined
         ? message.segments
         : [{ type: "reply" as const, data: { id: quote } }, ...message.segments];
+    // A turn stopped meanwhile (its trigger recalled, a timeout) sends nothing more.
+    this.turn.signal.throwIfAborted();
     try {
       const sent = await this.turn.outbox.send(this.origin, segments, this.turn.replyId, this.turn.signal);
       this.turn.sentMessageIds.push(sent.messageId);
@@ -48,7 +50,11 @@ export class ReplySender {
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       // OneBot has no idempotency key: a message that may have left is never sent again.
-      const doubt = wasNotSent(error) ? "" : " (the last may have gone out; not sent again)";
+      const doubt = wasNotSent(error)
+        ? ""
+        : wasRefused(error)
+          ? " (the platform refused the last: not sent)"
+          : " (the last may have gone out; not sent again)";
       throw new ReplyFailure(`sending failed after ${this.sent} message(s)${doubt}: ${why}`);
     }
   }

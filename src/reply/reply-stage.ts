@@ -151,6 +151,12 @@ export class TurnReplies {
     return this.deps.outbox.send(origin, segments, this.turn.replyId, this.turn.signal);
   }
 
+  /** Pokes a member back (the `poke` tool); resolves with the platform action used. */
+  poke(origin: SessionOrigin, userId: string): Promise<string> {
+    this.turn.signal.throwIfAborted();
+    return this.deps.outbox.poke(origin, userId, this.turn.replyId);
+  }
+
   /** Sends plain text messages, none quoting (digests, summaries). */
   sendText(origin: SessionOrigin, chunks: string[]): Promise<void> {
     return new ReplySender(this.sending(), origin, undefined).sendAll(textReplies(chunks));

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type SendTarget, wasNotSent } from "../adapters/types.ts";
+import { type SendTarget, wasNotSent, wasRefused } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
@@ -75,7 +75,7 @@ export class SendJournal {
         settle(() =>
           this.store.settleFailed(
             id,
-            wasNotSent(error) ? "failed" : "in_doubt",
+            wasNotSent(error) || wasRefused(error) ? "failed" : "in_doubt",
             error instanceof Error ? error.message : String(error),
           ),
         ),

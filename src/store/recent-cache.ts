@@ -50,6 +50,14 @@ export class RecentMessageCache implements MessageStore {
     return cached ?? this.inner.findByMessageId(sessionId, messageId);
   }
 
+  /** Marks the message recalled in the store and in the session's window. */
+  markRecalled(sessionId: string, messageId: string, at: number): Promise<number> {
+    for (const message of this.windows.get(sessionId)?.messages ?? []) {
+      if (message.messageId === messageId) message.recalledAt ??= at;
+    }
+    return this.inner.markRecalled(sessionId, messageId, at);
+  }
+
   /** Drops the session's window: its messages may have been written by another process (a cluster). */
   forget(sessionId: string): void {
     this.windows.delete(sessionId);

@@ -25,6 +25,11 @@ export interface MessageStore {
   append(message: ChatMessage): void;
   recent(query: HistoryQuery): Promise<ChatMessage[]>;
   findByMessageId(sessionId: string, messageId: string): Promise<ChatMessage | undefined>;
+  /**
+   * Marks the session's messages with this platform id recalled at `at` (those not yet
+   * committed too); resolves with how many were marked now.
+   */
+  markRecalled(sessionId: string, messageId: string, at: number): Promise<number>;
   /** Commits everything queued. */
   flush(): Promise<void>;
   close(): Promise<void>;

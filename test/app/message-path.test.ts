@@ -29,6 +29,9 @@ class ArrayStore implements MessageStore {
   async findByMessageId(sessionId: string, messageId: string): Promise<ChatMessage | undefined> {
     return this.rows.findLast((m) => m.sessionId === sessionId && m.messageId === messageId);
   }
+  async markRecalled(): Promise<number> {
+    return 0;
+  }
   async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }

@@ -39,6 +39,9 @@ class SlowStore implements MessageStore {
   answer(refuse = false): void {
     for (const settle of this.waiting.splice(0)) settle(refuse);
   }
+  async markRecalled(): Promise<number> {
+    return 0;
+  }
   async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }
@@ -77,7 +80,14 @@ function setUp() {
     batcher,
     digests,
     commands: { dispatch: () => false },
-    triggers: () => ({ mention: true, replyToSelf: true, keywords: [], privateAlways: true, names: ["紬"] }),
+    triggers: () => ({
+      mention: true,
+      replyToSelf: true,
+      keywords: [],
+      privateAlways: true,
+      poke: true,
+      names: ["紬"],
+    }),
     access: () => ({ privateChats: true, allow: [], deny: [] }),
     monitor,
     logger: captureLog().logger,

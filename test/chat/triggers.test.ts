@@ -13,6 +13,7 @@ const settings: TriggerSettings = {
   replyToSelf: true,
   keywords: ["天气"],
   privateAlways: true,
+  poke: true,
   names: ["紬", "tsumugi"],
 };
 

@@ -76,6 +76,7 @@ describe("loadConfig without a file", () => {
       replyToSelf: true,
       keywords: [],
       privateAlways: true,
+      poke: true,
     });
     expect(config.chat.realtime).toEqual({
       windowMs: 800,

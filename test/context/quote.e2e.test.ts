@@ -158,7 +158,13 @@ describe("quote and forward resolution end to end", () => {
     expect(llm.lastRequestWithTool("reply")!.promptText).toContain(
       "## 新消息\n[引用消息：[引用消息获取失败]\n]\n",
     );
-    expect(bot.logs.some((l) => l.msg === "get_msg for a quoted message failed")).toBe(true);
+    // An expected miss (the implementation answered it has no such message): one debug line, no stack.
+    const lines = bot.logs.filter((l) => l.msg.includes("get_msg"));
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 20, msg: "quoted message not found (get_msg)" }),
+    ]);
+    expect(lines[0]!.err).toBeUndefined();
+    expect(String(lines[0]!.problem)).toContain("消息已撤回");
   });
 
   it("gives up on a get_msg slower than quote.timeoutMs", async () => {

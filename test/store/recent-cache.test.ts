@@ -19,6 +19,9 @@ class CountingStore implements MessageStore {
     this.reads++;
     return this.rows.findLast((m) => m.sessionId === sessionId && m.messageId === messageId);
   }
+  async markRecalled(): Promise<number> {
+    return 0;
+  }
   async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }

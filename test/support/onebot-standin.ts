@@ -518,6 +518,11 @@ export class OneBotStandIn {
       case "send_group_msg":
       case "send_private_msg":
         return ok({ message_id: this.#recordSent(action, params) });
+      // NapCat's poke actions (action/packet/SendPoke.ts) answer no data.
+      case "group_poke":
+      case "friend_poke":
+      case "send_poke":
+        return ok(null);
       default:
         return { ...failed(1404, "API不存在"), httpStatus: 404 };
     }

@@ -21,6 +21,8 @@ export class OneBotActionError extends Error {
   readonly retcode: number | undefined;
   readonly wording: string | undefined;
   readonly notSent: boolean;
+  /** The implementation answered that it failed (see `wasRefused`). */
+  readonly refused: boolean;
 
   constructor(fields: OneBotActionErrorFields) {
     super(fields.message);
@@ -30,6 +32,7 @@ export class OneBotActionError extends Error {
     this.retcode = fields.retcode;
     this.wording = fields.wording;
     this.notSent = fields.notSent === true;
+    this.refused = fields.kind === "failed";
   }
 }
 

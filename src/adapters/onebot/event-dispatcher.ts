@@ -1,10 +1,10 @@
 import type { Logger } from "../../log/logger.ts";
 import { idToString } from "../../message/onebot-values.ts";
-import { formatSessionId } from "../../message/session-id.ts";
 import { isRecord } from "../../util/values.ts";
 import type { AdapterEvents } from "../types.ts";
 import type { AccountTable } from "./account-table.ts";
 import { decodeMessageEvent } from "./event-decoder.ts";
+import { decodeNotice } from "./notice-decoder.ts";
 
 export interface EventDispatcherOptions {
   adapterId: string;
@@ -14,8 +14,9 @@ export interface EventDispatcherOptions {
 }
 
 /**
- * Routes OneBot events: chat messages to `events.message`, heartbeat online state to the
- * account table; everything else (notices, requests, types added later) is logged at debug.
+ * Routes OneBot events: chat messages and pokes to `events.message`, recalls to
+ * `events.deleted`, heartbeat and `bot_offline` online state to the account table; everything
+ * else (other notices, requests, types added later) is logged at debug.
  * Nothing an implementation sends can make this throw.
  */
 export class OneBotEventDispatcher {
@@ -62,31 +63,46 @@ export class OneBotEventDispatcher {
         return;
       default:
         logger.debug(
-          { selfId, postType: event.post_type, type: event.notice_type ?? event.request_type },
+          {
+            selfId,
+            postType: event.post_type,
+            type: event.notice_type ?? event.request_type,
+            subType: event.sub_type,
+          },
           "onebot event ignored",
         );
     }
   }
 
-  /** Recalls (撤回) delete a message; other notices are logged at debug. */
+  /**
+   * Recalls (撤回) delete a message, a poke reaches the chat like a message, NapCat's
+   * `bot_offline` (the account was logged out) sets the account offline at once; other notices
+   * are logged at debug.
+   */
   #notice(event: Record<string, unknown>, selfId: string): void {
-    const { events, logger } = this.#options;
-    const messageId = idToString(event.message_id);
-    const group = idToString(event.group_id);
-    const user = idToString(event.user_id);
-    const recall =
-      event.notice_type === "group_recall" && group !== undefined
-        ? { chatType: "group" as const, peerId: group }
-        : event.notice_type === "friend_recall" && user !== undefined
-          ? { chatType: "private" as const, peerId: user }
-          : undefined;
-    if (recall === undefined || messageId === undefined) {
-      logger.debug({ selfId, type: event.notice_type }, "onebot notice ignored");
-      return;
+    const { events, logger, accounts, adapterId } = this.#options;
+    const notice = decodeNotice(event, { adapterId, selfId, now: Date.now });
+    switch (notice.kind) {
+      case "recall":
+        logger.debug(
+          { selfId, sessionId: notice.sessionId, messageId: notice.messageId },
+          "onebot message recalled",
+        );
+        events.deleted?.({ sessionId: notice.sessionId, messageId: notice.messageId });
+        return;
+      case "poke":
+        events.message(notice.message);
+        return;
+      case "offline":
+        logger.warn(
+          { selfId, tag: event.tag, reason: event.message },
+          "onebot account offline (bot_offline)",
+        );
+        if (accounts.setOnline(selfId, false)) events.connection(accounts.get(selfId));
+        return;
+      case "other":
+        logger.debug({ selfId, type: event.notice_type, subType: event.sub_type }, "onebot notice ignored");
     }
-    const sessionId = formatSessionId({ platform: "onebot", selfId, ...recall });
-    logger.debug({ sessionId, messageId }, "onebot message recalled");
-    events.deleted?.({ sessionId, messageId });
   }
 
   #meta(event: Record<string, unknown>, selfId: string): void {

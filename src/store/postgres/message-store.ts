@@ -7,6 +7,7 @@ import {
   MESSAGE_INSERT_COLUMNS,
   type MessageRow,
   type MessageStoreOptions,
+  markSpooledRecalled,
   messageValues,
   toSessionSummary,
   toStoredMessage,
@@ -119,6 +120,17 @@ export class PgMessageStore implements MessageStore, ChatHistory {
             [before, search, query.limit, query.sessionId],
           );
     return rows.map(toStoredMessage);
+  }
+
+  async markRecalled(sessionId: string, messageId: string, at: number): Promise<number> {
+    await this.#writer.flush();
+    const spooled = markSpooledRecalled(this.#writer.pending(), sessionId, messageId, at);
+    const updated = await this.db.query<{ id: number }>(
+      `UPDATE messages SET recalled_at = $1 WHERE session_id = $2 AND message_id = $3 AND recalled_at IS NULL
+       RETURNING id`,
+      [at, sessionId, messageId],
+    );
+    return spooled + updated.length;
   }
 
   async flush(): Promise<void> {

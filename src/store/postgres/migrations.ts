@@ -130,6 +130,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     "stickers.emotions as text",
     "ALTER TABLE stickers ALTER COLUMN emotions TYPE TEXT USING array_to_string(emotions, E'\\n')",
   ),
+  // As SQLite's migration 14: when the platform said the message was recalled (null: never),
+  // and a notice shown like a message (a poke, JSON).
+  oneStatement(
+    8,
+    "messages.recalled_at, messages.notice",
+    "ALTER TABLE messages ADD COLUMN recalled_at BIGINT, ADD COLUMN notice TEXT",
+  ),
 ];
 
 /**

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
-import type { ChatMessage } from "../../message/inbound.ts";
+import type { ChatMessage, PokeNotice } from "../../message/inbound.ts";
 import type { Segment } from "../../message/segment.ts";
 import type { ChatType } from "../../message/session-id.ts";
 import type {
@@ -29,10 +29,12 @@ export interface MessageRow {
   segments: string;
   time: number;
   from_self: number;
+  recalled_at: number | null;
+  notice: string | null;
 }
 
 export const MESSAGE_COLUMNS =
-  "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self";
+  "id, platform, adapter_id, self_id, session_id, chat_type, group_id, user_id, sender_name, message_id, segments, time, from_self, recalled_at, notice";
 
 /** The columns `messageValues` gives values for. */
 export const MESSAGE_INSERT_COLUMNS = MESSAGE_COLUMNS.replace("id, ", "");
@@ -60,11 +62,12 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
   readonly #selectSessionMessages: Statement<
     [{ session: string; search: string | null; before: number; limit: number }]
   >;
+  readonly #markRecalled: Statement<[number, string, string]>;
 
   constructor(db: Database, logger: Logger, tick: WriteTick, options: MessageStoreOptions = {}) {
     const insert = db.prepare(
       `INSERT INTO messages (${MESSAGE_INSERT_COLUMNS})
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const countSession = db.prepare(
       `INSERT INTO chat_sessions (session_id, last_id, message_count) VALUES (?, ?, ?)
@@ -112,6 +115,9 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
          AND (@search IS NULL OR segments LIKE '%' || @search || '%' ESCAPE '\\')
        ORDER BY id DESC LIMIT @limit`,
     );
+    this.#markRecalled = db.prepare(
+      "UPDATE messages SET recalled_at = ? WHERE session_id = ? AND message_id = ? AND recalled_at IS NULL",
+    );
   }
 
   append(message: ChatMessage): void {
@@ -158,6 +164,12 @@ export class SqliteMessageStore implements MessageStore, ChatHistory {
     return (rows as MessageRow[]).map(toStoredMessage);
   }
 
+  async markRecalled(sessionId: string, messageId: string, at: number): Promise<number> {
+    this.#writer.flush();
+    const spooled = markSpooledRecalled(this.#writer.pending(), sessionId, messageId, at);
+    return spooled + this.#markRecalled.run(at, sessionId, messageId).changes;
+  }
+
   async flush(): Promise<void> {
     this.#writer.flush();
   }
@@ -188,7 +200,28 @@ export function messageValues(message: ChatMessage): unknown[] {
     JSON.stringify(message.segments),
     message.time,
     message.fromSelf ? 1 : 0,
+    message.recalledAt ?? null,
+    message.notice === undefined ? null : JSON.stringify(message.notice),
   ];
+}
+
+/**
+ * Marks the not yet committed messages with this id recalled, so they are written that way;
+ * returns how many.
+ */
+export function markSpooledRecalled(
+  spooled: readonly ChatMessage[],
+  sessionId: string,
+  messageId: string,
+  at: number,
+): number {
+  let marked = 0;
+  for (const message of spooled) {
+    if (message.sessionId !== sessionId || message.messageId !== messageId || message.recalledAt) continue;
+    message.recalledAt = at;
+    marked++;
+  }
+  return marked;
 }
 
 /** A `sessions` row: the session's newest message and how many it holds. */
@@ -218,6 +251,8 @@ export function toStoredMessage(row: MessageRow): StoredMessage {
     fromSelf: row.from_self === 1,
   };
   if (row.group_id !== null) message.groupId = row.group_id;
+  if (row.recalled_at !== null) message.recalledAt = Number(row.recalled_at);
+  if (row.notice !== null) message.notice = JSON.parse(row.notice) as PokeNotice;
   return message;
 }
 

@@ -346,4 +346,15 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("ALTER TABLE stickers ADD COLUMN session_id TEXT");
     },
   },
+  {
+    version: 14,
+    name: "messages.recalled_at, messages.notice",
+    up(sql) {
+      // When the platform said the message was recalled (null: never): kept for the console,
+      // never shown to models.
+      sql("ALTER TABLE messages ADD COLUMN recalled_at INTEGER");
+      // A notice shown in the chat like a message (a poke), as JSON; null for messages.
+      sql("ALTER TABLE messages ADD COLUMN notice TEXT");
+    },
+  },
 ];

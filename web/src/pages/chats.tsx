@@ -7,6 +7,13 @@ import type { SessionSummary, StoredMessage } from "../types.ts";
 
 const PAGE = 100;
 
+/** A history line's classes: the bot's own messages and recalled ones (struck through) stand out. */
+function historyClass(message: StoredMessage): string {
+  return [message.fromSelf ? "from-bot" : "", message.recalledAt !== undefined ? "recalled" : ""]
+    .filter((name) => name !== "")
+    .join(" ");
+}
+
 /** Every stored conversation, newest activity first, with its history and a message search. */
 export function ChatsPage() {
   const [search, setSearch] = useState("");
@@ -101,10 +108,17 @@ function SessionHistory({ sessionId }: { sessionId: string }) {
       )}
       <ul class="history">
         {messages.map((message) => (
-          <li key={message.rowId} class={message.fromSelf ? "from-bot" : ""}>
+          <li key={message.rowId} class={historyClass(message)}>
             <span class="muted small">{formatTime(message.time)}</span> <strong>{message.senderName}</strong>{" "}
             <span class="muted small">({message.userId})</span>:{" "}
-            <Segments segments={message.segments} lookup={lookup} source={message} />
+            {message.recalledAt !== undefined && (
+              <span class="badge recalled" title={formatTime(message.recalledAt)}>
+                {t("chatsRecalled")}
+              </span>
+            )}{" "}
+            <span class="content">
+              <Segments segments={message.segments} lookup={lookup} source={message} />
+            </span>
           </li>
         ))}
       </ul>
