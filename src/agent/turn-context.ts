@@ -271,7 +271,6 @@ export class TurnContext {
       ? await this.deps.quotes.blockFor(message, this.replyId, {
           pictures: this.pictures,
           nameOf: this.mentionNames,
-          alongside: batch.messages,
         })
       : undefined;
   }

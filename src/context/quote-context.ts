@@ -21,8 +21,6 @@ export interface QuoteView {
   pictures?: PictureDescriptions;
   /** Names of members mentioned without one. */
   nameOf?: (userId: string) => string | undefined;
-  /** The turn's other new messages: their forwards are expanded with the quoting message's. */
-  alongside?: ChatMessage[];
 }
 
 export interface QuoteContextDeps {
@@ -49,7 +47,7 @@ export class QuoteContext {
   async blockFor(message: ChatMessage, replyId: string, view: QuoteView = {}): Promise<string | undefined> {
     const started = performance.now();
     try {
-      const source = quoteSourceOf(message, view.alongside);
+      const source = quoteSourceOf(message);
       const fetcher = this.deps.fetcherFor(message);
       if (!source || !fetcher) return undefined;
       const settings = this.deps.settings();

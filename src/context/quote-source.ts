@@ -3,17 +3,10 @@ import type { ChatMessage } from "../message/inbound.ts";
 import { findReplyId } from "../message/render.ts";
 import type { QuoteSource } from "./quote-resolver.ts";
 
-/**
- * What a message points at, when it replies to something or carries forwards. `alongside`: the
- * other new messages of its turn, whose forwards are expanded with its own (in message order,
- * within the same budgets), so a chat log posted next to a question is read too.
- */
-export function quoteSourceOf(message: ChatMessage, alongside: ChatMessage[] = []): QuoteSource | undefined {
+/** What a message points at, when it replies to something or carries forwards. */
+export function quoteSourceOf(message: ChatMessage): QuoteSource | undefined {
   const replyId = findReplyId(message.segments);
-  const carriers = alongside.includes(message) ? alongside : [...alongside, message];
-  const refs = forwardRefs(
-    carriers.filter((other) => other === message || !other.fromSelf).flatMap((other) => other.segments),
-  );
+  const refs = forwardRefs(message.segments);
   const forwardIds = [...new Set(refs.map((ref) => ref.id).filter((id) => id !== ""))];
   if (replyId === undefined && forwardIds.length === 0) return undefined;
   const inline = new Map(refs.flatMap((ref) => (ref.inline ? [[ref.id, ref.inline] as const] : [])));

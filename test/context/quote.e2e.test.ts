@@ -131,20 +131,6 @@ describe("quote and forward resolution end to end", () => {
     expect(llm.lastRequestWithTool("reply")!.promptText).toContain("的消息：第二条\n]");
   });
 
-  it("expands a forward posted among the turn's new messages, not only the last quoting one's", async () => {
-    await start({ realtime: { windowMs: 150, maxWindowMs: 1_000 } });
-    qq.setForward("LOG", {
-      messages: [{ content: "昨晚的聊天", sender: { user_id: 10002, nickname: "李四" }, time: at(9, 0, 0) }],
-    });
-    const earlier = zhangSan([text("第一条")]);
-    llm.enqueue(...REPLY);
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: [mention, forward("LOG")] });
-    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: [replyTo(earlier), text("还有这个")] });
-    await qq.waitForSent(undefined, 5_000);
-    const planner = llm.lastRequestWithTool("reply")!.promptText;
-    expect(planner).toContain("的消息：第一条\n  - 李四(10002) 09:00:00：昨晚的聊天\n]");
-  });
-
   it("shows [引用消息获取失败] when get_msg fails, and still answers", async () => {
     await start();
     qq.failNext("get_msg", { retcode: 1200, message: "消息已撤回" });
