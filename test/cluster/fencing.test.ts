@@ -146,7 +146,9 @@ class Scene {
       () => [...expected].every(([group, count]) => (this.replies.get(group) ?? []).length >= count),
       Math.max(0, deadline - Date.now()),
       `every trigger answered within ${ANSWER_WITHIN_MS} ms`,
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; what the instances logged:\n${this.#notableLines()}`);
+    });
     // Each reply in time: the n-th reply of a group within the bound of its n-th trigger.
     for (const [group, count] of expected) {
       const sent = this.triggers.filter((t) => t.group === group).map((t) => t.sentAt);
@@ -187,6 +189,22 @@ class Scene {
     await this.qq.close();
     await Promise.all([...this.bots.values()].map((bot) => bot.dispose()));
     await this.llm.close();
+  }
+
+  /** Each instance's warnings and turn outcomes, oldest first: what a failed wait shows. */
+  #notableLines(): string {
+    return [...this.bots]
+      .flatMap(([id, bot]) =>
+        bot.logs
+          .filter((line) => Number(line.level) >= 40 || String(line.msg).startsWith("turn "))
+          .map((line) => {
+            const { time, level: _level, pid: _pid, hostname: _hostname, msg, ...rest } = line;
+            return { time: Number(time), text: `${id} ${msg} ${JSON.stringify(rest).slice(0, 300)}` };
+          }),
+      )
+      .sort((x, y) => x.time - y.time)
+      .map((line) => line.text)
+      .join("\n");
   }
 
   #expected(): Map<string, number> {
