@@ -43,18 +43,25 @@ export class MemberNames {
     for (const message of seen) {
       if (!message.fromSelf) names.set(message.userId, message.senderName);
     }
-    let lookups = 0;
+    // Members to ask about, asked all at once: a slow platform delays the turn by one timeout at most.
+    const pending = new Map<string, { message: ChatMessage; groupId: string; userId: string }>();
     for (const message of messages) {
-      if (message.groupId === undefined) continue;
+      const { groupId } = message;
+      if (groupId === undefined) continue;
       for (const userId of unnamedMentions(message.segments, message.selfId)) {
-        if (names.has(userId)) continue;
-        const key = `${message.adapterId}|${message.selfId}|${message.groupId}|${userId}`;
-        if (!this.cache.has(key)) {
-          if (lookups >= MAX_LOOKUPS_PER_TURN) continue;
-          lookups++;
-          this.remember(key, await this.lookUp(message, message.groupId, userId));
-        }
-        const name = this.cache.get(key);
+        const key = this.keyOf(message, userId);
+        if (names.has(userId) || this.cache.has(key) || pending.size >= MAX_LOOKUPS_PER_TURN) continue;
+        pending.set(key, { message, groupId, userId });
+      }
+    }
+    await Promise.all(
+      [...pending].map(async ([key, { message, groupId, userId }]) =>
+        this.remember(key, await this.lookUp(message, groupId, userId)),
+      ),
+    );
+    for (const message of messages) {
+      for (const userId of unnamedMentions(message.segments, message.selfId)) {
+        const name = names.has(userId) ? undefined : this.cache.get(this.keyOf(message, userId));
         if (name) names.set(userId, name);
       }
     }
@@ -75,6 +82,10 @@ export class MemberNames {
       );
       return null;
     }
+  }
+
+  private keyOf(message: ChatMessage, userId: string): string {
+    return `${message.adapterId}|${message.selfId}|${message.groupId}|${userId}`;
   }
 
   private remember(key: string, name: string | null): void {
