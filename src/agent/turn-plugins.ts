@@ -140,7 +140,8 @@ export class TurnPluginScope {
       find: (name) => {
         const builtin = builtins.find((tool) => tool.name === name);
         if (builtin) return { builtin };
-        const plugin = this.deferral.find(name, pluginTools);
+        // Plugin tools as they are now: one registered since the request (a plugin that just activated) answers too.
+        const plugin = this.call ? this.deferral.find(name, this.pluginTools()) : undefined;
         return plugin && { plugin };
       },
     };

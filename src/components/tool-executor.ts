@@ -12,9 +12,9 @@ export type ToolOutcome =
   | { kind: "failed"; error: string };
 
 /**
- * Runs one plugin tool whose arguments passed its schema: calls it under its time limit (call-limit.ts: its own signal, aborted by the limit or the
- * end of the turn), and turns a throw, a timeout or an abort into a failure instead of
- * letting it escape.
+ * Runs one plugin tool whose arguments passed its schema: calls it under its time limit
+ * (call-limit.ts: its own signal, aborted by the limit or the end of the turn), and turns a
+ * throw, a timeout or an abort into a failure instead of letting it escape.
  */
 export async function executeTool(
   tool: PluginToolComponent,
