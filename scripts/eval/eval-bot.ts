@@ -186,7 +186,7 @@ async function stopBot(child: ChildProcess, dataDir: string): Promise<void> {
 }
 
 /** `over` merged into a copy of `base`: mappings key by key, anything else replaced. */
-export function mergeDeep(
+function mergeDeep(
   base: Record<string, unknown>,
   over: Record<string, unknown>,
 ): Record<string, unknown> {
