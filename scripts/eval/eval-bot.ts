@@ -186,10 +186,7 @@ async function stopBot(child: ChildProcess, dataDir: string): Promise<void> {
 }
 
 /** `over` merged into a copy of `base`: mappings key by key, anything else replaced. */
-export function mergeDeep(
-  base: Record<string, unknown>,
-  over: Record<string, unknown>,
-): Record<string, unknown> {
+function mergeDeep(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = structuredClone(base);
   for (const [key, value] of Object.entries(over)) {
     const current = out[key];

@@ -79,16 +79,23 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
       .filter((entry) => entry.event === "monitor")
       .map((entry) => entry.data as MonitorEvent)
       .filter((event) => event.sessionId !== undefined && sessions.has(event.sessionId));
-  /** Nothing is on its way in the scenario's chats and nothing happened there for a while. */
+  let eventsSeen = 0;
+  /**
+   * Nothing is on its way in the scenario's chats and nothing happened there for a while, by
+   * this process's clock (events can reach it late on a busy machine).
+   */
   const isSettled = () => {
     const seen = events();
-    const last = Math.max(lastActivity, seen.at(-1)?.time ?? 0);
-    return !workPending(seen, messageIds) && Date.now() - last >= bot.batchWindowMs + SETTLE_QUIET_MS;
+    if (seen.length > eventsSeen) {
+      eventsSeen = seen.length;
+      lastActivity = Date.now();
+    }
+    return !workPending(seen) && Date.now() - lastActivity >= bot.batchWindowMs + SETTLE_QUIET_MS;
   };
-  /** Waits until `done` holds or the bot has settled, at most `limitMs`. */
-  const waitUntil = async (done: () => boolean, limitMs: number) => {
+  /** Waits until `done` holds or, once `settledCounts` holds, the bot has settled; at most `limitMs`. */
+  const waitUntil = async (done: () => boolean, limitMs: number, settledCounts = () => true) => {
     const deadline = Date.now() + limitMs;
-    while (!done() && !isSettled() && Date.now() < deadline) await sleep(20);
+    while (!done() && !(settledCounts() && isSettled()) && Date.now() < deadline) await sleep(20);
   };
 
   const messageIds: Array<string | undefined> = [];
@@ -122,7 +129,14 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
           const answered = () => sent.some((message) => chatOf(message) && message.atMs >= since);
           if (step.expect.reply) {
             const within = step.expect.within ?? DEFAULT_REPLY_WITHIN_MS;
-            await waitUntil(answered, within);
+            // Only triggers show in the monitor stream: the wait ends early once the bot took this
+            // message in as one and then settled without answering.
+            const id = messageIds[stepIndex];
+            const takenIn = () =>
+              events().some(
+                (event) => event.type === "message.ingested" && String(event.data.messageId) === id,
+              );
+            await waitUntil(answered, within, takenIn);
             if (!answered())
               failures.push(`steps[${stepIndex}]: no reply (the bot settled or ${within} ms passed)`);
           } else {
@@ -179,14 +193,11 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
 }
 
 /**
- * Whether the bot still has work in hand, as its monitor stream shows (events can arrive late
- * on a busy machine, so quiet alone is not enough): a message sent that it has not taken in
- * yet, a trigger not yet in a batch (nor answered otherwise), or a turn still running.
+ * Whether the bot still has work in hand, as its monitor stream shows: a trigger not yet in a
+ * batch (nor answered otherwise), or a turn still running.
  */
-function workPending(seen: MonitorEvent[], sentIds: Array<string | undefined>): boolean {
+function workPending(seen: MonitorEvent[]): boolean {
   const ingested = seen.filter((event) => event.type === "message.ingested");
-  const ingestedIds = new Set(ingested.map((event) => String(event.data.messageId)));
-  if (sentIds.some((id) => id !== undefined && !ingestedIds.has(id))) return true;
   const waitingTrigger = ingested.some((event) => {
     if (event.data.trigger == null) return false;
     const after = seen.slice(seen.indexOf(event) + 1);
