@@ -275,7 +275,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       connection: (adapterId: string, status: AccountStatus) => cluster.accountChanged(adapterId, status),
     }),
     deleted: ({ sessionId, messageId }) =>
-      recallMessage({ messages, recalled, turns: turnRunner, memory, monitor, logger }, sessionId, messageId),
+      recallMessage({ messages, recalled, turns: turnRunner, memory, logger }, sessionId, messageId),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,

@@ -37,6 +37,10 @@ export function deliverPokesNamed(
           return message;
         },
       )
-      .then(deliver);
+      .then(deliver)
+      .catch((error: unknown) => {
+        // Only when the bot is shutting down: the chat stage no longer takes messages.
+        logger.warn({ err: error, sessionId: message.sessionId }, "a poke arrived too late to be handled");
+      });
   };
 }

@@ -1,6 +1,5 @@
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import type { Batch } from "./batch.ts";
 
@@ -51,7 +50,6 @@ export interface RecallDeps {
   turns: { recalled(sessionId: string, messageId: string): void };
   /** Long-term memory forgets what it learned only from the message. */
   memory: { forgetMessage(sessionId: string, messageId: string): Promise<void> };
-  monitor: Monitor;
   logger: Logger;
 }
 
@@ -65,10 +63,7 @@ export function recallMessage(deps: RecallDeps, sessionId: string, messageId: st
   deps.turns.recalled(sessionId, messageId);
   void deps.memory.forgetMessage(sessionId, messageId);
   deps.messages.markRecalled(sessionId, messageId, Date.now()).then(
-    (marked) => {
-      deps.logger.info({ sessionId, messageId, stored: marked > 0 }, "message recalled");
-      deps.monitor.emit({ type: "message.recalled", sessionId, data: { messageId } });
-    },
+    (marked) => deps.logger.info({ sessionId, messageId, stored: marked > 0 }, "message recalled"),
     (error: unknown) => {
       deps.logger.warn(
         { err: error, sessionId, messageId },

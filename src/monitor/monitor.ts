@@ -5,7 +5,6 @@
  */
 export type MonitorEventType =
   | "message.ingested"
-  | "message.recalled"
   | "access.denied"
   | "limit.reached"
   | "batch.flushed"

@@ -133,7 +133,6 @@ const TEXT = {
 
   chatsSearch: ["按群号、QQ 号或会话搜索", "Search by group, user or session"],
   chatsMessageSearch: ["在这个会话里搜索消息", "Search messages in this chat"],
-  chatsRecalled: ["已撤回", "recalled"],
   chatsMessages: ["{n} 条消息", "{n} messages"],
   chatsPick: ["选择一个会话查看记录。", "Pick a chat to read its history."],
 
@@ -387,7 +386,6 @@ export type TextKey = keyof typeof TEXT;
 /** Every event the bot emits, as the timeline names it; a new event type does not compile without one. */
 const EVENT_LABELS: Record<MonitorEventType, [string, string]> = {
   "message.ingested": ["收到消息", "Message received"],
-  "message.recalled": ["消息被撤回", "Message recalled"],
   "access.denied": ["无权使用", "Access denied"],
   "limit.reached": ["达到限额", "Limit reached"],
   "batch.flushed": ["消息成批", "Messages batched"],

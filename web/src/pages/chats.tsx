@@ -1,11 +1,13 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, withQuery } from "../api.ts";
-import { formatTime, t } from "../i18n.ts";
+import { currentLang, formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import { previewText, Segments } from "../segments.tsx";
 import type { SessionSummary, StoredMessage } from "../types.ts";
 
 const PAGE = 100;
+/** The badge of a recalled (撤回) message. */
+const RECALLED = { zh: "已撤回", en: "recalled" };
 
 /** A history line's classes: the bot's own messages and recalled ones (struck through) stand out. */
 function historyClass(message: StoredMessage): string {
@@ -113,7 +115,7 @@ function SessionHistory({ sessionId }: { sessionId: string }) {
             <span class="muted small">({message.userId})</span>:{" "}
             {message.recalledAt !== undefined && (
               <span class="badge recalled" title={formatTime(message.recalledAt)}>
-                {t("chatsRecalled")}
+                {RECALLED[currentLang()]}
               </span>
             )}{" "}
             <span class="content">
