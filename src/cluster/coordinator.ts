@@ -62,6 +62,12 @@ const RELEASE = new RedisScript(`
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0`);
 
+/**
+ * Leases to wait after Redis lost its data before taking over an instance listed again: each
+ * live one must notice the restart and reconnect first (its client retries every 0.2–2 s).
+ */
+const RELISTED_GRACE_LEASES = 4;
+
 /** Something to do at every heartbeat (renew what it holds, look for dead instances, …). */
 export type BeatTask = () => Promise<void>;
 
@@ -77,8 +83,8 @@ export class Coordinator {
   #beating: Promise<void> | undefined;
   /** Set while heartbeats fail, so an outage is one log line, not one per beat. */
   #failing = false;
-  /** When the heartbeat last came back from an outage (0: never failed). */
-  #backAt = 0;
+  /** Until when no take-over happens: the others may not have re-joined after an outage yet. */
+  #takeoverAfter = 0;
   /** When the newest heartbeat that reached Redis was sent: the leases held were renewed after it. */
   #renewedAt = 0;
   /** When the heartbeat timer last fired: a much longer gap means the process was paused. */
@@ -161,7 +167,7 @@ export class Coordinator {
     }
     if (this.#failing) {
       this.logger.warn("cluster heartbeat back");
-      this.#backAt = Date.now();
+      this.#takeoverAfter = Date.now() + 2 * this.leaseMs;
     }
     this.#failing = false;
     for (const task of this.#tasks) {
@@ -209,14 +215,14 @@ export class Coordinator {
   /**
    * Redis lost its data (restarted without persistence): the instances this one knew are
    * listed again, so that a dead one among them — whose heartbeat Redis forgot too — is still
-   * taken over (its running turns are in the database). No take-over for two leases, as after
-   * an outage: the live ones re-join meanwhile.
+   * taken over (its running turns are in the database). No take-over for RELISTED_GRACE_LEASES
+   * leases: every live one reconnects to the restarted Redis on its own and re-joins meanwhile.
    */
   async #listAgain(listed: string[]): Promise<void> {
     const known = [...this.#members];
     await this.redis.sadd(this.keys.instances, ...known);
     this.#members = new Set([...known, ...listed]);
-    this.#backAt = Date.now();
+    this.#takeoverAfter = Date.now() + RELISTED_GRACE_LEASES * this.leaseMs;
     this.logger.warn(
       { instances: known },
       "Redis lost its data (restarted without persistence): the instances known before are listed again; those that do not re-join are taken over",
@@ -226,10 +232,11 @@ export class Coordinator {
   /**
    * Whether this instance's view of the others can be trusted: false for two leases after its
    * own heartbeat came back from an outage, when every other heartbeat may have lapsed too
-   * (they could not reach Redis either) although those instances are alive.
+   * (they could not reach Redis either) although those instances are alive, and for longer
+   * after Redis lost its data (see #listAgain).
    */
   get settled(): boolean {
-    return Date.now() - this.#backAt >= 2 * this.leaseMs;
+    return Date.now() >= this.#takeoverAfter;
   }
 
   /** Takes `key` for this instance unless another holds it; resolves with the holder's id. */
