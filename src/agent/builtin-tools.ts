@@ -2,9 +2,14 @@ import type { Batch } from "../chat/batch.ts";
 import type { ChatMode } from "../chat/config.ts";
 import type { SessionRef, ToolComponent } from "../components/types.ts";
 import type { LlmToolResult, ToolSpec } from "../llm/types.ts";
+import type { MemoryScene } from "../memory/visibility.ts";
+import type { ChatMessage } from "../message/inbound.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import type { SessionOrigin } from "../reply/outbox.ts";
+import type { TurnReplies } from "../reply/reply-stage.ts";
 import type { JsonSchema, PreReplyGenerateInput } from "../sdk/types.ts";
-import type { TurnContext } from "./turn-context.ts";
+import type { TurnPromptInput } from "./prompt.ts";
+import type { AgentSettings } from "./settings.ts";
 import type { TurnOutcome } from "./turn-outcome.ts";
 
 export const REPLY_TOOL = "reply";
@@ -54,9 +59,30 @@ export interface TurnPluginAccess {
   searchTools(query: string): string;
 }
 
+/**
+ * What a built-in tool uses of its turn (the turn object, TurnContext, which holds the tools
+ * through its plugins: declared here so the two do not import each other).
+ */
+export interface ToolTurn {
+  readonly replyId: string;
+  readonly batch: Batch;
+  readonly settings: AgentSettings;
+  readonly signal: AbortSignal;
+  readonly replies: TurnReplies;
+  /** The session's newest messages, which join the turn (undefined: none arrived). */
+  absorb(): Promise<ChatMessage[] | undefined>;
+  origin(): SessionOrigin;
+  findTarget(msgId: string | undefined): Promise<ChatMessage | undefined>;
+  labelledLine(message: ChatMessage): string;
+  line(message: ChatMessage): string;
+  memoryScene(): Promise<MemoryScene>;
+  nameOf(userId: string): Promise<string | undefined>;
+  promptInput(): Promise<TurnPromptInput>;
+}
+
 /** One call of a built-in tool: its turn, and what the planner said beside it. */
 export interface BuiltinCall {
-  turn: TurnContext;
+  turn: ToolTurn;
   plugins: TurnPluginAccess;
   callId: string;
   /** The planner's text beside its calls: a reply's intent when the call gives none. */

@@ -2,7 +2,7 @@ import type { Batch } from "../chat/batch.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
-import type { TurnContext } from "./turn-context.ts";
+import type { ToolTurn } from "./builtin-tools.ts";
 
 /** The planner's tool to poke back (戳回去), offered only in a turn someone poked the bot in. */
 export const POKE_TOOL = "poke";
@@ -23,7 +23,7 @@ export function pokeOfBot(batch: Batch): ChatMessage | undefined {
 }
 
 /** Pokes back whoever poked the bot in this turn; the tool result, or undefined when nobody did. */
-export async function pokeBack(turn: TurnContext): Promise<string | undefined> {
+export async function pokeBack(turn: ToolTurn): Promise<string | undefined> {
   const poke = pokeOfBot(turn.batch);
   if (!poke) return undefined;
   await turn.replies.poke(turn.origin(), poke.userId);
