@@ -6,7 +6,7 @@ export interface OneBotFixture {
   frame: Record<string, unknown>;
 }
 
-/** Reads `test/fixtures/onebot/<name>.json`. */
+/** Reads `test/fixtures/onebot/<implementation>/<name>.json`. */
 export function oneBotFixture(name: string): OneBotFixture {
   const url = new URL(`../fixtures/onebot/${name}.json`, import.meta.url);
   const fixture = JSON.parse(readFileSync(url, "utf8")) as OneBotFixture;

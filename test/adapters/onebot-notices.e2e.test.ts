@@ -30,7 +30,7 @@ describe("OneBot notices through the real bot", () => {
       { toolCalls: [{ name: "no_reply", arguments: { reason: "戳回去了" } }] },
     );
     qq.pushEvent(
-      frameAbout("napcat-notice-group-poke", { group_id: GROUP, user_id: ALICE, target_id: SELF }),
+      frameAbout("napcat/notice-group-poke", { group_id: GROUP, user_id: ALICE, target_id: SELF }),
     );
     const finished = await bot.turnFinished();
     expect(finished.data.status).toBe("silent");
@@ -51,7 +51,7 @@ describe("OneBot notices through the real bot", () => {
       { toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] },
     );
     qq.pushEvent(
-      frameAbout("gocqhttp-notice-friend-poke", { user_id: ALICE, sender_id: ALICE, target_id: SELF }),
+      frameAbout("go-cqhttp/notice-friend-poke", { user_id: ALICE, sender_id: ALICE, target_id: SELF }),
     );
     await bot.turnFinished();
     expect(llm.requests[0]!.promptText).toContain("30001(30001) 戳了戳你");
@@ -63,7 +63,7 @@ describe("OneBot notices through the real bot", () => {
     scene = await startScene();
     const { llm, bot, qq } = scene;
     qq.pushEvent(
-      frameAbout("gocqhttp-notice-group-poke", {
+      frameAbout("go-cqhttp/notice-group-poke", {
         group_id: GROUP,
         user_id: ALICE,
         sender_id: ALICE,
@@ -84,7 +84,7 @@ describe("OneBot notices through the real bot", () => {
     scene = await startScene({ config: { chat: { triggers: { poke: false } } } });
     const { llm, bot, qq } = scene;
     qq.pushEvent(
-      frameAbout("napcat-notice-group-poke", { group_id: GROUP, user_id: ALICE, target_id: SELF }),
+      frameAbout("napcat/notice-group-poke", { group_id: GROUP, user_id: ALICE, target_id: SELF }),
     );
     await bot.waitForLog((line) => line.msg === "message received" && line.trigger === "none");
     await sleep(300);
@@ -96,7 +96,7 @@ describe("OneBot notices through the real bot", () => {
     const { bot, qq } = scene;
     qq.heartbeat(true);
     await bot.waitForLog((line) => line.msg === "onebot account online");
-    qq.pushEvent(frameAbout("napcat-notice-bot-offline", { user_id: SELF }));
+    qq.pushEvent(frameAbout("napcat/notice-bot-offline", { user_id: SELF }));
     await bot.waitForLog((line) => line.msg === "onebot account offline (bot_offline)");
     const health = (await (await fetch(`${bot.baseUrl}/healthz`)).json()) as {
       adapters: Array<Record<string, unknown>>;
@@ -121,7 +121,7 @@ describe("OneBot notices through the real bot", () => {
   it("a send NapCat answered failed is reported and journalled as not sent", async () => {
     scene = await startScene();
     const { llm, bot, qq } = scene;
-    const { frame } = oneBotFixture("napcat-answer-send-failed");
+    const { frame } = oneBotFixture("napcat/answer-send-failed");
     qq.failNext("send_group_msg", {
       retcode: frame.retcode as number,
       message: frame.message as string,

@@ -29,7 +29,7 @@ describe("a recalled message", () => {
   afterEach(() => scene.close());
 
   /** Pushes the fixture's group_recall for `messageId` and waits until the bot has marked it. */
-  async function recallInGroup(messageId: string, fixture = "napcat-notice-group-recall"): Promise<void> {
+  async function recallInGroup(messageId: string, fixture = "napcat/notice-group-recall"): Promise<void> {
     qq.pushEvent(frameAbout(fixture, { message_id: messageId, group_id: GROUP, user_id: ALICE }));
     await bot.waitForLog((line) => line.msg === "message recalled" && line.messageId === messageId);
   }
@@ -74,7 +74,7 @@ describe("a recalled message", () => {
       message: plain(SECRET),
     });
     await bot.waitForLog((line) => line.msg === "message received" && line.messageId === secretId);
-    await recallInGroup(secretId, "gocqhttp-notice-group-recall");
+    await recallInGroup(secretId, "go-cqhttp/notice-group-recall");
 
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] });
     qq.pushGroupMessage({
@@ -172,7 +172,7 @@ describe("a recalled message", () => {
     const secretId = qq.pushPrivateMessage({ userId: ALICE, nickname: "Alice", message: plain(SECRET) });
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] });
     await bot.turnFinished();
-    qq.pushEvent(frameAbout("napcat-notice-friend-recall", { message_id: secretId, user_id: ALICE }));
+    qq.pushEvent(frameAbout("napcat/notice-friend-recall", { message_id: secretId, user_id: ALICE }));
     await bot.waitForLog((line) => line.msg === "message recalled" && line.messageId === secretId);
     llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "ok" } }] });
     qq.pushPrivateMessage({ userId: ALICE, nickname: "Alice", message: plain("没事") });

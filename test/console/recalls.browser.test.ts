@@ -32,7 +32,7 @@ describe("a recalled message in the console's chat history", () => {
     const recalledId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("13800138000") });
     const keptId = qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("没撤回的这条") });
     await bot.waitForLog((line) => line.msg === "message received" && line.messageId === keptId);
-    qq.pushEvent(frameAbout("napcat-notice-group-recall", { message_id: recalledId, group_id: GROUP }));
+    qq.pushEvent(frameAbout("napcat/notice-group-recall", { message_id: recalledId, group_id: GROUP }));
     await bot.waitForLog((line) => line.msg === "message recalled" && line.messageId === recalledId);
 
     const context = await browser.newContext({ locale: "zh-CN" });

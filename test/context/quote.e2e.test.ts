@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { oneBotFixture } from "../adapters/notice-fixtures.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 import { ALICE, GROUP, SELF } from "../support/messages.ts";
 import type { OneBotStandIn, WireSegment } from "../support/onebot-standin.ts";
@@ -133,7 +134,9 @@ describe("quote and forward resolution end to end", () => {
 
   it("shows [引用消息获取失败] when get_msg fails, and still answers", async () => {
     await start();
-    qq.failNext("get_msg", { retcode: 1200, message: "消息已撤回" });
+    // NapCat's answer to get_msg for a message it no longer has.
+    const miss = oneBotFixture("napcat/answer-get-msg-miss").frame as { retcode: number; message: string };
+    qq.failNext("get_msg", { retcode: miss.retcode, message: miss.message });
     llm.enqueue(...REPLY);
     qq.pushGroupMessage({
       groupId: GROUP,
@@ -150,7 +153,7 @@ describe("quote and forward resolution end to end", () => {
       expect.objectContaining({ level: 20, msg: "quoted message not found (get_msg)" }),
     ]);
     expect(lines[0]!.err).toBeUndefined();
-    expect(String(lines[0]!.problem)).toContain("消息已撤回");
+    expect(String(lines[0]!.problem)).toContain(miss.message);
   });
 
   it("gives up on a get_msg slower than quote.timeoutMs", async () => {
