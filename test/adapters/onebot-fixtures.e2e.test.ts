@@ -43,14 +43,22 @@ interface FixtureFile {
   cases: FixtureCase[];
 }
 
-function fixtureFiles(): Array<{ path: string; file: FixtureFile }> {
+/** A notice or an action answer: one frame, pushed by the notice tests (notice-fixtures.ts). */
+interface SingleFrameFile {
+  source: string;
+  frame: Record<string, unknown>;
+}
+
+function fixtureFiles(): Array<{ path: string; file: FixtureFile | SingleFrameFile }> {
   return readdirSync(FIXTURES, { recursive: true, encoding: "utf8" })
     .filter((path) => path.endsWith(".json"))
     .sort()
-    .map((path) => ({ path, file: JSON.parse(readFileSync(join(FIXTURES, path), "utf8")) as FixtureFile }));
+    .map((path) => ({ path, file: JSON.parse(readFileSync(join(FIXTURES, path), "utf8")) }));
 }
 
-const files = fixtureFiles();
+const everyFile = fixtureFiles();
+const files = everyFile.flatMap(({ path, file }) => ("cases" in file ? [{ path, file }] : []));
+const singleFrames = everyFile.flatMap(({ path, file }) => ("frame" in file ? [{ path, file }] : []));
 const messageFiles = files.filter(({ file }) => file.replay === "quoted-message");
 
 let scene: Scene;
@@ -99,6 +107,8 @@ async function replay(fixture: FixtureCase): Promise<string> {
 describe("the fixture corpus", () => {
   it("names the source of every shape, and every frame has its own message id", () => {
     expect(files.length).toBeGreaterThan(0);
+    expect(files.length + singleFrames.length).toBe(everyFile.length);
+    for (const { path, file } of singleFrames) expect(file.source.length, path).toBeGreaterThan(0);
     const ids = new Set<string>();
     for (const { path, file } of files) {
       expect(file.follows.length, path).toBeGreaterThan(0);
