@@ -111,8 +111,7 @@ export class StreamedSends implements LlmTextSink {
     this.feed(stripInternal(this.raw, true));
     this.enqueue(this.splitter.end());
     await this.settled();
-    if (this.dispatched === 0) throw new ReplyFailure("replyer returned no text");
-    return guarded;
+    return { text: this.fed };
   }
 
   /** Resolves once the messages already handed over have been sent; throws the first send failure. */

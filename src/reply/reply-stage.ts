@@ -120,6 +120,7 @@ export class TurnReplies {
         prompt: promptRecord(prompt),
       },
     });
+    if (written.text.trim() === "") throw new ReplyFailure("replyer returned no text");
     if (early) return this.result(await early.finish(), written.text);
     const guarded = guardReply(written.text);
     if ("dropped" in guarded) return this.result(guarded, written.text);
