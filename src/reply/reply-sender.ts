@@ -61,14 +61,16 @@ export class ReplySender {
   }
 }
 
-/** A line this short may still turn out to start with a transcript label: held back while streaming. */
+/** A line starting with `[` this short may still become a transcript label: held back while streaming. */
 const UNDECIDED_LINE = 80;
+/** A `<` this close to the end may still become a block's opening tag. */
+const UNDECIDED_TAG = 24;
 
 /**
  * A streamed reply that nothing rewrites before sending: each message goes out as soon as
  * the splitter has completed it, one after another. The outbound guard sees the text first:
- * an open reasoning or tool-call block and a line too short to judge are held back until
- * decided. Once a message is on its way the model call is not retried (`restart` answers
+ * an open reasoning or tool-call block, a tag still arriving and a line that may still become a
+ * transcript label are held back until decided. Once a message is on its way the model call is not retried (`restart` answers
  * false), so no message is sent twice.
  */
 export class StreamedSends implements LlmTextSink {
@@ -120,13 +122,21 @@ export class StreamedSends implements LlmTextSink {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  /** How much of the text so far the guard can judge: up to an open block or a short last line. */
+  /**
+   * How much of the text so far the guard can judge: up to an open block, a `<` that may
+   * become one, or a short last line that may become a label.
+   */
   private decidedLength(): number {
-    const lineStart = this.raw.lastIndexOf("\n") + 1;
-    let decided = this.raw.length - lineStart < UNDECIDED_LINE ? lineStart : this.raw.length;
-    const open = openBlockStart(this.raw);
-    if (open >= 0) decided = Math.min(decided, open);
-    return decided;
+    const raw = this.raw;
+    let decided = raw.length;
+    const lineStart = raw.lastIndexOf("\n") + 1;
+    const line = raw.slice(lineStart).trimStart();
+    if ((line === "" || line.startsWith("[")) && raw.length - lineStart < UNDECIDED_LINE) decided = lineStart;
+    const tag = raw.lastIndexOf("<");
+    if (tag >= 0 && raw.length - tag < UNDECIDED_TAG && !raw.includes(">", tag))
+      decided = Math.min(decided, tag);
+    const open = openBlockStart(raw);
+    return open >= 0 ? Math.min(decided, open) : decided;
   }
 
   /** Gives the splitter the guarded text beyond what it already has. */

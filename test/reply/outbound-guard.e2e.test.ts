@@ -81,6 +81,23 @@ describe("the outbound guard on the reply path", () => {
     await expectNoReply(100);
   });
 
+  it("holds back a streamed line until its start is known not to be a copied label", async () => {
+    const { llm, ask, expectReply, expectNoReply } = await start({
+      config: { chat: { textChunkLimit: 10 } },
+    });
+    llm.enqueue(
+      { toolCalls: [{ name: "reply", arguments: {} }] },
+      {
+        text: "[msg_id=1] 好的，没问题。\n[10:00:05] 紬(你): 那就明天见吧！",
+        stream: { tokensPerSecond: 200 },
+      },
+    );
+    ask("明天见？");
+    await expectReply("好的，没问题。");
+    await expectReply("那就明天见吧！");
+    await expectNoReply(100);
+  });
+
   it("guards the reply text of chat.mode single", async () => {
     const { llm, bot, ask, expectReply, expectNoReply } = await start({
       config: { chat: { mode: "single" } },
