@@ -234,6 +234,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     platformAdapters,
     adapters,
     config: () => config,
+    outbox,
     monitor,
     logger,
   });

@@ -24,7 +24,7 @@ export async function runReply(
   if ("problem" in plan) return call.invalid(plan.problem);
   if (turn.settings.mode === "single") return sendWritten(plan, (args as ReplyArguments).text ?? "", call);
   const target = plan.target;
-  await turn.replies.write(plan, {
+  const written = await turn.replies.write(plan, {
     generating: (extraPrompts) =>
       plugins.generating({
         reply_message_id: target.messageId,
@@ -39,7 +39,7 @@ export async function runReply(
         extraPrompts,
       }),
   });
-  return replied(plan, call);
+  return "silent" in written ? notSent(written.silent) : replied(plan, call);
 }
 
 /**
@@ -50,6 +50,7 @@ export async function runReply(
 async function sendWritten(plan: ReplyPlan, text: string, call: BuiltinCall): Promise<ToolRun> {
   if (text.trim() === "") return call.invalid("text must be the message to send, a non-empty string");
   const sent = await call.turn.replies.send(plan, text);
+  if ("silent" in sent) return notSent(sent.silent);
   if ("requirements" in sent) {
     const requirements = sent.requirements.join("\n");
     return {
@@ -64,6 +65,11 @@ function replied(plan: ReplyPlan, call: BuiltinCall): ToolRun {
     output: { output: { sent: true, message_ids: call.turn.replies.sentMessageIds } },
     outcome: { status: "replied", reason: `replied to ${plan.target.messageId}` },
   };
+}
+
+/** The outbound guard dropped the reply: the turn ends silent, its reason why. */
+function notSent(reason: string): ToolRun {
+  return { output: { output: { sent: false, reason } }, outcome: { status: "silent", reason } };
 }
 
 /** The reply plan of a reply call, or what is wrong with the call (told to the model before anything is generated). */

@@ -74,6 +74,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     outbox: parts.outbox,
     extensions: new ReplyExtensionRunner({ registry: components.replyExtensions, monitor, logger }),
     monitor,
+    logger,
   });
   const { picturesForTurn, stickers } = turnPicturesOf({
     llm,

@@ -33,6 +33,7 @@ import type { Logger } from "../log/logger.ts";
 import type { MemoryLearner } from "../memory/memory-learner.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { runsAccount } from "./adapters.ts";
 import { deliveryLedger, mayRunHere } from "./cluster-member.ts";
@@ -51,6 +52,8 @@ export interface MessagePathParts {
   /** Every adapter the bot uses: its accounts are the bot's own. */
   adapters: ReadonlyMap<string, ChatAdapter>;
   config: () => TsumugiConfig;
+  /** The bot's sends on their way: a reply may quote one before its message id is known. */
+  outbox: Pick<Outbox, "sendsInFlight">;
   monitor: Monitor;
   logger: Logger;
 }
@@ -158,6 +161,7 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
     monitor,
     logger,
     logMessageText: () => config().log.messageText,
+    sendsInFlight: (sessionId) => parts.outbox.sendsInFlight(sessionId),
   });
   const messageStages = new StagePath<Arrival>(
     [

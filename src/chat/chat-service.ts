@@ -36,6 +36,8 @@ export interface ChatServiceDeps {
   logger: Logger;
   /** `log.messageText`: whether "message received" lines carry the start of the text. */
   logMessageText: () => boolean;
+  /** The bot's sends in a session still waiting for their message id (the outbox's), if any. */
+  sendsInFlight: (sessionId: string) => Promise<void> | undefined;
 }
 
 /**
@@ -106,19 +108,29 @@ export class ChatService {
     return { go: arrival };
   }
 
-  /** Whether `quoted` is this account's own message: a reply to another account the bot runs is that one's. */
-  private quotesOwn(message: ChatMessage, quoted: string): Promise<boolean> {
+  /**
+   * Whether `quoted` is this account's own message: a reply to another account the bot runs is
+   * that one's. A member may quote a message of the bot before the platform's answer to the send
+   * (its id) has arrived: when the store has no such message, the session's sends on their way
+   * are waited for and the store asked again.
+   */
+  private async quotesOwn(message: ChatMessage, quoted: string): Promise<boolean> {
     const { sessionId } = message;
-    return this.deps.store.findByMessageId(sessionId, quoted).then(
-      (found) => found?.fromSelf === true && found.userId === message.selfId,
-      (error: unknown) => {
-        this.deps.logger.warn(
-          { err: error, sessionId, quoted },
-          "could not read a quoted message; not a reply to the bot",
-        );
-        return false;
-      },
-    );
+    try {
+      let found = await this.deps.store.findByMessageId(sessionId, quoted);
+      const inFlight = found ? undefined : this.deps.sendsInFlight(sessionId);
+      if (inFlight) {
+        await inFlight;
+        found = await this.deps.store.findByMessageId(sessionId, quoted);
+      }
+      return found?.fromSelf === true && found.userId === message.selfId;
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, sessionId, quoted },
+        "could not read a quoted message; not a reply to the bot",
+      );
+      return false;
+    }
   }
 
   /** What a log line says of a message's content: its shape, and its text only when `log.messageText` is on. */

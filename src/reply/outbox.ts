@@ -46,6 +46,9 @@ async function untilConnected(
  * journalled before and after they leave, so a restart never sends them again.
  */
 export class Outbox {
+  /** Sends on their way per session, until the platform has answered them. */
+  private readonly sending = new Map<string, Set<Promise<unknown>>>();
+
   constructor(
     private readonly adapterById: (id: string) => ChatAdapter | undefined,
     private readonly journal: SendJournal,
@@ -76,11 +79,38 @@ export class Outbox {
    * the message waits up to `RECONNECT_WAIT_MS` for it to come back instead of being lost.
    * A message that may already have left is never sent twice.
    */
-  async send(
+  send(
     origin: SessionOrigin,
     segments: Segment[],
     replyId?: string,
     signal?: AbortSignal,
+  ): Promise<ChatMessage> {
+    const sending = this.deliver(origin, segments, replyId, signal);
+    const inSession = this.sending.get(origin.sessionId) ?? new Set<Promise<unknown>>();
+    this.sending.set(origin.sessionId, inSession);
+    inSession.add(sending);
+    const answered = () => {
+      inSession.delete(sending);
+      if (inSession.size === 0) this.sending.delete(origin.sessionId);
+    };
+    sending.then(answered, answered);
+    return sending;
+  }
+
+  /**
+   * Resolves once the session's sends on their way have been answered (stored or failed), or
+   * undefined when none is: a member can quote a message before its id reaches the bot.
+   */
+  sendsInFlight(sessionId: string): Promise<void> | undefined {
+    const inSession = this.sending.get(sessionId);
+    return inSession && Promise.allSettled(inSession).then(() => {});
+  }
+
+  private async deliver(
+    origin: SessionOrigin,
+    segments: Segment[],
+    replyId: string | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<ChatMessage> {
     const adapter = this.adapterById(origin.adapterId);
     if (!adapter)

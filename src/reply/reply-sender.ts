@@ -1,5 +1,6 @@
 import { wasNotSent, wasRefused } from "../adapters/types.ts";
 import type { LlmTextSink } from "../llm/types.ts";
+import { type GuardedReply, guardReply, openBlockStart, stripInternal } from "./outbound-guard.ts";
 import type { Outbox, SessionOrigin } from "./outbox.ts";
 import { type OutgoingReply, textReplies } from "./reply-group.ts";
 import { StreamSplitter } from "./split-text.ts";
@@ -60,15 +61,25 @@ export class ReplySender {
   }
 }
 
+/** A line starting with `[` this short may still become a transcript label: held back while streaming. */
+const UNDECIDED_LINE = 80;
+/** A `<` this close to the end may still become a block's opening tag. */
+const UNDECIDED_TAG = 24;
+
 /**
  * A streamed reply that nothing rewrites before sending: each message goes out as soon as
- * the splitter has completed it, one after another. Once a message is on its way the model
- * call is not retried (`restart` answers false), so no message is sent twice.
+ * the splitter has completed it, one after another. The outbound guard sees the text first:
+ * an open reasoning or tool-call block, a tag still arriving and a line that may still become a
+ * transcript label are held back until decided. Once a message is on its way the model call is not retried (`restart` answers
+ * false), so no message is sent twice.
  */
 export class StreamedSends implements LlmTextSink {
   private splitter: StreamSplitter;
   private queue: Promise<void> = Promise.resolve();
   private failure: unknown;
+  /** The model's text so far, and the guarded part of it already given to the splitter. */
+  private raw = "";
+  private fed = "";
   /** Messages handed to the sender so far. */
   dispatched = 0;
 
@@ -82,24 +93,65 @@ export class StreamedSends implements LlmTextSink {
   restart(): boolean {
     if (this.dispatched > 0) return false;
     this.splitter = new StreamSplitter(this.limit);
+    this.raw = "";
+    this.fed = "";
     return true;
   }
 
   text(delta: string): void {
-    this.enqueue(this.splitter.push(delta));
+    this.raw += delta;
+    this.feed(stripInternal(this.raw.slice(0, this.decidedLength()), false));
   }
 
-  /** The answer is complete: sends the rest and resolves once every message has left. */
-  async finish(): Promise<void> {
+  /**
+   * The answer is complete: sends the rest and resolves once every message has left; or, when
+   * nothing left and the guard drops the whole reply, resolves with why nothing is sent.
+   */
+  async finish(): Promise<GuardedReply> {
+    const guarded = guardReply(this.raw);
+    if ("dropped" in guarded && this.dispatched === 0) return guarded;
+    this.feed(stripInternal(this.raw, true));
     this.enqueue(this.splitter.end());
     await this.settled();
-    if (this.dispatched === 0) throw new ReplyFailure("replyer returned no text");
+    return { text: this.fed };
   }
 
   /** Resolves once the messages already handed over have been sent; throws the first send failure. */
   async settled(): Promise<void> {
     await this.queue;
     if (this.failure !== undefined) throw this.failure;
+  }
+
+  /**
+   * How much of the text so far the guard can judge: up to an open block, a `<` that may
+   * become one, or a short last line that may become a label.
+   */
+  private decidedLength(): number {
+    const raw = this.raw;
+    let decided = raw.length;
+    const lineStart = raw.lastIndexOf("\n") + 1;
+    const line = raw.slice(lineStart).trimStart();
+    if ((line === "" || line.startsWith("[")) && raw.length - lineStart < UNDECIDED_LINE) decided = lineStart;
+    const tag = raw.lastIndexOf("<");
+    if (tag >= 0 && raw.length - tag < UNDECIDED_TAG && !raw.includes(">", tag))
+      decided = Math.min(decided, tag);
+    const open = openBlockStart(raw);
+    return open >= 0 ? Math.min(decided, open) : decided;
+  }
+
+  /** Gives the splitter the guarded text beyond what it already has. */
+  private feed(guarded: string): void {
+    if (!guarded.startsWith(this.fed)) {
+      // Later text changed what came before (a closing `</think>` with no opening): start over
+      // while nothing has left; otherwise only what is new goes on.
+      if (this.dispatched === 0) {
+        this.splitter = new StreamSplitter(this.limit);
+        this.fed = "";
+      } else this.fed = guarded.slice(0, this.fed.length);
+    }
+    const fresh = guarded.slice(this.fed.length);
+    this.fed = guarded;
+    if (fresh) this.enqueue(this.splitter.push(fresh));
   }
 
   private enqueue(chunks: string[]): void {

@@ -2,11 +2,14 @@ import type { SelectedExtension, Selection } from "../components/plugin-options.
 import type { SessionRef } from "../components/types.ts";
 import { promptRecord } from "../llm/prompt-record.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
+import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Segment } from "../message/segment.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { JsonSchema } from "../sdk/types.ts";
+import { clip } from "../util/values.ts";
 import type { ReplyExtensionChain, ReplyExtensionRunner } from "./extension-runner.ts";
+import { type GuardedReply, guardReply } from "./outbound-guard.ts";
 import type { Outbox, SessionOrigin } from "./outbox.ts";
 import { textReplies } from "./reply-group.ts";
 import type { ReplyPlan, ReplyWriting } from "./reply-plan.ts";
@@ -18,7 +21,11 @@ export interface ReplyStageDeps {
   /** Reply extensions: `plugin_options` of the reply tool, prepare and before_send. */
   extensions: ReplyExtensionRunner;
   monitor: Monitor;
+  logger: Logger;
 }
+
+/** What became of a reply: sent, or not sent because the outbound guard dropped it (the reason). */
+export type ReplyResult = { sent: true } | { silent: string };
 
 /** One turn's replies: which turn, its model calls, its abort signal and the message size it splits at. */
 export interface ReplyTurn {
@@ -68,9 +75,9 @@ export class TurnReplies {
    * message leaves as soon as the streamed answer has completed it; with them, nothing is
    * sent before the whole group has passed `before_send` (it may change any of it), and nothing at all
    * when a step before the first send fails. That answer is not streamed: nothing could use
-   * it early, and a plain request costs less CPU.
+   * it early, and a plain request costs less CPU. The outbound guard sees the text first.
    */
-  async write(plan: ReplyPlan, writing: ReplyWriting): Promise<void> {
+  async write(plan: ReplyPlan, writing: ReplyWriting): Promise<ReplyResult> {
     const { replyId, signal } = this.turn;
     const extensions = this.chain(plan, plan.extensions);
     const extraPrompts = await extensions.prepare();
@@ -113,29 +120,41 @@ export class TurnReplies {
         prompt: promptRecord(prompt),
       },
     });
-    if (early) return early.finish();
-    const chunks = this.split(written.text);
-    if (chunks.length === 0) throw new ReplyFailure("replyer returned no text");
-    const group = await extensions.beforeSend(written.text.trim(), chunks);
+    if (written.text.trim() === "") throw new ReplyFailure("replyer returned no text");
+    if (early) return this.result(await early.finish(), written.text);
+    const guarded = guardReply(written.text);
+    if ("dropped" in guarded) return this.result(guarded, written.text);
+    const group = await extensions.beforeSend(guarded.text, this.split(guarded.text));
     await sender.sendAll(group);
+    return { sent: true };
   }
 
   /**
    * Single mode (`chat.mode: single`): the planner's reply call carries the text itself. The
    * selected extensions' `prepare` runs once per turn; extra requirements it returns come back
    * (nothing is sent) for the planner to rewrite the text in its next round. Otherwise the
-   * text goes through `before_send` and is sent.
+   * text goes through the outbound guard and `before_send` and is sent.
    */
-  async send(plan: ReplyPlan, text: string): Promise<{ sent: true } | { requirements: string[] }> {
+  async send(plan: ReplyPlan, text: string): Promise<ReplyResult | { requirements: string[] }> {
     const fresh = plan.extensions.filter((step) => !this.prepared.has(step.extension.fullName));
     const requirements = await this.chain(plan, fresh).prepare();
     for (const step of fresh) this.prepared.add(step.extension.fullName);
     if (requirements.length > 0) return { requirements };
-    const chunks = this.split(text);
-    if (chunks.length === 0) throw new ReplyFailure("the reply text is empty");
-    const group = await this.chain(plan, plan.extensions).beforeSend(text.trim(), chunks);
+    const guarded = guardReply(text);
+    if ("dropped" in guarded) return this.result(guarded, text);
+    const group = await this.chain(plan, plan.extensions).beforeSend(guarded.text, this.split(guarded.text));
     await this.sender(plan).sendAll(group);
     return { sent: true };
+  }
+
+  /** A guarded reply's result; a dropped one is logged with what the model wrote. */
+  private result(guarded: GuardedReply, written: string): ReplyResult {
+    if (!("dropped" in guarded)) return { sent: true };
+    this.deps.logger.info(
+      { replyId: this.turn.replyId, sessionId: this.turn.sessionId, text: clip(written, 200) },
+      `reply not sent: ${guarded.dropped}`,
+    );
+    return { silent: guarded.dropped };
   }
 
   /** The text as messages of at most the turn's chunk limit. */

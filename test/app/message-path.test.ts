@@ -74,6 +74,7 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
     turnRunner,
     cluster: options.cluster,
     platformAdapters: new Map(),
+    outbox: { sendsInFlight: () => undefined },
     adapters: new Map(),
     config: () => validation.config,
     monitor: new MonitorHub(),

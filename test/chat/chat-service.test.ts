@@ -89,6 +89,7 @@ function setUp() {
       names: ["紬"],
     }),
     access: () => ({ privateChats: true, allow: [], deny: [] }),
+    sendsInFlight: () => undefined,
     monitor,
     logger: captureLog().logger,
     logMessageText: () => false,
