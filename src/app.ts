@@ -16,7 +16,6 @@ import { clockOfZone, triggerSettings } from "./app/service-settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
-import { deliverPokesNamed } from "./chat/poke-names.ts";
 import { RecalledMessages, recallMessage } from "./chat/recalls.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
@@ -269,7 +268,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const playground = addAdapters(adapters, platformAdapters, {
     config,
     routes: server,
-    deliver: deliverPokesNamed(path.fromPlatform, messages, logger),
+    deliver: path.fromPlatform,
     deliverLocal: path.fromLocal,
     ...(cluster && {
       wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),

@@ -2,7 +2,7 @@
  * The path of a message, every stage in order. Read this file to follow a message from an
  * adapter to a turn:
  *
- *   accept → route → store → trigger → access → commands → notice → pending triggers → batch
+ *   accept → poker's name → route → store → trigger → access → commands → notice → pending triggers → batch
  *
  * and a batch, one turn at a time per session (SessionRunner), through the turn gates:
  *
@@ -23,6 +23,7 @@ import { systemClock } from "../chat/clock.ts";
 import { DigestScheduler } from "../chat/digest-scheduler.ts";
 import type { KeyedQueue } from "../chat/keyed-queue.ts";
 import { PlatformIntake } from "../chat/platform-intake.ts";
+import { withPokerNamed } from "../chat/poke-names.ts";
 import { RealtimeBatcher } from "../chat/realtime-batcher.ts";
 import { SessionRunner, type TurnRequest } from "../chat/session-runner.ts";
 import { type PathEnd, type Stage, StagePath } from "../chat/stage-path.ts";
@@ -166,6 +167,14 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
   const messageStages = new StagePath<Arrival>(
     [
       stage("accept", (arrival) => intake.accept(arrival)),
+      // Before anything stores or shows a poke: its notice names nobody.
+      stage<Arrival>("poker's name", (arrival) =>
+        arrival.message.notice === undefined
+          ? { go: arrival }
+          : withPokerNamed(arrival.message, parts.messages, logger).then((message) => ({
+              go: { ...arrival, message },
+            })),
+      ),
       ...(cluster
         ? [
             stage<Arrival>("route", ({ message }) => {

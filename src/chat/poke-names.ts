@@ -6,41 +6,22 @@ import type { MessageStore } from "../store/types.ts";
 const NAME_SEARCH_MESSAGES = 50;
 
 /**
- * Wraps an adapter's delivery so a poke carries its poker's name: poke notices name nobody, so
- * the name the poker last went by in the chat's recent messages is taken (the id stays when
- * they said nothing lately). Messages go on at once, in order; only pokes wait for the lookup.
+ * A poke with its poker's name: poke notices name nobody, so the name the poker last went by
+ * in the chat's recent messages is taken (the id stays when they said nothing lately, or the
+ * store cannot be read). Other messages are returned as they are, without a store read.
  */
-export function deliverPokesNamed(
-  deliver: (message: ChatMessage) => void,
+export async function withPokerNamed(
+  message: ChatMessage,
   store: Pick<MessageStore, "recent">,
   logger: Logger,
-): (message: ChatMessage) => void {
-  return (message) => {
-    if (message.notice === undefined) {
-      deliver(message);
-      return;
-    }
-    store
-      .recent({ sessionId: message.sessionId, limit: NAME_SEARCH_MESSAGES })
-      .then(
-        (recent) => {
-          const spoken = recent.findLast(
-            (seen) => seen.userId === message.userId && seen.notice === undefined,
-          );
-          return spoken ? { ...message, senderName: spoken.senderName } : message;
-        },
-        (error: unknown) => {
-          logger.warn(
-            { err: error, sessionId: message.sessionId },
-            "could not read a poker's name; shown by id",
-          );
-          return message;
-        },
-      )
-      .then(deliver)
-      .catch((error: unknown) => {
-        // Only when the bot is shutting down: the chat stage no longer takes messages.
-        logger.warn({ err: error, sessionId: message.sessionId }, "a poke arrived too late to be handled");
-      });
-  };
+): Promise<ChatMessage> {
+  if (message.notice === undefined) return message;
+  try {
+    const recent = await store.recent({ sessionId: message.sessionId, limit: NAME_SEARCH_MESSAGES });
+    const spoken = recent.findLast((seen) => seen.userId === message.userId && seen.notice === undefined);
+    return spoken ? { ...message, senderName: spoken.senderName } : message;
+  } catch (error) {
+    logger.warn({ err: error, sessionId: message.sessionId }, "could not read a poker's name; shown by id");
+    return message;
+  }
 }

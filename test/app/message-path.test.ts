@@ -97,6 +97,7 @@ describe("the message path", () => {
     const { path } = pathFor();
     expect(path.messageStages.names).toEqual([
       "accept",
+      "poker's name",
       "store",
       "trigger",
       "access",
@@ -112,6 +113,7 @@ describe("the message path", () => {
     const { path } = pathFor({ cluster });
     expect(path.messageStages.names).toEqual([
       "accept",
+      "poker's name",
       "route",
       "store",
       "trigger",
