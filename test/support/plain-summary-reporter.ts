@@ -1,8 +1,11 @@
 import type { Reporter, TestModule } from "vitest/node";
 
+/** How many of the slowest test files the summary names: where the suite's time goes. */
+const SLOWEST_SHOWN = 12;
+
 /**
- * Ends the run with the plain closing line CI reads in any language: `Tests: N passed, N failed`
- * (`, N skipped` when any were).
+ * Ends the run with the slowest test files (tests and hooks, per project) and the plain closing
+ * line CI reads in any language: `Tests: N passed, N failed` (`, N skipped` when any were).
  */
 export default class PlainSummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -18,6 +21,13 @@ export default class PlainSummaryReporter implements Reporter {
       }
       if (module.state() === "failed" && !module.ok()) failed += module.children.size === 0 ? 1 : 0;
     }
+    const slowest = [...testModules]
+      .sort((a, b) => b.diagnostic().duration - a.diagnostic().duration)
+      .slice(0, SLOWEST_SHOWN)
+      .map(
+        (m) => `  ${(m.diagnostic().duration / 1000).toFixed(1)} s  ${m.project.name}  ${m.relativeModuleId}`,
+      );
+    process.stdout.write(`\nSlowest test files:\n${slowest.join("\n")}\n`);
     const extra = skipped > 0 ? `, ${skipped} skipped` : "";
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed${extra}\n`);
   }
