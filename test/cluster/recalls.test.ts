@@ -34,27 +34,28 @@ describe("a recall reaching one instance of two", () => {
         message_id: trigger.messageId,
       }),
     );
-    const a = scene.bot("a");
-    await waitFor(
-      () => a.logs.some((line) => line.msg === "message recalled" && line.messageId === trigger.messageId),
-      10_000,
-      "the owner (a) to mark the message recalled",
-    );
+    const recalledBy = (id: string) =>
+      scene!
+        .bot(id)
+        .logs.some((line) => line.msg === "message recalled" && line.messageId === trigger.messageId);
+    await waitFor(() => recalledBy("a") || recalledBy("b"), 10_000, "the recall to be marked");
     scene.gates.get("说错了")!.open();
 
-    await waitFor(
-      () =>
-        a.logs.some(
-          (line) =>
-            line.msg === "turn silent" &&
-            String(line.reason).includes(`recalled (msg_id ${trigger.messageId})`),
-        ),
-      10_000,
-      "a's turn to stop for the recall",
-    );
-    await sleep(3_000); // a reply sent anyway would have arrived by now
-    // Only the chat's first message was answered.
+    // a's turn ends (its first one answered the chat's first message).
+    const a = scene.bot("a");
+    const turnsOfA = () => a.logs.filter((line) => String(line.msg).startsWith("turn ")).length;
+    await waitFor(() => turnsOfA() >= 2, 10_000, "a's second turn to end");
+    await sleep(2_000); // a reply on its way would have arrived by now
+    // Only the chat's first message was answered; the owner marked the recall and its turn stopped.
     expect(scene.replies.get(group)).toHaveLength(1);
     expect(scene.sentBy(group)).toEqual({ a: 1, b: 0 });
+    expect(recalledBy("a")).toBe(true);
+    expect(
+      a.logs.some(
+        (line) =>
+          line.msg === "turn silent" &&
+          String(line.reason).includes(`recalled (msg_id ${trigger.messageId})`),
+      ),
+    ).toBe(true);
   }, 120_000);
 });
