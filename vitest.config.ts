@@ -14,7 +14,7 @@ const WHOLE_BOT_STORAGE_TESTS = ["test/**/*.e2e.test.ts", "test/faults/turns.tes
  * the rest, on their own, so the bound measures the cluster and not the other test files
  * competing for the same two cores.
  */
-const CLUSTER_FAULT_SCENES = ["test/cluster/fencing.test.ts"];
+const CLUSTER_FAULT_SCENES = ["test/cluster/fencing.test.ts", "test/cluster/recalls.test.ts"];
 
 /** What every project runs with. */
 const shared: TestProjectInlineConfiguration["test"] = {

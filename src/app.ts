@@ -96,6 +96,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     platformAdapters,
     // A message routed to this instance enters the path after the route stage.
     ingest: (message) => path.fromLocal(message),
+    recall: (recall) => recallHere(recall),
     forgetCached: (sessionId) => messages.forget(sessionId),
     busy: (sessionId) => queue.has(sessionId),
     turns: stores.turns,
@@ -199,6 +200,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
   });
   const recalled = new RecalledMessages();
+  const recallHere = ({ sessionId, messageId }: { sessionId: string; messageId: string }) =>
+    recallMessage({ messages, recalled, turns: turnRunner, memory, logger }, sessionId, messageId);
   const turnRunner = createTurnRunner({
     llm: () => llm,
     stores,
@@ -274,8 +277,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),
       connection: (adapterId: string, status: AccountStatus) => cluster.accountChanged(adapterId, status),
     }),
-    deleted: ({ sessionId, messageId }) =>
-      recallMessage({ messages, recalled, turns: turnRunner, memory, logger }, sessionId, messageId),
+    // In a cluster, the session's owner marks it: its turns and batches are the ones reading it.
+    deleted: (recall) => (cluster ? cluster.recalled(recall) : recallHere(recall)),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,

@@ -9,7 +9,10 @@ const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 /**
  * Which instance holds the connection of each platform account: `account:<adapter>:<selfId>`
  * names it while it is connected there, renewed with the heartbeat. The newest connection
- * wins when an implementation reconnects to another instance before the old socket closed.
+ * wins when an implementation reconnects to another instance before the old socket closed:
+ * a connection sets the key, a heartbeat only renews it while it names this instance (or
+ * takes it when nobody holds it), so an instance waking from a pause, its old socket not yet
+ * seen closed, does not take the account back from the instance it moved to.
  */
 export class AccountRegistry {
   /** adapter id → self id → holding instance, as last read. */
@@ -30,22 +33,41 @@ export class AccountRegistry {
     await this.refresh();
   }
 
-  /** Heartbeat: re-asserts this instance's accounts and reads everyone's. */
+  /** Heartbeat: renews this instance's accounts (unless a newer connection took one) and reads everyone's. */
   async beat(): Promise<void> {
-    const { redis, keys, id, leaseMs } = this.coordinator;
-    const mine = this.localAccounts();
-    if (mine.length > 0) {
-      const pipeline = redis.pipeline();
-      for (const account of mine)
-        pipeline.set(keys.account(account.adapterId, account.selfId), id, "PX", leaseMs);
-      await pipeline.exec();
-    }
+    const { keys } = this.coordinator;
+    await Promise.all(
+      this.localAccounts().map((account) =>
+        this.coordinator.claim(keys.account(account.adapterId, account.selfId)),
+      ),
+    );
     await this.refresh();
+  }
+
+  /** Whether what this instance knows is recent: false after a pause or a Redis outage (Coordinator.leasesCurrent). */
+  get current(): boolean {
+    return this.coordinator.leasesCurrent;
   }
 
   /** The instance holding the account's connection, as last read. */
   holder(adapterId: string, selfId: string): string | undefined {
     return this.#holders.get(adapterId)?.get(selfId);
+  }
+
+  /** The instance holding the account's connection, read from Redis now (as last read when Redis does not answer). */
+  async holderNow(adapterId: string, selfId: string): Promise<string | undefined> {
+    const { keys } = this.coordinator;
+    let holder: string | null;
+    try {
+      holder = await this.coordinator.holder(keys.account(adapterId, selfId));
+    } catch {
+      return this.holder(adapterId, selfId);
+    }
+    const holders = this.#holders.get(adapterId) ?? new Map<string, string>();
+    if (holder === null) holders.delete(selfId);
+    else holders.set(selfId, holder);
+    this.#holders.set(adapterId, holders);
+    return holder ?? undefined;
   }
 
   /** Accounts of `adapterId` connected to other instances. */
@@ -128,19 +150,19 @@ export class ClusterAdapter implements ChatAdapter {
     segments: Segment[],
     options?: ActionOptions,
   ): Promise<{ messageId: string }> {
-    const holder = this.#remoteHolder(target.selfId);
+    const holder = await this.#remoteHolder(target.selfId);
     if (holder === undefined) return this.local.send(target, segments, options);
     const answer = await this.#call(holder, target.selfId, { op: "send", target, segments }, options);
     return answer as { messageId: string };
   }
 
-  callAction(
+  async callAction(
     selfId: string,
     action: string,
     params: Record<string, unknown>,
     options?: ActionOptions,
   ): Promise<unknown> {
-    const holder = this.#remoteHolder(selfId);
+    const holder = await this.#remoteHolder(selfId);
     if (holder === undefined) return this.local.callAction(selfId, action, params, options);
     return this.#call(holder, selfId, { op: "action", action, params }, options);
   }
@@ -153,13 +175,21 @@ export class ClusterAdapter implements ChatAdapter {
       : this.local.callAction(selfId, call.action, call.params, { timeoutMs });
   }
 
-  /** The other instance to call for `selfId`, or undefined to use the local connection. */
-  #remoteHolder(selfId: string): string | undefined {
+  /**
+   * The other instance to call for `selfId`, or undefined to use the local connection. What was
+   * last read is trusted while it is recent and names a connection that can be used; otherwise
+   * Redis is asked: the account may have moved to another instance while this one was paused
+   * (its socket here dead and not yet seen closed, or already closed while the last read still
+   * names this instance).
+   */
+  async #remoteHolder(selfId: string): Promise<string | undefined> {
     const connectedHere = this.local
       .accounts()
       .some((account) => account.selfId === selfId && account.connected);
-    if (connectedHere) return undefined;
-    const holder = this.registry.holder(this.id, selfId);
+    const known = this.registry.holder(this.id, selfId);
+    const elsewhere = known !== undefined && known !== this.self;
+    if (this.registry.current && (connectedHere || elsewhere)) return connectedHere ? undefined : known;
+    const holder = await this.registry.holderNow(this.id, selfId);
     return holder === undefined || holder === this.self ? undefined : holder;
   }
 

@@ -12,7 +12,7 @@ import { type ConfigAdopter, type ConfigNews, ConfigRelay } from "./config-relay
 import { Coordinator, type InstanceInfo } from "./coordinator.ts";
 import { DialLeases } from "./dial-leases.ts";
 import { type EventNews, EventRelay } from "./event-relay.ts";
-import { type Envelope, Inbox, type RecoveryWork } from "./inbox.ts";
+import { type Envelope, Inbox, type Recall, type RecoveryWork } from "./inbox.ts";
 import { ClusterKeys } from "./keys.ts";
 import { anotherConnection, connectRedis } from "./redis-client.ts";
 import { ClusterSeal } from "./seal.ts";
@@ -29,6 +29,8 @@ export interface ClusterParts {
   forwardAdapterIds: ReadonlySet<string>;
   /** Where a message routed to this instance enters the message path (at its store stage). */
   ingest(message: ChatMessage): void;
+  /** Marks a message recalled on this instance (the store, batches waiting and turns running here). */
+  recall(recall: Recall): void;
   forgetCached(sessionId: string): void;
   busy(sessionId: string): boolean;
   /** Turns a dead instance left running; where a new lease token is recorded (fencing). */
@@ -48,6 +50,8 @@ export interface Cluster {
   readonly shared: Pick<Coordinator, "redis" | "keys">;
   /** Where adapters deliver messages: taken in here or handed to the session's owner. */
   route(message: ChatMessage): void;
+  /** Where adapters deliver recalls: marked here or by the session's owner, whose turns read it. */
+  recalled(recall: Recall): void;
   /** Whether a turn of the session may run here (see SessionRouter.ensureOwned). */
   ensureOwned(origin: Pick<ChatMessage, "sessionId" | "adapterId" | "selfId">): Promise<boolean>;
   /** The fencing token of the session's lease while this instance holds it: a turn carries it to the store. */
@@ -166,6 +170,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     coordinator,
     inbox,
     ingest: parts.ingest,
+    recall: parts.recall,
     forgetCached: parts.forgetCached,
     busy: parts.busy,
     accountHere: (adapterId, selfId) =>
@@ -194,6 +199,9 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
       case "message":
         await sessions.route(envelope.message, envelope.hops);
         return;
+      case "recall":
+        await sessions.recall(envelope.recall, envelope.hops);
+        return;
       case "recover":
         await takeover.dispatch(envelope.work);
         return;
@@ -221,6 +229,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
     id,
     shared: { redis, keys },
     route: (message) => void sessions.route(message),
+    recalled: (recall) => void sessions.recall(recall),
     ensureOwned: (origin) => sessions.ensureOwned(origin),
     fenceOf: (sessionId) => sessions.fenceOf(sessionId),
     handOver: (work) => {

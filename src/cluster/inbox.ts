@@ -23,9 +23,16 @@ export interface RecoveryWork {
   from: string;
 }
 
+/** A message recalled (撤回) on the platform: its session's owner marks it and stops turns reading it. */
+export interface Recall {
+  sessionId: string;
+  messageId: string;
+}
+
 /** What instances send each other, through each one's inbox list in Redis. */
 export type Envelope =
   | { type: "message"; message: ChatMessage; hops: number }
+  | { type: "recall"; recall: Recall; hops: number }
   | { type: "recover"; work: RecoveryWork }
   | {
       type: "call";
@@ -276,7 +283,7 @@ function describe(call: AdapterCall): string {
   return call.op === "send" ? "a send" : `action ${call.action}`;
 }
 
-const TYPES = new Set(["message", "recover", "call", "answer"]);
+const TYPES = new Set(["message", "recall", "recover", "call", "answer"]);
 
 function parseEnvelope(text: string, logger: Logger): Envelope | undefined {
   try {

@@ -2,13 +2,15 @@ import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { type FenceToken, isSessionFenced } from "../store/session-fence.ts";
 import type { Coordinator } from "./coordinator.ts";
-import type { Inbox } from "./inbox.ts";
+import type { Inbox, Recall } from "./inbox.ts";
 
 export interface SessionRouterDeps {
   coordinator: Coordinator;
   inbox: Inbox;
   /** Takes a message into this instance's chat stage (stores it, then triggers, batching, turns). */
   ingest(message: ChatMessage): void;
+  /** Marks a message recalled here: in the store, in batches waiting here, in turns running here. */
+  recall(recall: Recall): void;
   /** This instance's cached history of the session may be stale: another instance owned it meanwhile. */
   forgetCached(sessionId: string): void;
   /** Whether the session has turns queued or running here. */
@@ -83,13 +85,33 @@ export class SessionRouter {
       this.deps.ingest(message);
       return Promise.resolve();
     }
-    const routed = (before ?? Promise.resolve())
-      .then(() => this.#claimAndRoute(message, hops))
+    return this.#inOrder(sessionId, message.messageId, "could not route a message", () =>
+      this.#claimAndRoute(message, hops),
+    );
+  }
+
+  /**
+   * Takes a recall where the session's turns run: here when this instance owns the session or
+   * nobody does (the store's mark is what the next owner reads), else in the owner's inbox.
+   * After the session's messages already on their way, so it never overtakes what it recalls.
+   */
+  recall(recall: Recall, hops = 0): Promise<void> {
+    const { sessionId } = recall;
+    if (this.#owned.has(sessionId) && !this.#routing.has(sessionId) && this.deps.coordinator.leasesCurrent) {
+      this.deps.recall(recall);
+      return Promise.resolve();
+    }
+    return this.#inOrder(sessionId, recall.messageId, "could not route a recall", () =>
+      this.#routeRecall(recall, hops),
+    );
+  }
+
+  /** Runs `work` after the session's routing in flight, and lets the session's next routing wait for it. */
+  #inOrder(sessionId: string, messageId: string, failure: string, work: () => Promise<void>): Promise<void> {
+    const routed = (this.#routing.get(sessionId) ?? Promise.resolve())
+      .then(work)
       .catch((error: unknown) => {
-        this.deps.logger.error(
-          { err: error, sessionId, messageId: message.messageId },
-          "could not route a message",
-        );
+        this.deps.logger.error({ err: error, sessionId, messageId }, failure);
       })
       .finally(() => {
         if (this.#routing.get(sessionId) === routed) this.#routing.delete(sessionId);
@@ -261,6 +283,32 @@ export class SessionRouter {
         "could not hand a message over; taking it in here",
       );
       this.deps.ingest(message);
+    }
+  }
+
+  async #routeRecall(recall: Recall, hops: number): Promise<void> {
+    const { coordinator, logger } = this.deps;
+    let holder: string | null;
+    try {
+      await this.confirmLeases();
+      holder = this.#owned.has(recall.sessionId)
+        ? coordinator.id
+        : await coordinator.holder(coordinator.keys.session(recall.sessionId));
+    } catch {
+      holder = null; // Redis is down: marked here, where the store keeps it for every instance
+    }
+    if (holder === null || holder === coordinator.id || hops >= MAX_HOPS) {
+      this.deps.recall(recall);
+      return;
+    }
+    try {
+      await this.deps.inbox.post(holder, { type: "recall", recall, hops: hops + 1 });
+    } catch (error) {
+      logger.warn(
+        { err: error, sessionId: recall.sessionId, holder },
+        "could not hand a recall to the session's owner; marking it here",
+      );
+      this.deps.recall(recall);
     }
   }
 

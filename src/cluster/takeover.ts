@@ -181,6 +181,9 @@ export class Takeover {
       case "message":
         await router.route(envelope.message, envelope.hops);
         return;
+      case "recall":
+        await router.recall(envelope.recall, envelope.hops);
+        return;
       case "recover":
         await this.dispatch(envelope.work);
         return;

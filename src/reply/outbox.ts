@@ -123,6 +123,7 @@ export class Outbox {
         : await this.journal.open(replyId, origin.adapterId, target, segments);
     const deadline = Date.now() + RECONNECT_WAIT_MS;
     let messageId: string;
+    let waiting = false;
     for (;;) {
       try {
         ({ messageId } = await adapter.send(target, segments));
@@ -134,10 +135,16 @@ export class Outbox {
           journalled?.failed(error);
           throw error;
         }
-        this.logger.warn(
-          { sessionId: origin.sessionId, selfId: origin.selfId, replyId },
-          "no connection to send on; waiting for the account to reconnect",
-        );
+        if (!waiting)
+          this.logger.warn(
+            { sessionId: origin.sessionId, selfId: origin.selfId, replyId },
+            "no connection to send on; waiting for the account to reconnect",
+          );
+        waiting = true;
+        // Never again at once: an account that counts as connected can still refuse at once (in a
+        // cluster, the instance holding it is out of reach while Redis is down); retrying without
+        // a pause would spin on promises and starve the event loop that reconnects to Redis.
+        await new Promise((resolve) => setTimeout(resolve, RECONNECT_POLL_MS));
         await untilConnected(adapter, origin.selfId, deadline, signal);
       }
     }

@@ -47,6 +47,7 @@ describe("confirming leases after a stall", () => {
       coordinator,
       inbox: {} as Inbox, // nothing is handed on: the session is free
       ingest: () => {},
+      recall: () => {},
       forgetCached: () => {},
       busy: () => false,
       accountHere: () => true,

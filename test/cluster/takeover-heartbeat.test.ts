@@ -55,6 +55,7 @@ describe("taking over a dead instance's work", () => {
       coordinator,
       inbox,
       ingest: () => {},
+      recall: () => {},
       forgetCached: () => {},
       busy: () => false,
       accountHere: () => true,
