@@ -16,6 +16,8 @@ export interface AccountStatus {
   selfId: string;
   connected: boolean;
   online?: boolean;
+  /** Unix ms until which the platform refuses this account's sends for their rate (QQ's official API). */
+  rateLimitedUntil?: number;
 }
 
 export interface ActionOptions {

@@ -51,21 +51,37 @@ export function registerSetupRoutes(app: FastifyInstance, deps: ConsoleApiDeps):
     const host = isWildcard(config.server.host) ? "127.0.0.1" : config.server.host;
     const accounts = deps.health().adapters;
     return {
-      adapters: config.adapters.map((adapter) => ({
-        id: adapter.id,
-        mode: adapter.mode,
-        // Where the implementation connects (reverse-ws) or posts (http), or where we connect.
-        url:
-          adapter.mode === "reverse-ws"
-            ? `ws://${host}:${port}${adapter.path}`
-            : adapter.mode === "http"
-              ? `http://${host}:${port}${adapter.path}`
-              : adapter.url,
-        apiUrl: adapter.mode === "http" ? adapter.url : null,
-        // Masked as /api/config masks it: the page says whether one is set, never what it is.
-        accessToken: adapter.accessToken === "" ? "" : HIDDEN_SECRET,
-        accounts: accounts.filter((account) => account.id === adapter.id && account.selfId !== null),
-      })),
+      adapters: config.adapters.map((adapter) => {
+        const accountsHere = accounts.filter(
+          (account) => account.id === adapter.id && account.selfId !== null,
+        );
+        if (adapter.type === "qq-official") {
+          // The platform posts to the callback address (an HTTPS proxy in front of this one).
+          return {
+            id: adapter.id,
+            mode: "qq-official" as const,
+            url: `http://${host}:${port}${adapter.path}`,
+            apiUrl: adapter.apiBase,
+            accessToken: adapter.secret === "" ? "" : HIDDEN_SECRET,
+            accounts: accountsHere,
+          };
+        }
+        return {
+          id: adapter.id,
+          mode: adapter.mode,
+          // Where the implementation connects (reverse-ws) or posts (http), or where we connect.
+          url:
+            adapter.mode === "reverse-ws"
+              ? `ws://${host}:${port}${adapter.path}`
+              : adapter.mode === "http"
+                ? `http://${host}:${port}${adapter.path}`
+                : adapter.url,
+          apiUrl: adapter.mode === "http" ? adapter.url : null,
+          // Masked as /api/config masks it: the page says whether one is set, never what it is.
+          accessToken: adapter.accessToken === "" ? "" : HIDDEN_SECRET,
+          accounts: accountsHere,
+        };
+      }),
     };
   });
 }

@@ -62,10 +62,11 @@ export type UsageRow = UsageSummaryRow & { cost: number | null };
 export interface ConnectInfo {
   adapters: Array<{
     id: string;
-    mode: "reverse-ws" | "forward-ws" | "http";
+    /** The OneBot connection mode, or "qq-official" for QQ's official bot API (url: its webhook). */
+    mode: "reverse-ws" | "forward-ws" | "http" | "qq-official";
     url: string;
     apiUrl: string | null;
-    /** HIDDEN_SECRET when the adapter has an access token (never the token), empty when it has none. */
+    /** HIDDEN_SECRET when the adapter has an access token or AppSecret (never the value), empty when it has none. */
     accessToken: string;
     accounts: AdapterHealth[];
   }>;

@@ -1,5 +1,6 @@
 import { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import { OneBotAdapter } from "../adapters/onebot/onebot-adapter.ts";
+import { QqOfficialAdapter } from "../adapters/qq-official/qq-official-adapter.ts";
 import type { AccountStatus, ChatAdapter } from "../adapters/types.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
@@ -34,7 +35,7 @@ export interface AdapterParts {
 
 /**
  * Fills `adapters` (kept by the caller: the outbox and the plugins look adapters up in it)
- * with one OneBot adapter per `adapters[]` entry (wrapped by `parts.wrap`), the console
+ * with one OneBot or QQ official adapter per `adapters[]` entry (wrapped by `parts.wrap`), the console
  * playground and the stdio channels, and `platformAdapters` with the OneBot adapters
  * themselves (this instance's connections, for /healthz); returns the playground, which the
  * console API drives.
@@ -46,8 +47,7 @@ export function addAdapters(
 ): ConsoleAdapter {
   const { logger } = parts;
   for (const adapterConfig of parts.config.adapters) {
-    const adapter = new OneBotAdapter({
-      config: adapterConfig,
+    const options = {
       routes: parts.routes,
       events: {
         message: parts.deliver,
@@ -59,7 +59,11 @@ export function addAdapters(
         },
       },
       logger: logger.child({ adapter: adapterConfig.id }),
-    });
+    };
+    const adapter =
+      adapterConfig.type === "qq-official"
+        ? new QqOfficialAdapter({ ...options, config: adapterConfig })
+        : new OneBotAdapter({ ...options, config: adapterConfig });
     platformAdapters.set(adapterConfig.id, adapter);
     adapters.set(adapterConfig.id, parts.wrap ? parts.wrap(adapter) : adapter);
   }

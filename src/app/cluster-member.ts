@@ -1,3 +1,4 @@
+import { isForwardWs } from "../adapters/config.ts";
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { TurnRunnerDeps } from "../agent/turn-runner.ts";
 import type { Batch } from "../chat/batch.ts";
@@ -23,9 +24,7 @@ export async function joinCluster(
   parts: Omit<ClusterParts, "settings" | "forwardAdapterIds">,
 ): Promise<Cluster | undefined> {
   if (config.cluster.redisUrl === "") return undefined;
-  const forwardAdapterIds = new Set(
-    config.adapters.filter((adapter) => adapter.mode === "forward-ws").map((adapter) => adapter.id),
-  );
+  const forwardAdapterIds = new Set(config.adapters.filter(isForwardWs).map((adapter) => adapter.id));
   return createCluster({ ...parts, settings: config.cluster, forwardAdapterIds });
 }
 
@@ -109,8 +108,6 @@ export async function startAdapters(
   config: TsumugiConfig,
   cluster: Cluster | undefined,
 ): Promise<void> {
-  const dialledByLease = new Set(
-    cluster ? config.adapters.filter((entry) => entry.mode === "forward-ws").map((entry) => entry.id) : [],
-  );
+  const dialledByLease = new Set(cluster ? config.adapters.filter(isForwardWs).map((entry) => entry.id) : []);
   for (const adapter of adapters) if (!dialledByLease.has(adapter.id)) await adapter.start();
 }

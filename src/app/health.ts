@@ -18,6 +18,7 @@ export function healthReport(adapters: Map<string, ChatAdapter>, stores: Stores)
         selfId: account.selfId,
         connected: account.connected,
         ...(account.online === undefined ? {} : { online: account.online }),
+        ...(account.rateLimitedUntil === undefined ? {} : { rateLimitedUntil: account.rateLimitedUntil }),
       });
     }
   }

@@ -1,3 +1,4 @@
+import { isForwardWs } from "../adapters/config.ts";
 import { findMcpProblems } from "../mcp/config.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
 import { isLoopbackHost } from "../server/request-access.ts";
@@ -21,6 +22,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
       ? []
       : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
     ...findUnauthenticatedAdapters(config),
+    ...findQqOfficialWithoutSecret(config),
     ...findMcpProblems(config.mcp),
     ...findClusterSecretProblems(config),
     ...(config.cluster.redisUrl === "" || /^postgres(ql)?:/i.test(config.storage.url)
@@ -43,6 +45,7 @@ function findUnauthenticatedAdapters(config: TsumugiConfig): string[] {
   if (isLoopbackHost(config.server.host)) return [];
   const why = "required when server.host is not a loopback address";
   return config.adapters.flatMap((adapter, index) => {
+    if (adapter.type !== "onebot") return [];
     if (adapter.mode === "reverse-ws" && adapter.accessToken === "") {
       return [
         problemAt(
@@ -61,6 +64,20 @@ function findUnauthenticatedAdapters(config: TsumugiConfig): string[] {
     }
     return [];
   });
+}
+
+/** A QQ official bot cannot tell the platform's events from forged ones, nor send, without its AppSecret. */
+function findQqOfficialWithoutSecret(config: TsumugiConfig): string[] {
+  return config.adapters.flatMap((adapter, index) =>
+    adapter.type === "qq-official" && adapter.secret === ""
+      ? [
+          problemAt(
+            ["adapters", index, "secret"],
+            "required: the AppSecret checks the signature of every event and buys access tokens",
+          ),
+        ]
+      : [],
+  );
 }
 
 /** Shortest cluster.secret accepted: a short one could be guessed from a signed message. */
@@ -94,7 +111,7 @@ function findDuplicateIds(ids: string[], pathOf: (index: number) => KeyPath): st
 function findSharedAdapterPaths(config: TsumugiConfig): string[] {
   const owners = new Map<string, number>();
   return config.adapters.flatMap((adapter, index) => {
-    if (adapter.mode === "forward-ws") return [];
+    if (isForwardWs(adapter)) return [];
     const owner = owners.get(adapter.path);
     if (owner === undefined) {
       owners.set(adapter.path, index);
@@ -132,7 +149,7 @@ function findInvertedRanges(config: TsumugiConfig): string[] {
       digest.minMessages,
     ),
     ...config.adapters.flatMap((adapter, index) =>
-      adapter.mode === "forward-ws"
+      isForwardWs(adapter)
         ? notBelow(
             ["adapters", index, "reconnect", "maxDelayMs"],
             adapter.reconnect.maxDelayMs,

@@ -1,19 +1,38 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
 /**
  * `${VAR}` and `${VAR:-default}` in string values of the parsed config, like a POSIX shell:
  * - `${VAR}` is VAR's value, or "" when VAR is unset (no error, so optional secrets such as
  *   `token: ${TSUMUGI_TOKEN}` simply stay empty);
  * - `${VAR:-default}` is `default` when VAR is unset or empty;
+ * - `${credential:NAME}` is the systemd credential NAME (`LoadCredential=`): the file NAME in
+ *   $CREDENTIALS_DIRECTORY without its final line break, or "" when there is none, so secrets
+ *   need not pass through the environment;
  * - `$${...}` is the literal text `${...}`.
  * Keys are never expanded. Anything else containing `$` is left as written.
  */
-const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const REFERENCE = /\$(\$?)\{(credential:[A-Za-z0-9_.@-]+|[A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const CREDENTIAL_PREFIX = "credential:";
 
 export function expandEnvInString(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(REFERENCE, (whole, escaped: string, name: string, fallback: string | undefined) => {
     if (escaped) return whole.slice(1);
-    const value = env[name] ?? "";
+    const value = name.startsWith(CREDENTIAL_PREFIX)
+      ? readCredential(name.slice(CREDENTIAL_PREFIX.length), env)
+      : (env[name] ?? "");
     return fallback !== undefined && value === "" ? fallback : value;
   });
+}
+
+function readCredential(name: string, env: NodeJS.ProcessEnv): string {
+  const directory = env.CREDENTIALS_DIRECTORY;
+  if (!directory) return "";
+  try {
+    return readFileSync(join(directory, name), "utf8").replace(/\r?\n$/, "");
+  } catch {
+    return "";
+  }
 }
 
 /** Expands references in every string inside `value` (objects and arrays are copied). */
@@ -33,5 +52,5 @@ export function envReferences(text: string): string[] {
 
 /** `text` is one reference with no default, or an empty one (`${VAR}`, `${VAR:-}`): it shows only a name. */
 export function isBareReference(text: string): boolean {
-  return /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-)?\}$/.test(text);
+  return /^\$\{(credential:[A-Za-z0-9_.@-]+|[A-Za-z_][A-Za-z0-9_]*)(?::-)?\}$/.test(text);
 }

@@ -23,12 +23,11 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "人设提示词，出现在每个系统提示词中；不设置时使用 prompts.language 对应语言的 `persona` 模板。",
   "bot.admins":
     '可以使用管理员命令的用户，例如 `["10001"]`：只写号码表示 QQ（OneBot）用户；stdio 频道的用户必须连同插件一起写成 `"stdio.<pluginId>:<userId>"` 才算管理员。',
-  adapters: "OneBot 连接列表；各连接的 `id` 不能重复。",
-  "adapters[].type": "协议：OneBot v11。",
+  adapters: "平台连接列表；各连接的 `id` 不能重复。",
   "adapters[].id": "连接的 id，在所有连接中唯一；显示在 `/healthz` 和日志中。",
-  "adapters[].accessToken":
+  "adapters[].accessToken (type onebot)":
     "OneBot 访问令牌（`Authorization: Bearer …`）；留空表示不校验。`server.host` 不是回环地址时，`reverse-ws` 模式必须设置。",
-  "adapters[].actionTimeoutMs": "调用 OneBot API 后等待结果的最长时间（毫秒）",
+  "adapters[].actionTimeoutMs": "调用平台 API 后等待结果的最长时间（毫秒）",
   "adapters[].path (mode reverse-ws)": "OneBot 实现连接到 `server.port` 上的这个路径。",
   "adapters[].path (mode http)": "OneBot 实现把事件 POST 到 `server.port` 上的这个路径。",
   "adapters[].url (mode reverse-ws)": "不使用（保留这个键是为了切换模式时只改一处）。",
@@ -38,6 +37,15 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "adapters[].reconnect.maxDelayMs (mode forward-ws)": "断线重连的最长等待时间（毫秒）",
   "adapters[].secret (mode http)":
     "HMAC 密钥，用于校验事件 POST 请求的 `X-Signature` 头；留空表示不校验。`server.host` 不是回环地址时必须设置。",
+  "adapters[].appId (type qq-official)": "机器人的 AppID，见 QQ 机器人开放平台的开发设置。",
+  "adapters[].secret (type qq-official)":
+    "机器人的 AppSecret：用来校验 webhook 事件的签名和换取 access token。必填；从环境变量或 systemd 凭据读取，不要直接写在文件里。",
+  "adapters[].path (type qq-official)":
+    "平台把事件 POST 到 `server.port` 上的这个路径（回调地址，放在 HTTPS 反向代理之后）。",
+  "adapters[].apiBase (type qq-official)": "OpenAPI 根地址（沙箱环境用 https://sandbox.api.sgroup.qq.com）。",
+  "adapters[].tokenUrl (type qq-official)": "用 AppID 和 AppSecret 换取 access token 的地址。",
+  "adapters[].markdown (type qq-official)":
+    "以 markdown 消息（msg_type 2）发送文字；仅限平台已开通原生 markdown 的机器人。",
   "llm.providers": "提供模型的服务列表。",
   "llm.providers[].id": "服务的 id，即 `llm.models` 各项中 `/` 前面的部分。",
   "llm.providers[].timeoutMs": "单次请求的时间上限（毫秒）",

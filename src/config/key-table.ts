@@ -132,23 +132,26 @@ function collectVariants(node: SchemaNode, path: string, rows: KeyRow[]): void {
     const optionRows: KeyRow[] = [];
     const { [tag]: _tag, ...fields } = option.properties ?? {};
     collect({ ...option, properties: fields }, path, optionRows);
-    for (const row of optionRows) {
-      const list = byKey.get(row.key) ?? [];
+    // A variant that is itself a union repeats this tag in its own variants: listed above.
+    for (const row of optionRows.filter((r) => r.key !== `${path}.${tag}`)) {
+      const list = byKey.get(chineseDescriptionId(row)) ?? [];
       list.push({ ...row, values });
-      byKey.set(row.key, list);
+      byKey.set(chineseDescriptionId(row), list);
     }
   }
   const variantCount = node.oneOf?.length ?? 0;
-  for (const [key, list] of byKey) {
+  for (const list of byKey.values()) {
     const first = list[0]!;
     const uniform = list.every(
       (r) => r.defaultValue === first.defaultValue && r.description === first.description,
     );
     if (uniform && list.length === variantCount) {
-      rows.push({ key, defaultValue: first.defaultValue, description: first.description });
+      const { values: _values, ...row } = first;
+      rows.push(row);
       continue;
     }
-    for (const { values, ...row } of list) rows.push({ ...row, variant: { tag, values } });
+    // A row of a nested union keeps its innermost variant (`mode http` rather than `type onebot`).
+    for (const { values, ...row } of list) rows.push({ ...row, variant: row.variant ?? { tag, values } });
   }
 }
 

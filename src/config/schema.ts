@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { adaptersSchema } from "../adapters/onebot/config.ts";
+import { adaptersSchema } from "../adapters/config.ts";
 import { agentSchema, botSchema } from "../agent/config.ts";
 import {
   accessSchema,

@@ -1,4 +1,4 @@
-import { type Static, type TObject, type TProperties, Type } from "@sinclair/typebox";
+import { type Static, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import type { ConfigFormatName } from "./formats.ts";
 
 /**
@@ -39,13 +39,15 @@ export function group<Properties extends TProperties>(description: string, prope
 
 /**
  * One object per value of `tag`, validated with ajv's `discriminator`: only the variant the
- * tag names is checked, so errors are about that variant and defaults come from it.
+ * tag names is checked, so errors are about that variant and defaults come from it. A variant
+ * may itself be a tagged union; it then names the outer tag in `outerTag`, where the outer
+ * union's discriminator reads it.
  */
-export function taggedUnion<const Variants extends TObject[]>(
+export function taggedUnion<const Variants extends TSchema[]>(
   tag: string,
   tagValues: readonly string[],
   variants: [...Variants],
-  options: { description: string; tagDefault?: string },
+  options: { description: string; tagDefault?: string; outerTag?: TProperties },
 ) {
   return Type.Unsafe<Static<Variants[number]>>({
     type: "object",
@@ -57,6 +59,7 @@ export function taggedUnion<const Variants extends TObject[]>(
         enum: [...tagValues],
         ...(options.tagDefault === undefined ? {} : { default: options.tagDefault }),
       },
+      ...options.outerTag,
     },
     discriminator: { propertyName: tag },
     oneOf: variants,

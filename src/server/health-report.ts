@@ -7,6 +7,8 @@ export interface AdapterHealth {
   selfId: string | null;
   connected: boolean;
   online?: boolean;
+  /** Unix ms until which the platform refuses this account's sends for their rate; absent when not limited. */
+  rateLimitedUntil?: number;
 }
 
 /**

@@ -46,7 +46,9 @@ describe("tsumugi.example.yaml", () => {
     writeFileSync(file, lines.join("\n"));
 
     const { config } = loadConfig({ file, env: { DEEPSEEK_API_KEY: "sk-x" }, cwd: dir });
-    expect(config.adapters.map((adapter) => adapter.mode)).toEqual(["reverse-ws", "forward-ws", "http"]);
+    expect(
+      config.adapters.map((adapter) => (adapter.type === "onebot" ? adapter.mode : adapter.type)),
+    ).toEqual(["reverse-ws", "forward-ws", "http"]);
     expect(config.llm.providers.map((provider) => provider.type)).toEqual([
       "openai-compatible",
       "openai",

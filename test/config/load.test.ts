@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${VAR} references in config text.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -271,6 +271,38 @@ describe("problems", () => {
       "llm.providers[1].model: required",
       "llm.providers[1].gpu: must be one of: auto, false",
       "llm.providers[2].type: required",
+    ]);
+  });
+
+  it("takes a qq-official adapter with its AppSecret from a systemd credential, and refuses one without", () => {
+    const yaml = [
+      "adapters:",
+      "  - { type: qq-official, id: qqbot, appId: '102000000', secret: '${credential:qqbot-secret}' }",
+    ].join("\n");
+    expect(problemsOf(yaml)).toEqual([
+      "adapters[0].secret: required: the AppSecret checks the signature of every event and buys access tokens",
+    ]);
+    expect(problemsOf("adapters:\n  - { type: qq-official, secret: x }")).toEqual([
+      "adapters[0].appId: required",
+    ]);
+
+    const credentials = join(dir, "credentials");
+    mkdirSync(credentials);
+    writeFileSync(join(credentials, "qqbot-secret"), "DG5g3B4j9X2KOErG\n");
+    const file = writeConfig(yaml);
+    const { config } = loadConfig({ file, env: { CREDENTIALS_DIRECTORY: credentials }, cwd: dir });
+    expect(config.adapters).toEqual([
+      {
+        type: "qq-official",
+        id: "qqbot",
+        appId: "102000000",
+        secret: "DG5g3B4j9X2KOErG",
+        path: "/qqbot/webhook",
+        apiBase: "https://api.sgroup.qq.com",
+        tokenUrl: "https://bots.qq.com/app/getAppAccessToken",
+        markdown: false,
+        actionTimeoutMs: 30000,
+      },
     ]);
   });
 

@@ -163,6 +163,8 @@ export class OneBotStandIn {
   readonly actions: ReceivedAction[] = [];
 
   readonly #accessToken: string | undefined;
+  /** What get_status answers; the last heartbeat() sets it. */
+  #online = true;
   readonly #messageFormat: "array" | "string";
   readonly #keepHistory: boolean;
   readonly #connections = new Set<StandInConnection>();
@@ -343,6 +345,7 @@ export class OneBotStandIn {
 
   /** Pushes a heartbeat meta event carrying `status.online`. */
   heartbeat(online = true): void {
+    this.#online = online;
     this.pushEvent({
       post_type: "meta_event",
       meta_event_type: "heartbeat",
@@ -491,6 +494,8 @@ export class OneBotStandIn {
     switch (action) {
       case "get_login_info":
         return ok({ user_id: jsonId(this.selfId), nickname: this.nickname });
+      case "get_status":
+        return ok({ online: this.#online, good: this.#online });
       case "get_msg": {
         const stored = this.#messages.get(String(params.message_id));
         return stored ? ok(stored) : failed(1200, "消息不存在");

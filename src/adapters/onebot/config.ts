@@ -1,21 +1,21 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { formattedString, group, milliseconds, stringEnum, taggedUnion } from "../../schema/fields.ts";
+import { actionTimeoutField, adapterIdField } from "../config-fields.ts";
 
-/** The `adapters` config key: one entry per OneBot v11 connection. */
+/** `adapters[]` entries of `type: onebot`: one per OneBot v11 connection. */
+
+const oneBotType = stringEnum(["onebot"], { default: "onebot", description: "Protocol: OneBot v11." });
 
 const adapterCommon = {
-  type: stringEnum(["onebot"], { default: "onebot", description: "Protocol: OneBot v11." }),
-  id: formattedString("identifier", {
-    default: "qq",
-    description: "Adapter id, unique among adapters; shown in /healthz and logs.",
-  }),
+  type: oneBotType,
+  id: adapterIdField,
   accessToken: Type.String({
     default: "",
     writeOnly: true,
     description:
       "OneBot access token (Authorization: Bearer …); empty means none. Required for reverse-ws when server.host is not loopback.",
   }),
-  actionTimeoutMs: milliseconds("How long to wait for the answer to an API call", 30_000),
+  actionTimeoutMs: actionTimeoutField,
 };
 
 const reverseWsAdapterSchema = Type.Object(
@@ -67,19 +67,14 @@ const httpAdapterSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const adapterSchema = taggedUnion(
+export const oneBotAdapterSchema = taggedUnion(
   "mode",
   ["reverse-ws", "forward-ws", "http"],
   [reverseWsAdapterSchema, forwardWsAdapterSchema, httpAdapterSchema],
-  { description: "One OneBot v11 connection.", tagDefault: "reverse-ws" },
+  { description: "One OneBot v11 connection.", tagDefault: "reverse-ws", outerTag: { type: oneBotType } },
 );
 
-export const adaptersSchema = Type.Array(adapterSchema, {
-  default: [{ type: "onebot", id: "qq", mode: "reverse-ws", path: "/onebot/v11/ws" }],
-  description: "OneBot connections; ids must be unique.",
-});
-
-/** One `adapters[]` entry, with defaults already applied by the config loader. */
-export type OneBotAdapterConfig = Static<typeof adapterSchema>;
+/** One `type: onebot` entry of `adapters[]`, with defaults already applied by the config loader. */
+export type OneBotAdapterConfig = Static<typeof oneBotAdapterSchema>;
 export type OneBotMode = OneBotAdapterConfig["mode"];
 export type ReconnectConfig = Static<typeof forwardWsAdapterSchema>["reconnect"];

@@ -33,14 +33,20 @@ export function ConnectPage() {
                 ? t("connectUrl")
                 : adapter.mode === "http"
                   ? t("connectHttpUrl")
-                  : t("connectForwardUrl")}
+                  : adapter.mode === "qq-official"
+                    ? t("connectWebhookUrl")
+                    : t("connectForwardUrl")}
             </dt>
             <dd>
               <Copyable value={adapter.url} />
             </dd>
             <dt>{t("connectToken")}</dt>
             {/* The API never sends the token itself: only whether one is set. */}
-            <dd>{adapter.accessToken ? t("connectTokenHidden") : t("connectNoToken")}</dd>
+            <dd>
+              {adapter.accessToken
+                ? t(adapter.mode === "qq-official" ? "connectSecretHidden" : "connectTokenHidden")
+                : t("connectNoToken")}
+            </dd>
             <dt>{t("connectAccounts")}</dt>
             <dd>
               {adapter.accounts.length === 0 && <span class="muted">{t("connectWaiting")}</span>}
@@ -50,6 +56,8 @@ export function ConnectPage() {
                   {account.connected ? t("connected") : t("disconnected")}
                   {account.online !== undefined &&
                     ` · ${account.online ? t("connectOnline") : t("connectOffline")}`}
+                  {account.rateLimitedUntil !== undefined &&
+                    ` · ${t("connectRateLimited", { time: new Date(account.rateLimitedUntil).toLocaleTimeString() })}`}
                 </div>
               ))}
             </dd>
