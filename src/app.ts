@@ -30,6 +30,7 @@ import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
 import { Timeline } from "./monitor/timeline.ts";
+import { PluginInstaller } from "./plugins/install/plugin-installer.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { PromptLibrary } from "./prompts/prompt-library.ts";
 import { Outbox } from "./reply/outbox.ts";
@@ -322,6 +323,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     usage: stores.usage,
     testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
     plugins: plugins.host,
+    installer: new PluginInstaller({
+      settings: () => config.plugins,
+      cwd: process.cwd(),
+      loaded: () => plugins.host.list(),
+      folderChanged: (folder) => plugins.host.loadFolder(folder),
+      logger,
+    }),
     mcp,
     localModels: local.service,
     pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, store: stores.pictures }),

@@ -9,6 +9,7 @@ import type { ChatMessage } from "../message/inbound.ts";
 import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { LiveTimeline } from "../monitor/timeline.ts";
+import type { PluginInstaller } from "../plugins/install/plugin-installer.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
 import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
@@ -40,6 +41,8 @@ export interface ConsoleApiDeps {
   usage: UsageStore;
   testModel: ModelTester;
   plugins: PluginConsole;
+  /** Installs, updates and uninstalls plugins from npm packages. */
+  installer: Pick<PluginInstaller, "preview" | "install" | "update" | "uninstall" | "list">;
   /** MCP servers: states, tools, restart (the console's MCP page). */
   mcp: Pick<McpServers, "servers" | "restart">;
   /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
@@ -60,5 +63,5 @@ export interface ConsolePictures {
 /** What the console does with plugins: the plugin host's control surface. */
 export type PluginConsole = Pick<
   PluginHost,
-  "list" | "enable" | "disable" | "reload" | "setConfig" | "subscribe"
+  "list" | "get" | "enable" | "disable" | "reload" | "setConfig" | "subscribe"
 >;

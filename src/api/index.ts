@@ -10,6 +10,7 @@ import { registerModelRoutes } from "./models-routes.ts";
 import { registerMonitorRoutes } from "./monitor-routes.ts";
 import { registerPictureRoutes } from "./picture-routes.ts";
 import { registerPlaygroundRoutes } from "./playground-routes.ts";
+import { registerPluginInstallRoutes } from "./plugin-install-routes.ts";
 import { registerPluginRoutes } from "./plugin-routes.ts";
 import { registerSetupRoutes } from "./setup-routes.ts";
 import { registerStatusRoutes } from "./status-routes.ts";
@@ -25,6 +26,7 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerLocalModelRoutes(app, deps);
   registerChatRoutes(app, deps);
   registerPictureRoutes(app, deps);
+  registerPluginInstallRoutes(app, deps);
   registerPluginRoutes(app, deps);
   registerMcpRoutes(app, deps);
   registerMemoryRoutes(app, deps);

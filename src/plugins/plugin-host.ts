@@ -155,6 +155,14 @@ export class PluginHost {
     });
   }
 
+  /**
+   * Loads, reloads or removes the plugin of one folder at once (an install or uninstall
+   * just changed it), as its watcher would a moment later.
+   */
+  loadFolder(folder: string): Promise<void> {
+    return this.queue.run(() => this.folderChanged(resolve(folder)));
+  }
+
   /** Replaces a plugin's config (validated against its schema) for this run. */
   setConfig(id: string, config: Record<string, unknown>): Promise<PluginChangeResult> {
     return this.queue.run(async () => {

@@ -4,6 +4,7 @@ import { followStream } from "../event-stream.ts";
 import { formatTime, type TextKey, t } from "../i18n.ts";
 import { SchemaForm } from "../schema-form.tsx";
 import type { PluginStatus, ProcessStatus } from "../types.ts";
+import { PluginInstallPanel } from "./plugin-install.tsx";
 
 const STATE_LABELS: Record<PluginStatus["state"], TextKey> = {
   enabled: "stateEnabled",
@@ -34,6 +35,7 @@ export function PluginsPage() {
         <h1>{t("pluginsTitle")}</h1>
       </header>
       {!persistent && <p class="muted small">{t("pluginsNotPersistent")}</p>}
+      <PluginInstallPanel />
       {plugins.length === 0 && <p class="muted">{t("pluginsNone")}</p>}
       {plugins.map((plugin) => (
         <PluginCard key={plugin.dir} plugin={plugin} onStatus={replace} />
