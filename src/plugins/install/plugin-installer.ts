@@ -196,8 +196,7 @@ export class PluginInstaller {
         scriptsAllowed,
       };
       await writeFile(join(unpacked, INSTALL_RECORD), `${JSON.stringify(record, null, 2)}\n`);
-      if (replacing) await rename(target, join(staging, "replaced"));
-      await rename(unpacked, target);
+      await moveIntoPlace(unpacked, target, replacing ? join(staging, "replaced") : undefined);
       await this.deps.folderChanged?.(target);
       this.deps.logger?.info(
         { plugin: preview.id, version: preview.version, spec: npmSpec, scriptsAllowed },
@@ -288,6 +287,20 @@ export class PluginInstaller {
         "plugins.dirs is empty: there is no folder to install into",
       );
     return resolve(this.deps.cwd, first);
+  }
+}
+
+/**
+ * Renames `from` to `to`; an existing `to` is first moved aside to `aside` (deleted with the
+ * staging folder), and moved back if the new version cannot take its place.
+ */
+async function moveIntoPlace(from: string, to: string, aside: string | undefined): Promise<void> {
+  if (aside) await rename(to, aside);
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if (aside) await rename(aside, to);
+    throw error;
   }
 }
 
