@@ -1,4 +1,5 @@
-import { type Static, Type } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
+import type { Segment } from "../message/segment.ts";
 import { count, group, milliseconds } from "../schema/fields.ts";
 
 export const typingDelaySchema = group(
@@ -11,9 +12,12 @@ export const typingDelaySchema = group(
 
 export type TypingDelaySettings = Static<typeof typingDelaySchema>;
 
-/** How long a message of `text` waits before it leaves: 0 when the delay is off. */
-export function typingDelayMs(text: string, settings: TypingDelaySettings): number {
+/** How long a message waits before it leaves, from the length of its text: 0 when the delay is off. */
+export function typingDelayMs(segments: readonly Segment[], settings: TypingDelaySettings): number {
   if (settings.charsPerSecond === 0) return 0;
+  const text = segments
+    .map((segment) => (segment.type === "text" ? String(segment.data.text ?? "") : ""))
+    .join("");
   const chars = [...text].length;
   return Math.min(settings.maxMs, Math.round((chars / settings.charsPerSecond) * 1000));
 }
