@@ -73,7 +73,7 @@ export function GroupsPage() {
             {groups.map((group) => (
               <tr key={group.sessionId} class={open?.sessionId === group.sessionId ? "selected" : ""}>
                 <td>
-                  <button type="button" class="row-button" onClick={() => setOpen(group)}>
+                  <button type="button" class="group-open" onClick={() => setOpen(group)}>
                     {groupName(group)}
                   </button>
                   {!group.listed && <span class="muted small"> · {t("groupsNotListed")}</span>}
