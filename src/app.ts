@@ -6,6 +6,7 @@ import { addAdapters } from "./app/adapters.ts";
 import { createTurnRunner } from "./app/agent.ts";
 import { adoptConfigEdit, shareConfigEdits } from "./app/cluster-config.ts";
 import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.ts";
+import { createGroupVoice } from "./app/groups.ts";
 import { healthReport } from "./app/health.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
@@ -24,6 +25,7 @@ import { createComponentSet } from "./components/component-set.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { TsumugiConfig } from "./config/schema.ts";
+import { listGroups } from "./context/group-list.ts";
 import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
 import { dataDirectory } from "./models/data-directory.ts";
@@ -168,6 +170,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     config: () => config,
     prompts,
     clock: chatClock,
+    forgetGroupExpressions: (sessionId) => stores.groups.forget(sessionId, Date.now()),
+    monitor,
+    logger,
+  });
+  const groupVoice = createGroupVoice({
+    stores,
+    llm: () => llm,
+    config: () => config,
+    prompts,
+    clock: chatClock,
     monitor,
     logger,
   });
@@ -216,6 +228,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     contexts: plugins.contexts,
     pictureFetcherFor,
     memory,
+    expressions: (sessionId) => groupVoice.section(sessionId),
     outbox,
     budgets: limits,
     recalled,
@@ -229,7 +242,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const path = createMessagePath({
     messages,
     commands: plugins.commands,
-    learner: memoryLearner,
+    learners: [memoryLearner, groupVoice.learner],
     queue,
     limits,
     turnRunner,
@@ -321,6 +334,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     memories: stores.memories,
     memory,
     usage: stores.usage,
+    groups: stores.groups,
+    listGroups: () => listGroups(platformAdapters.values(), logger),
     testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
     plugins: plugins.host,
     installer: new PluginInstaller({
@@ -376,7 +391,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       queue,
       turnRunner,
       plugins,
-      learner: memoryLearner,
+      learners: [memoryLearner, groupVoice.learner],
       localModels: local.models,
       adapters,
       cluster,

@@ -41,6 +41,16 @@ export interface TurnPromptInput {
    */
   memories?: string;
   /**
+   * The group's way of talking (expressions section, or empty): it changes a few times a day at
+   * most, so it sits in the system prompt with the persona, inside the cached prefix.
+   */
+  expressions?: string;
+  /**
+   * The bot's own latest messages in the chat (own_recent section, or empty), which the replyer
+   * is not to repeat: after the chat, as they change whenever the bot speaks.
+   */
+  ownRecent?: string;
+  /**
    * The new messages' pictures, after the request's text (so the cached prefix stays): only a
    * model in `llm.acceptsImages` is sent them (looking directly).
    */
@@ -121,6 +131,7 @@ function systemMessage(
     content: prompts.render(template, {
       identity: identityText(prompts, input.identity),
       channel_prompts: sectionsText(input.systemParts),
+      expressions: sectionsText(input.expressions ? [input.expressions] : []),
     }),
   };
 }
@@ -147,6 +158,7 @@ export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
       content: prompts.render("replyer_request", {
         conversation: conversationText(input),
         memories: sectionsText(input.memories ? [input.memories] : []),
+        own_recent: sectionsText(input.ownRecent ? [input.ownRecent] : []),
         now: nowText(prompts, input.now, input.clock),
         target: input.targetLine,
         intent: input.intent ? prompts.render("replyer_intent", { intent: input.intent }) : "",

@@ -22,6 +22,8 @@ export interface AgentSettings {
   /** `agent.maxWaitSeconds`: the most the `wait` tool holds one turn, all its calls together. */
   maxWaitSeconds: number;
   history: HistoryBounds;
+  /** `chat.avoidRepeating`: the bot's own latest messages the replyer is shown not to repeat. */
+  avoidRepeating: number;
   textChunkLimit: number;
   digest: TranscriptTurnSettings;
   summary: TranscriptTurnSettings;

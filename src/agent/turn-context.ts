@@ -9,6 +9,7 @@ import type { MemoryService } from "../memory/memory-service.ts";
 import { type MemoryScene, sceneAround } from "../memory/visibility.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { PictureDescriptions } from "../message/picture-text.ts";
+import { renderSegments } from "../message/render.ts";
 import type { Segment } from "../message/segment.ts";
 import type { SessionOrigin } from "../reply/outbox.ts";
 import type { TurnReplies } from "../reply/reply-stage.ts";
@@ -35,6 +36,8 @@ export interface TurnContextDeps {
   historyWindows: HistoryWindows;
   /** What is remembered about the new messages' senders and the group (the memory section). */
   memory: Pick<MemoryService, "recallForTurn">;
+  /** The group's way of talking as a prompt section: empty outside groups and when nothing is learned. */
+  expressions: (sessionId: string) => Promise<string>;
 }
 
 /** One turn: who it is, what it started with, and the parts it works with. */
@@ -73,6 +76,9 @@ export class TurnContext {
   private mentionNames: (userId: string) => string | undefined = () => undefined;
   /** The memory section of both prompts (after the chat), recalled for the new messages. */
   private memories = "";
+  /** The group's way of talking (system prompt) and what the bot said here lately (replyer), per turn. */
+  private expressions = "";
+  private ownRecent = "";
   /** Enricher sections for the planner's request (after the chat), gathered once per turn. */
   enrichments: string[] = [];
   /** The channel's system prompt parts, read once per turn. */
@@ -264,6 +270,8 @@ export class TurnContext {
       messages: batch.messages,
       participants: history,
     });
+    this.expressions = await this.deps.expressions(batch.sessionId);
+    this.ownRecent = await this.ownRecentSection(batch.sessionId);
     const message = findQuoteMessage(batch.messages);
     if (message === this.quoteMessage) return;
     this.quoteMessage = message;
@@ -273,6 +281,17 @@ export class TurnContext {
           nameOf: this.mentionNames,
         })
       : undefined;
+  }
+
+  /** The bot's latest messages in the chat (`chat.avoidRepeating` of them), as the own_recent section. */
+  private async ownRecentSection(sessionId: string): Promise<string> {
+    const count = this.settings.avoidRepeating;
+    if (count === 0) return "";
+    const recent = await this.deps.messages.recent({ sessionId, limit: OWN_RECENT_SCAN });
+    const own = recent.filter((message) => message.fromSelf && message.notice === undefined).slice(-count);
+    if (own.length === 0) return "";
+    const lines = own.map((message) => `- ${renderSegments(message.segments).trim()}`);
+    return this.settings.prompts.render("own_recent", { lines: lines.join("\n") });
   }
 
   /** The turn's chat and who is present in it, for the memory tools (src/memory/visibility.ts). */
@@ -310,6 +329,8 @@ export class TurnContext {
       systemParts: this.systemParts,
       enrichments: this.enrichments,
       memories: this.memories,
+      expressions: this.expressions,
+      ownRecent: this.ownRecent,
       images: this.images,
       now: Date.now(),
       clock: this.settings.clock,
@@ -343,6 +364,9 @@ export class TurnContext {
     return messages;
   }
 }
+
+/** The chat's newest messages searched for the bot's own: as many as the recent-message cache keeps. */
+const OWN_RECENT_SCAN = 64;
 
 /**
  * History without this turn's own messages. Platform ids are reused (NapCat's after a

@@ -52,6 +52,7 @@ export interface TurnRunnerDeps {
   replyStage: ReplyStage;
   /** Long-term memory: recalled into each turn's prompts, written by `remember`, searched by `recall`. */
   memory: MemoryService;
+  expressions: TurnContextDeps["expressions"];
   /** The daily token budgets, checked again before each model call of a turn after its first. */
   budgets: Pick<TurnLimits, "crossed">;
   /** Messages recalled while their batch waited: a turn leaves them out. */

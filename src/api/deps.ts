@@ -1,5 +1,6 @@
 import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
+import type { ListedGroup } from "../context/group-list.ts";
 import type { Logger } from "../log/logger.ts";
 import type { McpServers } from "../mcp/mcp-servers.ts";
 import type { PictureFetcher } from "../media/types.ts";
@@ -12,6 +13,7 @@ import type { LiveTimeline } from "../monitor/timeline.ts";
 import type { PluginInstaller } from "../plugins/install/plugin-installer.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
+import type { GroupStore } from "../store/group-types.ts";
 import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
 import type { ModelTester } from "./model-test.ts";
 import type { ClusterView } from "./types.ts";
@@ -39,6 +41,10 @@ export interface ConsoleApiDeps {
   /** Long-term memory's changes from the memory page (announced, re-embedded like the others). */
   memory: MemoryService;
   usage: UsageStore;
+  /** Groups' activity and learned expressions (the Groups page). */
+  groups: GroupStore;
+  /** The groups the connected accounts are in, from their platforms' group lists. */
+  listGroups: () => Promise<ListedGroup[]>;
   testModel: ModelTester;
   plugins: PluginConsole;
   /** Installs, updates and uninstalls plugins from npm packages. */

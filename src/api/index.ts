@@ -3,6 +3,7 @@ import { registerChatRoutes } from "./chats-routes.ts";
 import { registerClusterRoutes } from "./cluster-routes.ts";
 import { registerConfigRoutes } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
+import { registerGroupRoutes } from "./groups-routes.ts";
 import { registerLocalModelRoutes } from "./local-model-routes.ts";
 import { registerMcpRoutes } from "./mcp-routes.ts";
 import { registerMemoryRoutes } from "./memory-routes.ts";
@@ -30,5 +31,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerPluginRoutes(app, deps);
   registerMcpRoutes(app, deps);
   registerMemoryRoutes(app, deps);
+  registerGroupRoutes(app, deps);
   registerClusterRoutes(app, deps);
 }

@@ -8,6 +8,7 @@ import type { MemoryEntry, MemorySource } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { StoredMonitorEvent } from "../monitor/event-store.ts";
 import type { AdapterHealth } from "../server/health-report.ts";
+import type { GroupExpression } from "../store/group-types.ts";
 import type { StorageStatus, UsageSummaryRow } from "../store/types.ts";
 
 /** `GET /api/status`: what the console shows first. */
@@ -94,4 +95,36 @@ export interface MemoryDetail {
 /** `DELETE /api/memory?subject=…`: the ids of what was forgotten. */
 export interface MemoryForgetAnswer {
   ids: number[];
+}
+
+/** One group in `GET /api/groups`: the bot's group, its activity over the last hour and day, and the bot's share of it. */
+export interface GroupView {
+  sessionId: string;
+  platform: string;
+  selfId: string;
+  groupId: string;
+  /** The group's name from its account's group list; null when the list does not have it. */
+  name: string | null;
+  memberCount: number | null;
+  /** Whether an account's group list has it now (false: known only from stored messages). */
+  listed: boolean;
+  messagesLastHour: number;
+  messagesLastDay: number;
+  botMessagesLastDay: number;
+  activeMembersLastDay: number;
+  /** The bot's messages over all messages of the last day, 0..1 (0 with none). */
+  botShare: number;
+  /** Unix milliseconds of its newest stored message; null when none is stored. */
+  lastMessageAt: number | null;
+}
+
+/** `GET /api/groups`. */
+export interface GroupsAnswer {
+  groups: GroupView[];
+}
+
+/** `GET /api/groups/expressions`: one group's learned way of talking. */
+export interface GroupExpressionsAnswer {
+  sessionId: string;
+  expressions: GroupExpression[];
 }

@@ -39,6 +39,8 @@ export interface AgentParts {
   contexts: CallContexts;
   pictureFetcherFor: TurnPicturesDeps["fetcherFor"];
   memory: MemoryService;
+  /** The group's way of talking as a prompt section (src/app/groups.ts). */
+  expressions: TurnRunnerDeps["expressions"];
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
@@ -73,6 +75,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
   const replyStage = new ReplyStage({
     outbox: parts.outbox,
     extensions: new ReplyExtensionRunner({ registry: components.replyExtensions, monitor, logger }),
+    typingDelay: () => config().chat.typingDelay,
     monitor,
     logger,
   });
@@ -105,6 +108,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     plugins: turnPluginsOf(components, builtins, parts.contexts, monitor, logger, () => config().agent),
     picturesForTurn,
     memory: parts.memory,
+    expressions: parts.expressions,
     replyStage,
     budgets: parts.budgets,
     recalled: parts.recalled,

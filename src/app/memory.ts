@@ -19,6 +19,8 @@ export interface MemoryParts {
   config: () => TsumugiConfig;
   prompts: { templates(): PromptTemplates };
   clock: () => ZonedClock;
+  /** `/forget group` also forgets the group's learned expressions; resolves with how many. */
+  forgetGroupExpressions: (sessionId: string) => Promise<number>;
   monitor: Monitor;
   logger: Logger;
 }
@@ -52,7 +54,12 @@ export function createMemory(parts: MemoryParts): { memory: MemoryService; learn
     monitor,
     logger,
   });
-  for (const command of memoryCommands({ memory, settings: () => config().memory, clock })) {
+  for (const command of memoryCommands({
+    memory,
+    settings: () => config().memory,
+    clock,
+    forgetGroupExpressions: parts.forgetGroupExpressions,
+  })) {
     parts.hostCommands.add(command);
   }
   return { memory, learner };

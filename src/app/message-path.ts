@@ -43,7 +43,8 @@ import { triggerSettings, turnBounds } from "./service-settings.ts";
 export interface MessagePathParts {
   messages: MessageStore;
   commands: CommandHandler;
-  learner: Pick<MemoryLearner, "noticed">;
+  /** Background learners (memory, groups' expressions), told of each message that passed the commands. */
+  learners: Array<Pick<MemoryLearner, "noticed">>;
   queue: KeyedQueue;
   limits: Pick<TurnLimits, "admit">;
   turnRunner: Pick<TurnRunner, "run">;
@@ -189,7 +190,7 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
       stage("access", (arrival) => chat.access(arrival)),
       stage("commands", (arrival) => chat.command(arrival)),
       stage<Arrival>("notice", (arrival) => {
-        parts.learner.noticed(arrival.message);
+        for (const learner of parts.learners) learner.noticed(arrival.message);
         return { go: arrival };
       }),
       ...(cluster

@@ -26,6 +26,7 @@ export function agentSettings(
     turnTimeoutMs: config.agent.turnTimeoutMs,
     maxWaitSeconds: config.agent.maxWaitSeconds,
     history: config.chat.history,
+    avoidRepeating: config.chat.avoidRepeating,
     textChunkLimit: config.chat.textChunkLimit,
     digest: { task: taskOr(config, "digest"), maxTranscriptChars: config.chat.digest.maxTranscriptChars },
     summary: { task: taskOr(config, "summary"), maxTranscriptChars: config.chat.summary.maxTranscriptChars },

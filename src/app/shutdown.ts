@@ -27,7 +27,8 @@ export interface ShutdownParts {
   queue: KeyedQueue;
   turnRunner: TurnRunner;
   plugins: PluginSystem;
-  learner: MemoryLearner;
+  /** Background learners (memory, groups' expressions). */
+  learners: Array<Pick<MemoryLearner, "stop">>;
   localModels: LocalModels;
   adapters: ReadonlyMap<string, ChatAdapter>;
   cluster: Cluster | undefined;
@@ -56,7 +57,7 @@ export async function shutDown(parts: ShutdownParts): Promise<void> {
   }
   // Together: a stdio plugin and an MCP server may each take a few seconds to exit.
   await parts.plugins.stop();
-  await parts.learner.stop();
+  for (const learner of parts.learners) await learner.stop();
   await parts.localModels.close();
   for (const adapter of parts.adapters.values()) await adapter.stop();
   await parts.cluster?.stop();

@@ -81,6 +81,12 @@ export const chatModeSchema = stringEnum(CHAT_MODES, {
     'How a reply is written: "planner" (the planner decides, the replyer writes the text: two model calls per reply) or "single" (the planner\'s reply call carries the text itself, no replyer call: half the calls and latency, for small budgets and slow models).',
 });
 
+export const avoidRepeatingSchema = count(
+  "The bot's own latest messages in the chat shown to the replyer as what not to say again; 0 shows none",
+  5,
+  0,
+);
+
 export const textChunkLimitSchema = count("Longest text message sent; longer replies are split", 4_500);
 
 export const accessSchema = group(

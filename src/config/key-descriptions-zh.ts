@@ -69,6 +69,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "描述图片和表情的模型（必须能看图），按顺序尝试；为空时图片保持占位符，也不下载任何图片。",
   "llm.models.memory":
     "在后台学习长期记忆的模型（便宜的对话模型即可），按顺序尝试；为空时只保存规划器和插件主动记住的内容。",
+  "llm.models.expressions":
+    "在后台学习各群说话方式（chat.expressions）的模型，按顺序尝试；留空则用回复模型。",
   "llm.models.embedding":
     "向量模型（openai、openai-compatible 或 gemini 类型的服务商），其向量相似度和词项搜索一起用于回忆记忆，按顺序尝试；为空时只用词项。",
   "llm.acceptsImages":
@@ -120,6 +122,15 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.history.maxChars": "历史消息的最大字符数",
   "chat.history.dropFraction":
     "历史消息满了时一次丢弃的比例（0.5：最早的一半）。在此之前历史只增不减，相邻的提示词共享这段历史，可命中服务商的前缀缓存；0 表示只丢弃放不下的部分（窗口每轮滑动，缓存失效）。",
+  "chat.expressions.enabled":
+    "是否学习各群的说话方式（用 llm.models.expressions，没有就用回复模型），并写进提示词；关闭时既不学习也不展示（已存的保留）。",
+  "chat.expressions.learnEvery": "群里每有这么多条成员消息做一次学习",
+  "chat.expressions.maxMessages": "一次学习最多读的最近消息数",
+  "chat.expressions.maxLearnCallsPerDay": "每个群每天（按 chat.timezone）最多学习几次；0 表示不学习",
+  "chat.expressions.maxEntries": "每个群最多保存（并展示）几条说法",
+  "chat.avoidRepeating": "把机器人自己在该聊天里最近的几条消息告诉回复模型，让它别再说一遍；0 表示不展示",
+  "chat.typingDelay.charsPerSecond": "打字速度（每秒字数）；0 表示立刻发送",
+  "chat.typingDelay.maxMs": "一条消息发出前最长停顿多久（毫秒）",
   "chat.quote.enabled": "获取回复所引用的那条消息。",
   "chat.quote.resolveForward": "展开合并转发的消息。",
   "chat.quote.maxDepth": "嵌套的合并转发最多展开几层",

@@ -3,6 +3,7 @@ import { adaptersSchema } from "../adapters/config.ts";
 import { agentSchema, botSchema } from "../agent/config.ts";
 import {
   accessSchema,
+  avoidRepeatingSchema,
   chatModeSchema,
   digestSchema,
   historySchema,
@@ -14,6 +15,7 @@ import {
 } from "../chat/config.ts";
 import { clusterSchema } from "../cluster/config.ts";
 import { quoteSchema, timezoneSchema } from "../context/config.ts";
+import { expressionsSchema } from "../expressions/config.ts";
 import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
 import { mcpSchema } from "../mcp/config.ts";
@@ -23,6 +25,7 @@ import { memorySchema } from "../memory/config.ts";
 import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
+import { typingDelaySchema } from "../reply/typing-delay.ts";
 import { group } from "../schema/fields.ts";
 import { serverSchema } from "../server/config.ts";
 import { storageSchema } from "../store/config.ts";
@@ -41,6 +44,9 @@ const chatSchema = group("How the bot reads and answers chats.", {
   realtime: realtimeSchema,
   digest: digestSchema,
   history: historySchema,
+  expressions: expressionsSchema,
+  avoidRepeating: avoidRepeatingSchema,
+  typingDelay: typingDelaySchema,
   quote: quoteSchema,
   summary: summarySchema,
   timezone: timezoneSchema,

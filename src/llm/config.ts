@@ -82,6 +82,7 @@ const modelsSchema = Type.Unsafe<{
   vision: string[];
   memory: string[];
   embedding: string[];
+  expressions: string[];
   [task: string]: string[];
 }>(
   Type.Object(
@@ -96,6 +97,9 @@ const modelsSchema = Type.Unsafe<{
       ),
       embedding: modelRefList(
         "Embedding models (openai, openai-compatible or gemini providers) whose vector similarity joins term search in memory recall, tried in order; empty: terms alone.",
+      ),
+      expressions: modelRefList(
+        "Models that learn each group's way of talking in the background (chat.expressions), tried in order; empty: the replyer's.",
       ),
     },
     {

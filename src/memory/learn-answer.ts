@@ -44,7 +44,7 @@ export function parseLearnAnswer(text: string): { operations: LearnOperation[]; 
 }
 
 /** From the first `{` to the last `}`: fences and sentences around the object fall away. */
-function outermostObject(text: string): string | undefined {
+export function outermostObject(text: string): string | undefined {
   const start = text.indexOf("{");
   const end = text.lastIndexOf("}");
   return start === -1 || end < start ? undefined : text.slice(start, end + 1);

@@ -25,6 +25,8 @@ export interface MemoryCommandDeps {
   memory: MemoryService;
   settings: () => MemorySettings;
   clock: () => ZonedClock;
+  /** Forgets the group's learned expressions too (`/forget group`); resolves with how many. */
+  forgetGroupExpressions: (sessionId: string) => Promise<number>;
 }
 
 /**
@@ -108,9 +110,11 @@ async function forget(deps: MemoryCommandDeps, call: MemoryCommandCall): Promise
   const subject = subjectNamed(place, target);
   if (subject === undefined) return `用法：${command} [用户id | #编号 | group]`;
   const { length: count } = await memory.forgetSubject(subject, place.sessionId, "command");
-  return subject === groupSubjectOf(place)
-    ? `已忘记关于本群的 ${count} 条记忆。`
-    : `已忘记关于 ${target} 的 ${count} 条记忆。`;
+  if (subject !== groupSubjectOf(place)) return `已忘记关于 ${target} 的 ${count} 条记忆。`;
+  const expressions = await deps.forgetGroupExpressions(place.sessionId);
+  return expressions > 0
+    ? `已忘记关于本群的 ${count} 条记忆和 ${expressions} 条群里的说法。`
+    : `已忘记关于本群的 ${count} 条记忆。`;
 }
 
 async function show(deps: MemoryCommandDeps, call: MemoryCommandCall): Promise<string> {

@@ -13,6 +13,7 @@ import type { MemorySettings } from "./config.ts";
 import { type LearnOperation, parseLearnAnswer } from "./learn-answer.ts";
 import { memoryLine } from "./memory-lines.ts";
 import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
+import { PassQueue } from "./pass-queue.ts";
 import type { MemoryEntry, MemoryStore, MemorySubject } from "./types.ts";
 import {
   changeableAt,
@@ -62,56 +63,35 @@ interface LearnedChange {
  * (`memory.maxLearnCallsPerDay`). Never in the way of a reply: it runs after the fact.
  */
 export class MemoryLearner {
-  /** Messages noticed per chat since its last pass was queued. */
-  private readonly counts = new Map<string, number>();
-  private readonly waiting = new Set<string>();
-  private running: Promise<void> | undefined;
-  private readonly stopping = new AbortController();
+  private readonly passes: PassQueue;
 
-  constructor(private readonly deps: MemoryLearnerDeps) {}
+  constructor(private readonly deps: MemoryLearnerDeps) {
+    this.passes = new PassQueue(
+      (sessionId, signal) => this.pass(sessionId, signal),
+      (error, sessionId) => deps.logger.warn({ err: error, sessionId }, "memory learning failed"),
+    );
+  }
 
   /** A message a member sent in an allowed chat (not a command): counts towards the next pass. */
   noticed(message: ChatMessage): void {
-    if (message.fromSelf || this.stopping.signal.aborted) return;
+    if (message.fromSelf) return;
     const settings = this.deps.settings();
     if (!settings.enabled || !this.deps.hasModel()) return;
-    const count = (this.counts.get(message.sessionId) ?? 0) + 1;
-    if (count < settings.learnEvery) {
-      this.counts.set(message.sessionId, count);
-      return;
-    }
-    this.counts.delete(message.sessionId);
-    this.waiting.add(message.sessionId);
-    this.next();
+    this.passes.noticed(message.sessionId, settings.learnEvery);
   }
 
   /** Stops learning: a pass in flight is aborted and awaited. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    this.waiting.clear();
-    await this.running;
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /** Settles once no pass is running or waiting (tests and benches). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private next(): void {
-    if (this.running || this.stopping.signal.aborted) return;
-    const sessionId = this.waiting.values().next().value;
-    if (sessionId === undefined) return;
-    this.waiting.delete(sessionId);
-    this.running = this.pass(sessionId)
-      .catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, "memory learning failed"))
-      .finally(() => {
-        this.running = undefined;
-        this.next();
-      });
+  idle(): Promise<void> {
+    return this.passes.idle();
   }
 
   /** Reads one chat's new stretch and applies what the model proposes. */
-  private async pass(sessionId: string): Promise<void> {
+  private async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
     const { deps } = this;
     const settings = deps.settings();
     if (!(await this.takePass(sessionId, settings.maxLearnCallsPerDay))) {
@@ -153,7 +133,7 @@ export class MemoryLearner {
         },
       ],
       temperature: 0,
-      signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
+      signal: AbortSignal.any([stopping, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
       sessionId,
     });
     let change: LearnedChange = { added: [], updated: [], deleted: [] };

@@ -31,6 +31,7 @@ export type MonitorEventType =
   | "adapter.connection"
   | "memory.recalled"
   | "memory.learned"
+  | "expressions.learned"
   | "memory.forgotten";
 
 export interface MonitorEvent {

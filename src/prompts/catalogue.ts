@@ -20,11 +20,11 @@ export const TEMPLATE_PLACEHOLDERS = {
   transcript: ["place", "count", "messages", "now"],
   transcript_empty: [],
   // The planner, the replyer, digest and summary turns: system prompt, then request.
-  planner: ["identity", "channel_prompts"],
-  planner_single: ["identity", "channel_prompts"],
+  planner: ["identity", "channel_prompts", "expressions"],
+  planner_single: ["identity", "channel_prompts", "expressions"],
   planner_request: ["conversation", "memories", "enrichments", "now"],
-  replyer: ["identity", "channel_prompts"],
-  replyer_request: ["conversation", "memories", "now", "target", "intent", "extra_prompts"],
+  replyer: ["identity", "channel_prompts", "expressions"],
+  replyer_request: ["conversation", "memories", "own_recent", "now", "target", "intent", "extra_prompts"],
   replyer_intent: ["intent"],
   digest: ["identity", "skip"],
   digest_request: ["transcript", "skip"],
@@ -87,6 +87,13 @@ export const TEMPLATE_PLACEHOLDERS = {
   memory_learn: ["bot_name"],
   memory_learn_request: ["place", "known", "transcript"],
   memory_known_none: [],
+  // Groups' ways of talking (chat.expressions) and the bot's own recent messages (chat.avoidRepeating).
+  expressions: ["lines"],
+  expression_line: ["expression", "meaning", "example"],
+  expressions_learn: ["bot_name", "max_entries"],
+  expressions_learn_request: ["place", "known", "transcript"],
+  expressions_known_none: [],
+  own_recent: ["lines"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TemplateName = keyof typeof TEMPLATE_PLACEHOLDERS;

@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { wasNotSent, wasRefused } from "../adapters/types.ts";
 import type { LlmTextSink } from "../llm/types.ts";
 import { type GuardedReply, guardReply, openBlockStart, stripInternal } from "./outbound-guard.ts";
 import type { Outbox, SessionOrigin } from "./outbox.ts";
 import { type OutgoingReply, textReplies } from "./reply-group.ts";
 import { StreamSplitter } from "./split-text.ts";
+import { type TypingDelaySettings, typingDelayMs } from "./typing-delay.ts";
 
 /** A reply that cannot be written or sent; its message is the turn's one-line reason. */
 export class ReplyFailure extends Error {}
@@ -15,6 +17,8 @@ export interface SendingTurn {
   signal: AbortSignal;
   /** Every message of the turn that left, in order; the sender appends to it. */
   sentMessageIds: string[];
+  /** `chat.typingDelay` as the turn sends. */
+  typingDelay: TypingDelaySettings;
 }
 
 /**
@@ -41,6 +45,9 @@ export class ReplySender {
       quote === undefined
         ? message.segments
         : [{ type: "reply" as const, data: { id: quote } }, ...message.segments];
+    // As if typed: only this turn waits, other chats' turns send meanwhile.
+    const delayMs = typingDelayMs(message.segments, this.turn.typingDelay);
+    if (delayMs > 0) await sleep(delayMs, undefined, { signal: this.turn.signal }).catch(() => {});
     // A turn stopped meanwhile (its trigger recalled, a timeout) sends nothing more.
     this.turn.signal.throwIfAborted();
     try {

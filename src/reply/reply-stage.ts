@@ -15,11 +15,14 @@ import { textReplies } from "./reply-group.ts";
 import type { ReplyPlan, ReplyWriting } from "./reply-plan.ts";
 import { ReplyFailure, ReplySender, type SendingTurn, StreamedSends } from "./reply-sender.ts";
 import { splitText } from "./split-text.ts";
+import type { TypingDelaySettings } from "./typing-delay.ts";
 
 export interface ReplyStageDeps {
   outbox: Outbox;
   /** Reply extensions: `plugin_options` of the reply tool, prepare and before_send. */
   extensions: ReplyExtensionRunner;
+  /** `chat.typingDelay`, read per turn. */
+  typingDelay: () => TypingDelaySettings;
   monitor: Monitor;
   logger: Logger;
 }
@@ -195,6 +198,12 @@ export class TurnReplies {
 
   private sending(): SendingTurn {
     const { replyId, signal } = this.turn;
-    return { outbox: this.deps.outbox, replyId, signal, sentMessageIds: this.sentMessageIds };
+    return {
+      outbox: this.deps.outbox,
+      replyId,
+      signal,
+      sentMessageIds: this.sentMessageIds,
+      typingDelay: this.deps.typingDelay(),
+    };
   }
 }

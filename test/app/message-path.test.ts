@@ -68,7 +68,7 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
         return isCommand;
       },
     },
-    learner: { noticed: (message) => noticed.push(message.messageId) },
+    learners: [{ noticed: (message) => noticed.push(message.messageId) }],
     queue: new KeyedQueue(() => {}),
     limits: { admit: async (batch) => (options.overLimit ? undefined : batch) },
     turnRunner,

@@ -47,6 +47,7 @@ describe("the host's commands plugin", () => {
       memory: { enabled: () => true } as MemoryService,
       settings: () => memorySettings,
       clock: () => zonedClock("Asia/Shanghai"),
+      forgetGroupExpressions: async () => 0,
     })) {
       components.hostCommands.add(command);
     }

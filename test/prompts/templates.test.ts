@@ -79,6 +79,7 @@ describe("rendering a template", () => {
     return load.templates.render("replyer_request", {
       conversation: "聊天",
       memories: "",
+      own_recent: "",
       now: "",
       target: "{{intent}}",
       intent: "",

@@ -39,6 +39,13 @@ export interface OneBotStandInOptions {
   keepHistory?: boolean;
 }
 
+/** A group of the account, for `get_group_list`. */
+export interface ListedGroup {
+  groupId: string;
+  name: string;
+  memberCount: number;
+}
+
 export interface ReverseConnectOptions {
   /** Sent verbatim as X-Client-Role; default "Universal". Lagrange sends "Api". */
   role?: string;
@@ -172,6 +179,8 @@ export class OneBotStandIn {
   readonly #forwards = new Map<string, unknown>();
   readonly #images = new Map<string, unknown>();
   readonly #members = new Map<string, GroupMember>();
+  /** What `get_group_list` answers (setGroups). */
+  #groups: ListedGroup[] = [];
   readonly #failures = new Map<string, ActionFailure[]>();
   readonly #delays = new Map<string, (params: Record<string, unknown>) => number>();
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -387,6 +396,11 @@ export class OneBotStandIn {
     this.#images.set(fileId, data);
   }
 
+  /** The groups the account is in, as `get_group_list` answers them. */
+  setGroups(groups: ListedGroup[]): void {
+    this.#groups = [...groups];
+  }
+
   setGroupMember(member: GroupMember): GroupMember {
     this.#members.set(`${member.groupId}:${member.userId}`, member);
     return member;
@@ -508,6 +522,15 @@ export class OneBotStandIn {
         const fileId = String(params.file ?? params.file_id);
         return this.#images.has(fileId) ? ok(this.#images.get(fileId)) : failed(1200, "图片不存在");
       }
+      case "get_group_list":
+        return ok(
+          this.#groups.map((group) => ({
+            group_id: jsonId(group.groupId),
+            group_name: group.name,
+            member_count: group.memberCount,
+            max_member_count: 500,
+          })),
+        );
       case "get_group_member_info": {
         const member = this.#members.get(`${params.group_id}:${params.user_id}`);
         if (!member) return failed(1200, "群成员不存在");

@@ -5,6 +5,7 @@ import { Link } from "./link.tsx";
 import { ChatsPage } from "./pages/chats.tsx";
 import { ConfigPage } from "./pages/config.tsx";
 import { ConnectPage } from "./pages/connect.tsx";
+import { GroupsPage } from "./pages/groups.tsx";
 import { InstancesPage } from "./pages/instances.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { McpPage } from "./pages/mcp.tsx";
@@ -24,6 +25,7 @@ const NAV: Array<{ path: string; label: TextKey }> = [
   { path: "/monitor", label: "navMonitor" },
   { path: "/chats", label: "navChats" },
   { path: "/memory", label: "navMemory" },
+  { path: "/groups", label: "navGroups" },
   { path: "/models", label: "navModels" },
   { path: "/plugins", label: "navPlugins" },
   { path: "/mcp", label: "navMcp" },
@@ -140,6 +142,7 @@ function Page({
   if (path.startsWith("/monitor")) return <MonitorPage replyId={path.split("/")[2]} />;
   if (path.startsWith("/chats")) return <ChatsPage />;
   if (path.startsWith("/memory")) return <MemoryPage />;
+  if (path.startsWith("/groups")) return <GroupsPage />;
   if (path.startsWith("/models")) return <ModelsPage />;
   if (path.startsWith("/plugins")) return <PluginsPage />;
   if (path.startsWith("/mcp")) return <McpPage />;

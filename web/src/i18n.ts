@@ -1,7 +1,5 @@
 /** The console's text in Chinese and English; the language follows the browser until chosen. */
 
-import type { MonitorEventType } from "./types.ts";
-
 export type Lang = "zh" | "en";
 
 const LANG_KEY = "tsumugi.lang";
@@ -12,6 +10,7 @@ const TEXT = {
   navMonitor: ["时间线", "Timeline"],
   navChats: ["聊天记录", "Chats"],
   navMemory: ["记忆", "Memory"],
+  navGroups: ["群", "Groups"],
   navModels: ["模型与用量", "Models & spend"],
   navPlugins: ["插件", "Plugins"],
   navMcp: ["MCP 服务器", "MCP servers"],
@@ -19,6 +18,31 @@ const TEXT = {
   navConfig: ["配置", "Config"],
   navSetup: ["首次设置", "First run"],
   navConnect: ["连接 QQ", "Connect QQ"],
+  groupsTitle: ["群", "Groups"],
+  groupsHint: [
+    "机器人所在的群：最近一小时 / 一天的消息、说话的人、机器人说话的占比；点开一个群查看并修改它学到的说法。",
+    "The groups the bot is in: messages in the last hour and day, who spoke, the bot's share; open one to see and edit the expressions it learned there.",
+  ],
+  groupsNone: ["还没有群", "No groups yet"],
+  groupsName: ["群", "Group"],
+  groupsHour: ["一小时", "Last hour"],
+  groupsDay: ["一天", "Last day"],
+  groupsMembers: ["说话的人", "Active members"],
+  groupsBotShare: ["机器人占比", "Bot's share"],
+  groupsLast: ["最后一条", "Last message"],
+  groupsChat: ["聊天记录", "Chat"],
+  groupsNotListed: ["不在群列表中", "not in the group list"],
+  groupsExpressions: ["{name} 的说法", "Expressions of {name}"],
+  groupsExpressionsNone: [
+    "还没有学到这个群的说法（在群里攒够消息后会在后台学习）。",
+    "No expressions learned in this group yet (they are learned in the background once it has talked enough).",
+  ],
+  groupsExpression: ["说法", "Expression"],
+  groupsMeaning: ["意思", "Meaning"],
+  groupsExample: ["例句", "Example"],
+  groupsEdit: ["修改", "Edit"],
+  groupsDelete: ["删除", "Delete"],
+  groupsDeleteAsk: ["删除说法「{expression}」？", 'Delete the expression "{expression}"?'],
   logout: ["退出登录", "Log out"],
   language: ["English", "中文"],
   loading: ["加载中…", "Loading…"],
@@ -392,38 +416,6 @@ const TEXT = {
 
 export type TextKey = keyof typeof TEXT;
 
-/** Every event the bot emits, as the timeline names it; a new event type does not compile without one. */
-const EVENT_LABELS: Record<MonitorEventType, [string, string]> = {
-  "message.ingested": ["收到消息", "Message received"],
-  "access.denied": ["无权使用", "Access denied"],
-  "limit.reached": ["达到限额", "Limit reached"],
-  "batch.flushed": ["消息成批", "Messages batched"],
-  "batch.trimmed": ["消息过多，较早的未放入提示词", "Too many messages: the oldest left out"],
-  "turn.started": ["回合开始", "Turn started"],
-  "quote.resolved": ["读取引用", "Quote read"],
-  "vision.described": ["看懂图片", "Picture described"],
-  "vision.failed": ["图片未能看懂", "Picture not described"],
-  "vision.skipped": ["图片超出限额，未看", "Pictures over the cap: not described"],
-  "sticker.learned": ["收藏表情包", "Sticker kept"],
-  "sticker.sent": ["发送表情包", "Sticker sent"],
-  "planner.round": ["规划", "Planner round"],
-  "tool.called": ["调用工具", "Tool called"],
-  "hook.decision": ["钩子决定", "Hook decision"],
-  "reply.extension": ["回复扩展", "Reply extension"],
-  "replyer.generated": ["写出回复", "Reply written"],
-  "transcript.read": ["阅读聊天记录", "Transcript read"],
-  "message.sent": ["已发送", "Message sent"],
-  "turn.finished": ["回合结束", "Turn finished"],
-  "plugin.loaded": ["插件已加载", "Plugin loaded"],
-  "plugin.failed": ["插件出错", "Plugin failed"],
-  "plugin.process": ["插件进程", "Plugin process"],
-  "mcp.server": ["MCP 服务器状态", "MCP server state"],
-  "adapter.connection": ["连接变化", "Connection changed"],
-  "memory.recalled": ["想起记忆", "Memories recalled"],
-  "memory.learned": ["记住 / 修改记忆", "Memory learned or changed"],
-  "memory.forgotten": ["忘记", "Memories forgotten"],
-};
-
 function initialLang(): Lang {
   const saved = localStorage.getItem(LANG_KEY);
   if (saved === "zh" || saved === "en") return saved;
@@ -446,12 +438,6 @@ export function setLang(next: Lang): void {
 export function t(key: TextKey, vars: Record<string, string | number> = {}): string {
   const text = TEXT[key][lang === "zh" ? 0 : 1];
   return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ""));
-}
-
-/** The timeline's name for an event type; types it does not know (from an older version) show as they are. */
-export function eventLabel(type: string): string {
-  const label = EVENT_LABELS[type as MonitorEventType] as [string, string] | undefined;
-  return label ? label[lang === "zh" ? 0 : 1] : type;
 }
 
 export function formatTime(ms: number): string {

@@ -7,6 +7,9 @@ export type {
   ClusterAnswer,
   ConnectInfo,
   ConsoleStatus,
+  GroupExpressionsAnswer,
+  GroupsAnswer,
+  GroupView,
   MemoryDetail,
   MemoryForgetAnswer,
   MemoryListAnswer,
@@ -26,6 +29,7 @@ export type { StoredMonitorEvent, TurnSummary } from "../../src/monitor/event-st
 export type { MonitorEventType } from "../../src/monitor/monitor.ts";
 export type { ComponentStatus, PluginStatus, ProcessStatus } from "../../src/plugins/status-types.ts";
 export type { AdapterHealth } from "../../src/server/health-report.ts";
+export type { GroupExpression } from "../../src/store/group-types.ts";
 export type { SessionSummary, StoredMessage } from "../../src/store/types.ts";
 
 /** A JSON Schema, as far as the generated forms read it. */

@@ -1,5 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { checkNotNewer, checkOrdered } from "../schema-migrations.ts";
+import { groupExpressionTables } from "../sql/group-tables.ts";
 import { MONITOR_MEDIA_MEMORY_MIGRATION } from "./migration-2.ts";
 import { oneStatement, type PgMigration, type PgTransactions } from "./pg-migration.ts";
 import type { PgQuery } from "./pg-query.ts";
@@ -137,6 +138,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     "messages.recalled_at, messages.notice",
     "ALTER TABLE messages ADD COLUMN recalled_at BIGINT, ADD COLUMN notice TEXT",
   ),
+  // As SQLite's migration 15: groups' learned expressions and each group's learning progress.
+  {
+    version: 9,
+    name: "group_expressions, group_expression_progress",
+    async up(tx) {
+      const types = { id: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", time: "BIGINT" };
+      for (const statement of groupExpressionTables(types)) await tx.query(statement);
+    },
+  },
 ];
 
 /**

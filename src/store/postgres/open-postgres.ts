@@ -1,5 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
+import { SqlGroupStore } from "../sql/group-store.ts";
 import { SqlPictureStore } from "../sql/picture-store.ts";
 import { SqlSendStore } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
@@ -57,6 +58,7 @@ export async function openPostgresStores(
       monitorEvents,
       pictures: new SqlPictureStore(sql),
       stickers: new SqlStickerStore(sql),
+      groups: new SqlGroupStore(sql, messages),
       memories: new PgMemoryStore(db),
       status: () => tick.status(),
       retentionSteps: pgRetentionSteps(db),

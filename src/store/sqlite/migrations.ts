@@ -1,4 +1,5 @@
 import type { SchemaMigration } from "../schema-migrations.ts";
+import { groupExpressionTables } from "../sql/group-tables.ts";
 
 /** Runs one or more SQL statements. */
 export type SqlRunner = (statements: string) => void;
@@ -355,6 +356,14 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("ALTER TABLE messages ADD COLUMN recalled_at INTEGER");
       // A notice shown in the chat like a message (a poke), as JSON; null for messages.
       sql("ALTER TABLE messages ADD COLUMN notice TEXT");
+    },
+  },
+  {
+    version: 15,
+    name: "group_expressions, group_expression_progress",
+    up(sql) {
+      for (const statement of groupExpressionTables({ id: "INTEGER PRIMARY KEY", time: "INTEGER" }))
+        sql(statement);
     },
   },
 ];

@@ -1,5 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
+import { SqlGroupStore } from "../sql/group-store.ts";
 import { SqlPictureStore } from "../sql/picture-store.ts";
 import { type Settlement, SqlSendStore, settlementWrites } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
@@ -53,6 +54,7 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
       monitorEvents,
       pictures: new SqlPictureStore(sql),
       stickers: new SqlStickerStore(sql),
+      groups: new SqlGroupStore(sql, messages),
       memories: new SqliteMemoryStore(db),
       status: () => tick.status(),
       retentionSteps: sqliteRetentionSteps(db),

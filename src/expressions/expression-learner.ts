@@ -1,0 +1,186 @@
+import { accessDenial } from "../chat/chat-access.ts";
+import type { AccessSettings } from "../chat/config.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import { formatMessageLine } from "../context/message-line.ts";
+import type { LlmRequest, LlmResult } from "../llm/types.ts";
+import type { Logger } from "../log/logger.ts";
+import { PassQueue } from "../memory/pass-queue.ts";
+import { senderSubject } from "../memory/visibility.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+import type { Monitor } from "../monitor/monitor.ts";
+import { placeText } from "../prompts/place-text.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { GroupStore } from "../store/group-types.ts";
+import type { MemoryStore } from "../store/memory-types.ts";
+import type { ChatHistory, StoredMessage } from "../store/types.ts";
+import type { ExpressionSettings } from "./config.ts";
+import { expressionLine } from "./expression-lines.ts";
+import { parseExpressionAnswer } from "./learn-answer.ts";
+
+export interface ExpressionLearnerDeps {
+  store: GroupStore;
+  history: ChatHistory;
+  /** Who asked to be forgotten, and when: what they said before is never learned from. */
+  forgotten: Pick<MemoryStore, "forgottenAt">;
+  /** The current client (replaced on a config reload). */
+  llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
+  /** The model task passes use (`expressions`, else the replyer's), or undefined when neither has a model. */
+  task: () => string | undefined;
+  settings: () => ExpressionSettings;
+  access: () => AccessSettings;
+  prompts: () => PromptTemplates;
+  clock: () => ZonedClock;
+  botName: () => string;
+  monitor: Monitor;
+  logger: Logger;
+}
+
+/** Longest a learning pass waits for its model. */
+const LEARN_TIMEOUT_MS = 120_000;
+
+/**
+ * Learns each group's way of talking: every `chat.expressions.learnEvery` members' messages
+ * in a group, one pass at a time reads its recent history (`maxMessages`) with what is known
+ * already and has the model write the group's expressions, in-jokes and turns of phrase anew
+ * (at most `maxEntries`, each with what it means there and an example). Bounded per group per
+ * day (`maxLearnCallsPerDay`, stored, so restarts do not reset it). A list edited in the console
+ * or forgotten while a pass ran is not overwritten by it.
+ */
+export class ExpressionLearner {
+  private readonly passes: PassQueue;
+
+  constructor(private readonly deps: ExpressionLearnerDeps) {
+    this.passes = new PassQueue(
+      (sessionId, signal) => this.pass(sessionId, signal),
+      (error, sessionId) =>
+        deps.logger.warn({ err: error, sessionId }, "learning a group's expressions failed"),
+    );
+  }
+
+  /** A message a member sent in an allowed chat (not a command): group messages count towards the next pass. */
+  noticed(message: ChatMessage): void {
+    if (message.fromSelf || message.chatType !== "group") return;
+    const settings = this.deps.settings();
+    if (!settings.enabled || settings.maxLearnCallsPerDay === 0 || this.deps.task() === undefined) return;
+    this.passes.noticed(message.sessionId, settings.learnEvery);
+  }
+
+  stop(): Promise<void> {
+    return this.passes.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.passes.idle();
+  }
+
+  private async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
+    const { deps } = this;
+    const settings = deps.settings();
+    const task = deps.task();
+    if (task === undefined) return;
+    const progress = await deps.store.progress(sessionId);
+    const day = deps.clock().date(Date.now());
+    if (progress.day === day && progress.passes >= settings.maxLearnCallsPerDay) {
+      deps.logger.debug({ sessionId }, "expressions not learned: the group's passes for today are used up");
+      return;
+    }
+    const stretch = await this.readable(
+      (await deps.history.messages({ sessionId, limit: settings.maxMessages })).reverse(),
+      progress.forgottenAt,
+    );
+    const first = stretch.find((message) => !message.fromSelf);
+    if (first === undefined) return;
+    await deps.store.countPass(sessionId, day);
+    const known = await deps.store.expressions(sessionId);
+    const prompts = deps.prompts();
+    const clock = deps.clock();
+    const result = await deps.llm().generate({
+      task,
+      messages: [
+        {
+          role: "system",
+          content: prompts.render("expressions_learn", {
+            bot_name: deps.botName(),
+            max_entries: String(settings.maxEntries),
+          }),
+        },
+        {
+          role: "user",
+          content: prompts.render("expressions_learn_request", {
+            place: placeText(prompts, {
+              platform: first.platform,
+              isGroup: true,
+              peerId: first.groupId ?? "",
+            }),
+            known:
+              known.length > 0
+                ? known.map((entry) => expressionLine(entry, prompts)).join("\n")
+                : prompts.render("expressions_known_none"),
+            transcript: stretch.map((message) => formatMessageLine(message, clock.time)).join("\n"),
+          }),
+        },
+      ],
+      temperature: 0,
+      signal: AbortSignal.any([stopping, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
+      sessionId,
+    });
+    let parsed: ReturnType<typeof parseExpressionAnswer>;
+    try {
+      parsed = parseExpressionAnswer(result.text);
+    } catch (error) {
+      // Junk is not retried: the same history would cost the same call again.
+      deps.logger.warn(
+        { err: error, sessionId },
+        "the expressions model answered something that is not the JSON asked for",
+      );
+      return;
+    }
+    if (parsed.dropped > 0)
+      deps.logger.warn(
+        { sessionId, dropped: parsed.dropped },
+        "the expressions model wrote entries of the wrong shape",
+      );
+    const entries = parsed.entries.slice(0, settings.maxEntries);
+    if (!(await deps.store.replaceLearned(sessionId, entries, progress.editedAt, Date.now()))) {
+      deps.logger.info(
+        { sessionId },
+        "learned expressions dropped: the group's list was edited or forgotten meanwhile",
+      );
+      return;
+    }
+    deps.monitor.emit({
+      type: "expressions.learned",
+      sessionId,
+      data: {
+        expressions: entries,
+        previous: known.length,
+        model: `${result.provider}/${result.model}`,
+        usage: result.usage,
+        messages: stretch.length,
+      },
+    });
+  }
+
+  /**
+   * What may be learned from: the bot's own messages (context) and those of members the access
+   * rules let in, said after the group's last `/forget group`, neither recalled nor said before
+   * their sender asked to be forgotten; notices (pokes) are not talk.
+   */
+  private async readable(stretch: StoredMessage[], groupForgottenAt: number): Promise<StoredMessage[]> {
+    const access = this.deps.access();
+    const people = [...new Set(stretch.filter((m) => !m.fromSelf).map(senderSubject))];
+    const forgotten = await this.deps.forgotten.forgottenAt(people);
+    return stretch.filter((message) => {
+      if (
+        message.time <= groupForgottenAt ||
+        message.recalledAt !== undefined ||
+        message.notice !== undefined
+      )
+        return false;
+      if (message.fromSelf) return true;
+      if (accessDenial(message, access) !== undefined) return false;
+      const at = forgotten.get(senderSubject(message));
+      return at === undefined || message.time > at;
+    });
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The Groups page in a real browser: the groups with their figures, a link to the chat, and a
+ * group's learned expressions edited and deleted in place.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { GroupExpressionsAnswer } from "../../src/api/types.ts";
+import { apiClient } from "../support/api-client.ts";
+import { launchBrowser } from "../support/browser.ts";
+import { ALICE, BOB, GROUP, groupSession, plain } from "../support/messages.ts";
+import { type Scene, startScene } from "../support/scene.ts";
+
+const TOKEN = "groups-browser-token";
+const LEARNED = {
+  expressions: [
+    { expression: "绝绝子", meaning: "夸东西特别好", example: "这奶茶绝绝子" },
+    { expression: "蚌埠住了", meaning: "忍不住笑了", example: "我蚌埠住了" },
+  ],
+};
+
+describe("the Groups page", () => {
+  let browser: Browser;
+  let scene: Scene;
+  let page: Page | undefined;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    scene = await startScene({
+      config: {
+        server: { token: TOKEN },
+        chat: { expressions: { learnEvery: 3 } },
+        llm: { models: { expressions: ["main/expressions-model"] } },
+      },
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await scene?.close();
+  });
+  afterEach(async () => {
+    await page?.context().close();
+    page = undefined;
+  });
+
+  async function open(path: string): Promise<Page> {
+    const context = await browser.newContext({ locale: "zh-CN" });
+    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
+    page = await context.newPage();
+    await page.goto(`${scene.bot.baseUrl}${path}`);
+    return page;
+  }
+
+  it("lists the groups with their activity, opens one's expressions, edits and deletes them", async () => {
+    const { qq, llm, bot } = scene;
+    qq.setGroups([{ groupId: GROUP, name: "开黑群", memberCount: 42 }]);
+    llm.enqueue({ text: JSON.stringify(LEARNED) });
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("这奶茶绝绝子") });
+    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, message: plain("蚌埠住了") });
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("绝绝子+1") });
+    await bot.waitForEvent("expressions.learned");
+
+    const shown = await open("/groups");
+    const row = shown.locator(".groups-table tbody tr").filter({ hasText: "开黑群 (20000)" });
+    await row.waitFor();
+    // Group, last hour, last day, active members, the bot's share.
+    expect(
+      await row.locator("td").evaluateAll((cells) => cells.slice(0, 5).map((cell) => cell.textContent)),
+    ).toEqual(["开黑群 (20000)", "3", "3", "2", "0%"]);
+    expect(await row.getByRole("link", { name: "聊天记录" }).getAttribute("href")).toBe(
+      `/chats?session=${encodeURIComponent(groupSession())}`,
+    );
+
+    await row.getByRole("button", { name: "开黑群 (20000)" }).click();
+    const items = shown.locator(".group-expressions .expression");
+    await items.filter({ hasText: "蚌埠住了" }).waitFor();
+    expect(await items.count()).toBe(2);
+
+    const slang = items.filter({ hasText: "绝绝子" });
+    await slang.getByRole("button", { name: "修改" }).click();
+    // In edit mode the texts are the inputs' values: the form is found by its field.
+    const form = shown.locator(".group-expressions form");
+    expect(await form.locator("input[name=expression]").inputValue()).toBe("绝绝子");
+    await form.locator("input[name=meaning]").fill("夸东西好到极点");
+    await form.getByRole("button", { name: "保存" }).click();
+    await items.filter({ hasText: "夸东西好到极点" }).waitFor();
+
+    const laugh = items.filter({ hasText: "蚌埠住了" });
+    await laugh.getByRole("button", { name: "删除" }).click();
+    await laugh.getByText("删除说法「蚌埠住了」？").waitFor();
+    await laugh.locator(".confirm").getByRole("button", { name: "删除" }).click();
+    await items.filter({ hasText: "蚌埠住了" }).waitFor({ state: "detached" });
+
+    const stored = await apiClient(bot.baseUrl, TOKEN).get<GroupExpressionsAnswer>(
+      `/api/groups/expressions?sessionId=${groupSession()}`,
+    );
+    expect(stored.body.expressions.map(({ expression, meaning }) => ({ expression, meaning }))).toEqual([
+      { expression: "绝绝子", meaning: "夸东西好到极点" },
+    ]);
+    expect(llm.unscriptedRequests).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,241 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, withQuery } from "../api.ts";
+import { formatTime, type TextKey, t } from "../i18n.ts";
+import { Link } from "../link.tsx";
+import type { GroupExpression, GroupExpressionsAnswer, GroupsAnswer, GroupView } from "../types.ts";
+import { Confirm, failureText } from "./memory-forms.tsx";
+
+/** One column of the groups table: its heading and what it shows of a group. */
+interface GroupColumn {
+  heading: TextKey;
+  cell: (group: GroupView) => ComponentChildren;
+}
+
+/** The table's columns in order; a column about a group (its participation, say) is one more entry. */
+const COLUMNS: GroupColumn[] = [
+  { heading: "groupsHour", cell: (group) => group.messagesLastHour },
+  { heading: "groupsDay", cell: (group) => group.messagesLastDay },
+  { heading: "groupsMembers", cell: (group) => group.activeMembersLastDay },
+  { heading: "groupsBotShare", cell: (group) => `${Math.round(group.botShare * 100)}%` },
+  {
+    heading: "groupsLast",
+    cell: (group) => (group.lastMessageAt === null ? "—" : formatTime(group.lastMessageAt)),
+  },
+  {
+    heading: "groupsChat",
+    cell: (group) => <Link href={withQuery("/chats", { session: group.sessionId })}>{t("groupsChat")}</Link>,
+  },
+];
+
+/** A group as its name and id (the id alone when the group list has no name for it). */
+function groupName(group: GroupView): string {
+  return group.name ? `${group.name} (${group.groupId})` : group.groupId;
+}
+
+/**
+ * The groups the bot is in, with their activity and the bot's share of it; a group opened
+ * shows the expressions learned in it, each edited or deleted in place.
+ */
+export function GroupsPage() {
+  const [groups, setGroups] = useState<GroupView[] | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [open, setOpen] = useState<GroupView | null>(null);
+
+  useEffect(() => {
+    api.get<GroupsAnswer>("/api/groups").then(
+      (answer) => setGroups(answer.groups),
+      (error: unknown) => setFailure(failureText(error)),
+    );
+  }, []);
+
+  if (failure) return <p class="error">{failure}</p>;
+  if (!groups) return <p>{t("loading")}</p>;
+  return (
+    <section class="page groups">
+      <header class="page-head">
+        <h1>{t("groupsTitle")}</h1>
+      </header>
+      <p class="muted small">{t("groupsHint")}</p>
+      {groups.length === 0 ? (
+        <p class="muted">{t("groupsNone")}</p>
+      ) : (
+        <table class="grid-table groups-table">
+          <thead>
+            <tr>
+              <th>{t("groupsName")}</th>
+              {COLUMNS.map((column) => (
+                <th key={column.heading}>{t(column.heading)}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((group) => (
+              <tr key={group.sessionId} class={open?.sessionId === group.sessionId ? "selected" : ""}>
+                <td>
+                  <button type="button" class="group-open" onClick={() => setOpen(group)}>
+                    {groupName(group)}
+                  </button>
+                  {!group.listed && <span class="muted small"> · {t("groupsNotListed")}</span>}
+                </td>
+                {COLUMNS.map((column) => (
+                  <td key={column.heading}>{column.cell(group)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {open && <Expressions key={open.sessionId} group={open} />}
+    </section>
+  );
+}
+
+/** The expressions learned in one group, each editable and deletable. */
+function Expressions({ group }: { group: GroupView }) {
+  const [entries, setEntries] = useState<GroupExpression[] | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  useEffect(() => {
+    api
+      .get<GroupExpressionsAnswer>(withQuery("/api/groups/expressions", { sessionId: group.sessionId }))
+      .then(
+        (answer) => setEntries(answer.expressions),
+        (error: unknown) => setFailure(failureText(error)),
+      );
+  }, [group.sessionId]);
+
+  const replace = (edited: GroupExpression) =>
+    setEntries((current) => current?.map((entry) => (entry.id === edited.id ? edited : entry)) ?? null);
+  const remove = (id: number) => setEntries((current) => current?.filter((entry) => entry.id !== id) ?? null);
+
+  return (
+    <section class="card group-expressions">
+      <h2>{t("groupsExpressions", { name: groupName(group) })}</h2>
+      {failure && <p class="error">{failure}</p>}
+      {entries === null && !failure && <p>{t("loading")}</p>}
+      {entries?.length === 0 && <p class="muted">{t("groupsExpressionsNone")}</p>}
+      <ul class="plain-list">
+        {entries?.map((entry) => (
+          <ExpressionItem
+            key={entry.id}
+            entry={entry}
+            onEdited={replace}
+            onDeleted={() => remove(entry.id)}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function ExpressionItem({
+  entry,
+  onEdited,
+  onDeleted,
+}: {
+  entry: GroupExpression;
+  onEdited: (entry: GroupExpression) => void;
+  onDeleted: () => void;
+}) {
+  const [mode, setMode] = useState<"view" | "edit" | "delete">("view");
+  if (mode === "edit")
+    return (
+      <li class="expression">
+        <EditExpression
+          entry={entry}
+          onSaved={(edited) => {
+            onEdited(edited);
+            setMode("view");
+          }}
+          onCancel={() => setMode("view")}
+        />
+      </li>
+    );
+  return (
+    <li class="expression">
+      <p>
+        <strong>{entry.expression}</strong> — {entry.meaning}
+        {entry.example && <span class="muted"> · {entry.example}</span>}
+      </p>
+      {mode === "delete" ? (
+        <Confirm
+          question={t("groupsDeleteAsk", { expression: entry.expression })}
+          yes={t("groupsDelete")}
+          onYes={async () => {
+            await api.delete(
+              withQuery(`/api/groups/expressions/${entry.id}`, { sessionId: entry.sessionId }),
+            );
+            onDeleted();
+          }}
+          onNo={() => setMode("view")}
+        />
+      ) : (
+        <div class="actions">
+          <button type="button" onClick={() => setMode("edit")}>
+            {t("groupsEdit")}
+          </button>
+          <button type="button" onClick={() => setMode("delete")}>
+            {t("groupsDelete")}
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** Rewrites an expression, its meaning and its example. */
+function EditExpression({
+  entry,
+  onSaved,
+  onCancel,
+}: {
+  entry: GroupExpression;
+  onSaved: (entry: GroupExpression) => void;
+  onCancel: () => void;
+}) {
+  const [fields, setFields] = useState({
+    expression: entry.expression,
+    meaning: entry.meaning,
+    example: entry.example,
+  });
+  const [failure, setFailure] = useState<string | null>(null);
+  const field = (name: keyof typeof fields, label: TextKey) => (
+    <label>
+      {t(label)}
+      <input
+        name={name}
+        value={fields[name]}
+        onInput={(event) => setFields({ ...fields, [name]: event.currentTarget.value })}
+      />
+    </label>
+  );
+  const save = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const answer = await api.patch<{ expression: GroupExpression }>(`/api/groups/expressions/${entry.id}`, {
+        sessionId: entry.sessionId,
+        ...fields,
+      });
+      onSaved(answer.expression);
+    } catch (error) {
+      setFailure(failureText(error));
+    }
+  };
+  return (
+    <form class="form" onSubmit={save}>
+      {field("expression", "groupsExpression")}
+      {field("meaning", "groupsMeaning")}
+      {field("example", "groupsExample")}
+      {failure && <p class="error">{failure}</p>}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={!fields.expression.trim()}>
+          {t("save")}
+        </button>
+        <button type="button" onClick={onCancel}>
+          {t("memCancel")}
+        </button>
+      </div>
+    </form>
+  );
+}
