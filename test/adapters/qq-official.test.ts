@@ -56,6 +56,8 @@ describe("the QQ official bot API adapter", () => {
     const llm = await ScriptedLlmServer.start();
     const bot: BotHarness = await startBot({
       llm,
+      // From a file, so the console's config view shows the adapter (with its secret hidden).
+      configFile: true,
       config: {
         adapters: [
           {
@@ -100,6 +102,9 @@ describe("the QQ official bot API adapter", () => {
     // The model read the message as said, with the bot mentioned.
     expect(JSON.stringify(llm.lastRequestWithTool("reply")?.body)).toContain("紬，在吗");
     expect(JSON.stringify(bot.logs)).not.toContain(secret);
+    const shownConfig = await (await fetch(`${bot.baseUrl}/api/config`)).text();
+    expect(shownConfig).toContain(APP_ID);
+    expect(shownConfig).not.toContain(secret);
   });
 
   it("refuses a badly signed or unsigned event with 401, logs each once and delivers nothing", async () => {
