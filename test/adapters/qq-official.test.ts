@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
+import { QqOfficialAdapter } from "../../src/adapters/qq-official/qq-official-adapter.ts";
 import type { ConnectInfo } from "../../src/api/types.ts";
+import type { ChatMessage } from "../../src/message/inbound.ts";
 import type { HealthReport } from "../../src/server/health-report.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
+import { startTestHttpServer } from "../support/http-routes.ts";
+import { LogCapture } from "../support/log-capture.ts";
 import { QqOfficialStandIn } from "../support/qq-official-standin.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { sleep, waitFor } from "../support/wait.ts";
@@ -56,6 +60,8 @@ describe("the QQ official bot API adapter", () => {
     const llm = await ScriptedLlmServer.start();
     const bot: BotHarness = await startBot({
       llm,
+      // From a file, so the console's config view shows the adapter (with its secret hidden).
+      configFile: true,
       config: {
         adapters: [
           {
@@ -100,6 +106,9 @@ describe("the QQ official bot API adapter", () => {
     // The model read the message as said, with the bot mentioned.
     expect(JSON.stringify(llm.lastRequestWithTool("reply")?.body)).toContain("紬，在吗");
     expect(JSON.stringify(bot.logs)).not.toContain(secret);
+    const shownConfig = await (await fetch(`${bot.baseUrl}/api/config`)).text();
+    expect(shownConfig).toContain(APP_ID);
+    expect(shownConfig).not.toContain(secret);
   });
 
   it("refuses a badly signed or unsigned event with 401, logs each once and delivers nothing", async () => {
@@ -166,5 +175,95 @@ describe("the QQ official bot API adapter", () => {
       mode: "qq-official",
       url: expect.stringContaining(WEBHOOK_PATH),
     });
+  });
+});
+
+describe("the QQ official adapter on its own", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("maps a C2C message to a private chat and answers it with an uploaded picture and its text", async () => {
+    const secret = newSecret();
+    const platform = await QqOfficialStandIn.start({ appId: APP_ID, secret });
+    const server = await startTestHttpServer();
+    const messages: ChatMessage[] = [];
+    const adapter = new QqOfficialAdapter({
+      config: {
+        type: "qq-official",
+        id: "qqbot",
+        appId: APP_ID,
+        secret,
+        path: WEBHOOK_PATH,
+        apiBase: platform.baseUrl,
+        tokenUrl: platform.tokenUrl,
+        markdown: false,
+        actionTimeoutMs: 5_000,
+      },
+      routes: server.routes,
+      events: { message: (message) => messages.push(message), connection: () => {} },
+      logger: new LogCapture().logger(),
+    });
+    await adapter.start();
+    cleanups.push(
+      () => platform.close(),
+      () => server.close(),
+      () => adapter.stop(),
+    );
+
+    // C2C_MESSAGE_CREATE (bot-docs event.md; botpy message.py C2CMessage): author.user_openid.
+    const c2c = {
+      id: "C2C_MESSAGE_CREATE:c2c-1",
+      op: 0,
+      t: "C2C_MESSAGE_CREATE",
+      d: {
+        id: "ROBOT1.0_c2c-1",
+        content: "发张图",
+        timestamp: "2026-12-02T12:00:00+08:00",
+        author: { id: MEMBER_OPENID, user_openid: MEMBER_OPENID },
+        attachments: [
+          { content_type: "image/png", url: "https://multimedia.nt.qq.com.cn/p.png", filename: "p.png" },
+        ],
+      },
+    };
+    expect((await platform.post(`${server.baseUrl}${WEBHOOK_PATH}`, c2c)).status).toBe(200);
+    expect(messages).toEqual([
+      expect.objectContaining({
+        platform: "qq-official",
+        sessionId: `qq-official:${APP_ID}:private:${MEMBER_OPENID}`,
+        chatType: "private",
+        userId: MEMBER_OPENID,
+        messageId: "ROBOT1.0_c2c-1",
+        time: Date.parse("2026-12-02T12:00:00+08:00"),
+        segments: [
+          { type: "text", data: { text: "发张图" } },
+          { type: "image", data: { file: "p.png", url: "https://multimedia.nt.qq.com.cn/p.png" } },
+        ],
+      }),
+    ]);
+
+    const picture = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
+    const { messageId } = await adapter.send({ selfId: APP_ID, chatType: "private", peerId: MEMBER_OPENID }, [
+      { type: "text", data: { text: "给你" } },
+      { type: "image", data: { file: `base64://${picture}` } },
+    ]);
+    const [upload, send] = platform.calls;
+    // botpy api.py post_c2c_file: file_type 1 is a picture; srv_send_msg false keeps it a passive reply.
+    expect(upload).toMatchObject({
+      path: `/v2/users/${MEMBER_OPENID}/files`,
+      body: { file_type: 1, file_data: picture, srv_send_msg: false },
+    });
+    expect(send).toMatchObject({
+      path: `/v2/users/${MEMBER_OPENID}/messages`,
+      body: {
+        msg_type: 7,
+        media: { file_info: "file-info-1" },
+        content: "给你",
+        msg_id: "ROBOT1.0_c2c-1",
+        msg_seq: 1,
+      },
+    });
+    expect(messageId).toBe("sent-1");
   });
 });

@@ -45,10 +45,10 @@ describe("tsumugi.example.yaml", () => {
     const file = join(dir, "tsumugi.yaml");
     writeFileSync(file, lines.join("\n"));
 
-    const { config } = loadConfig({ file, env: { DEEPSEEK_API_KEY: "sk-x" }, cwd: dir });
+    const { config } = loadConfig({ file, env: { DEEPSEEK_API_KEY: "sk-x", QQBOT_SECRET: "s" }, cwd: dir });
     expect(
       config.adapters.map((adapter) => (adapter.type === "onebot" ? adapter.mode : adapter.type)),
-    ).toEqual(["reverse-ws", "forward-ws", "http"]);
+    ).toEqual(["reverse-ws", "forward-ws", "http", "qq-official"]);
     expect(config.llm.providers.map((provider) => provider.type)).toEqual([
       "openai-compatible",
       "openai",

@@ -310,15 +310,6 @@ const TEXT = {
   connectWaiting: ["还没有账号连接，正在等待…", "No account connected yet; waiting…"],
   connectOnline: ["在线", "online"],
   connectOffline: ["离线", "offline"],
-  connectWebhookUrl: [
-    "回调地址：经 HTTPS 反向代理后填入 QQ 机器人开放平台的 webhook 设置",
-    "Callback address: behind an HTTPS reverse proxy, enter it in the QQ bot platform's webhook settings",
-  ],
-  connectSecretHidden: ["AppSecret 已设置（不在此显示）", "AppSecret set (not shown here)"],
-  connectRateLimited: [
-    "平台限流，暂停发送至 {time}",
-    "rate-limited by the platform, sends paused until {time}",
-  ],
 
   pluginsTitle: ["插件", "Plugins"],
   pluginsNone: [

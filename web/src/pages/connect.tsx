@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { t } from "../i18n.ts";
 import type { ConnectInfo } from "../types.ts";
+import { qqOfficialText } from "./connect-texts.ts";
 
 const POLL_MS = 3_000;
 
@@ -34,7 +35,7 @@ export function ConnectPage() {
                 : adapter.mode === "http"
                   ? t("connectHttpUrl")
                   : adapter.mode === "qq-official"
-                    ? t("connectWebhookUrl")
+                    ? qqOfficialText("webhookUrl")
                     : t("connectForwardUrl")}
             </dt>
             <dd>
@@ -44,7 +45,9 @@ export function ConnectPage() {
             {/* The API never sends the token itself: only whether one is set. */}
             <dd>
               {adapter.accessToken
-                ? t(adapter.mode === "qq-official" ? "connectSecretHidden" : "connectTokenHidden")
+                ? adapter.mode === "qq-official"
+                  ? qqOfficialText("secretHidden")
+                  : t("connectTokenHidden")
                 : t("connectNoToken")}
             </dd>
             <dt>{t("connectAccounts")}</dt>
@@ -57,7 +60,7 @@ export function ConnectPage() {
                   {account.online !== undefined &&
                     ` · ${account.online ? t("connectOnline") : t("connectOffline")}`}
                   {account.rateLimitedUntil !== undefined &&
-                    ` · ${t("connectRateLimited", { time: new Date(account.rateLimitedUntil).toLocaleTimeString() })}`}
+                    ` · ${qqOfficialText("rateLimitedUntil")} ${new Date(account.rateLimitedUntil).toLocaleTimeString()}`}
                 </div>
               ))}
             </dd>
