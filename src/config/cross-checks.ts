@@ -1,5 +1,6 @@
 import { findMcpProblems } from "../mcp/config.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
+import { findSearchProblems } from "../search/config.ts";
 import { isLoopbackHost } from "../server/request-access.ts";
 import type { TsumugiConfig } from "./schema.ts";
 
@@ -22,6 +23,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
       : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
     ...findUnauthenticatedAdapters(config),
     ...findMcpProblems(config.mcp),
+    ...findSearchProblems(config.search),
     ...findClusterSecretProblems(config),
     ...(config.cluster.redisUrl === "" || /^postgres(ql)?:/i.test(config.storage.url)
       ? []

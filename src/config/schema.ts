@@ -14,6 +14,7 @@ import {
 } from "../chat/config.ts";
 import { clusterSchema } from "../cluster/config.ts";
 import { quoteSchema, timezoneSchema } from "../context/config.ts";
+import { knowledgeSchema } from "../knowledge/config.ts";
 import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
 import { mcpSchema } from "../mcp/config.ts";
@@ -24,6 +25,7 @@ import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
 import { group } from "../schema/fields.ts";
+import { searchSchema } from "../search/config.ts";
 import { serverSchema } from "../server/config.ts";
 import { storageSchema } from "../store/config.ts";
 
@@ -57,6 +59,8 @@ export const configJsonSchema = Type.Object(
     media: mediaSchema,
     stickers: stickersSchema,
     memory: memorySchema,
+    knowledge: knowledgeSchema,
+    search: searchSchema,
     agent: agentSchema,
     prompts: promptsSchema,
     chat: chatSchema,

@@ -1,5 +1,6 @@
 import type { Logger } from "../log/logger.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
+import type { KnowledgeStore } from "./knowledge-types.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import { MessageRetention, type RetentionSteps } from "./message-retention.ts";
 import type { StoreOptions } from "./store-options.ts";
@@ -30,6 +31,7 @@ export interface BackendStores {
   pictures: PictureDescriptionStore;
   stickers: StickerStore;
   memories: MemoryStore;
+  knowledge: KnowledgeStore;
   /** The write tick's status: whether writes reach the database. */
   status(): StorageStatus;
   /** The deletions `storage.retention` runs on this database. */
@@ -68,6 +70,7 @@ export function assembleStores(
     pictures: backend.pictures,
     stickers: backend.stickers,
     memories: backend.memories,
+    knowledge: backend.knowledge,
     status: () => backend.status(),
     close: closeStores(logger, async (flush) => {
       await retention.stop();

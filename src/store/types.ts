@@ -1,5 +1,6 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
+import type { KnowledgeStore } from "./knowledge-types.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import type { FenceToken } from "./session-fence.ts";
 import type { StickerLimits } from "./sticker-eviction.ts";
@@ -347,6 +348,8 @@ export interface Stores {
   stickers: StickerStore;
   /** Long-term memory: facts about people and groups; written at once, never pruned. */
   memories: MemoryStore;
+  /** The knowledge base's documents and passages (`knowledge.*`). */
+  knowledge: KnowledgeStore;
   /** Whether writes reach the database, for `/healthz`: kept in memory, so it never waits on the database. */
   status(): StorageStatus;
   /** Flushes every queue, then closes the database. Safe to call twice. */

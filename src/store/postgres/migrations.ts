@@ -1,5 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { checkNotNewer, checkOrdered } from "../schema-migrations.ts";
+import { KNOWLEDGE_MIGRATION } from "./knowledge-migration.ts";
 import { MONITOR_MEDIA_MEMORY_MIGRATION } from "./migration-2.ts";
 import { oneStatement, type PgMigration, type PgTransactions } from "./pg-migration.ts";
 import type { PgQuery } from "./pg-query.ts";
@@ -137,6 +138,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     "messages.recalled_at, messages.notice",
     "ALTER TABLE messages ADD COLUMN recalled_at BIGINT, ADD COLUMN notice TEXT",
   ),
+  KNOWLEDGE_MIGRATION,
 ];
 
 /**

@@ -16,6 +16,7 @@ import {
 } from "./batched-writes.ts";
 import { PgDatabase } from "./database.ts";
 import { PgMonitorEventStore } from "./event-store.ts";
+import { PgKnowledgeStore } from "./knowledge-store.ts";
 import { PgMemoryStore } from "./memory-store.ts";
 import { pgRetentionSteps } from "./message-retention.ts";
 import { PgMessageStore } from "./message-store.ts";
@@ -36,8 +37,10 @@ export async function openPostgresStores(
   const sql = new PgSql(db);
   const tick = new PgWriteTick(db, logger, { spoolLimit: options.spoolLimit });
   let monitorEvents: PgMonitorEventStore;
+  let knowledge: PgKnowledgeStore;
   try {
     monitorEvents = await PgMonitorEventStore.open(db, options.monitorRetention, logger, tick);
+    knowledge = await PgKnowledgeStore.open(db, logger);
   } catch (error) {
     await db.close();
     throw error;
@@ -58,6 +61,7 @@ export async function openPostgresStores(
       pictures: new SqlPictureStore(sql),
       stickers: new SqlStickerStore(sql),
       memories: new PgMemoryStore(db),
+      knowledge,
       status: () => tick.status(),
       retentionSteps: pgRetentionSteps(db),
       closeDatabase: async () => {

@@ -10,6 +10,7 @@ import type { Stores, TurnRecord, UsageRecord } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
 import { openSqliteDatabase } from "./database.ts";
 import { SqliteMonitorEventStore } from "./event-store.ts";
+import { SqliteKnowledgeStore } from "./knowledge-store.ts";
 import { SqliteMemoryStore } from "./memory-store.ts";
 import { sqliteRetentionSteps } from "./message-retention.ts";
 import { SqliteMessageStore } from "./message-store.ts";
@@ -54,6 +55,7 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
       pictures: new SqlPictureStore(sql),
       stickers: new SqlStickerStore(sql),
       memories: new SqliteMemoryStore(db),
+      knowledge: new SqliteKnowledgeStore(db),
       status: () => tick.status(),
       retentionSteps: sqliteRetentionSteps(db),
       closeDatabase: () => {
