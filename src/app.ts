@@ -7,6 +7,7 @@ import { createTurnRunner } from "./app/agent.ts";
 import { adoptConfigEdit, shareConfigEdits } from "./app/cluster-config.ts";
 import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.ts";
 import { healthReport } from "./app/health.ts";
+import { createKnowledge } from "./app/knowledge.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
 import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
@@ -169,6 +170,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  const knowledge = createKnowledge({
+    stores,
+    llm: () => llm,
+    config: () => config,
+    prompts,
+    monitor,
+    logger,
+  });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
@@ -212,6 +221,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     contexts: plugins.contexts,
     pictureFetcherFor,
     memory,
+    knowledge,
     outbox,
     budgets: limits,
     recalled,
@@ -366,6 +376,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       turnRunner,
       plugins,
       learner: memoryLearner,
+      knowledge: knowledge.service,
       localModels: local.models,
       adapters,
       cluster,

@@ -40,6 +40,8 @@ export interface TurnPromptInput {
    * after the chat, so the cached prefix stays; the planner and the replyer both read it.
    */
   memories?: string;
+  /** Passages of the knowledge base retrieved for this turn (or empty): after the memories, for the same reason. */
+  knowledge?: string;
   /**
    * The new messages' pictures, after the request's text (so the cached prefix stays): only a
    * model in `llm.acceptsImages` is sent them (looking directly).
@@ -101,7 +103,9 @@ export function plannerMessages(
       role: "user",
       content: prompts.render("planner_request", {
         conversation: conversationText(input),
-        memories: sectionsText(input.memories ? [input.memories] : []),
+        memories: sectionsText(
+          [input.memories, input.knowledge].filter((section): section is string => !!section),
+        ),
         enrichments: sectionsText(input.enrichments),
         now: nowText(prompts, input.now, input.clock),
       }),
@@ -146,7 +150,9 @@ export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
       role: "user",
       content: prompts.render("replyer_request", {
         conversation: conversationText(input),
-        memories: sectionsText(input.memories ? [input.memories] : []),
+        memories: sectionsText(
+          [input.memories, input.knowledge].filter((section): section is string => !!section),
+        ),
         now: nowText(prompts, input.now, input.clock),
         target: input.targetLine,
         intent: input.intent ? prompts.render("replyer_intent", { intent: input.intent }) : "",

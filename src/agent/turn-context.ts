@@ -35,6 +35,8 @@ export interface TurnContextDeps {
   historyWindows: HistoryWindows;
   /** What is remembered about the new messages' senders and the group (the memory section). */
   memory: Pick<MemoryService, "recallForTurn">;
+  /** Passages of the knowledge base the chat may read that answer the new messages (knowledge section). */
+  knowledge: (turn: { replyId: string; sessionId: string; messages: ChatMessage[] }) => Promise<string>;
 }
 
 /** One turn: who it is, what it started with, and the parts it works with. */
@@ -73,6 +75,8 @@ export class TurnContext {
   private mentionNames: (userId: string) => string | undefined = () => undefined;
   /** The memory section of both prompts (after the chat), recalled for the new messages. */
   private memories = "";
+  /** The knowledge section of both prompts (after the memories), retrieved for the new messages. */
+  private knowledge = "";
   /** Enricher sections for the planner's request (after the chat), gathered once per turn. */
   enrichments: string[] = [];
   /** The channel's system prompt parts, read once per turn. */
@@ -264,6 +268,11 @@ export class TurnContext {
       messages: batch.messages,
       participants: history,
     });
+    this.knowledge = await this.deps.knowledge({
+      replyId: this.replyId,
+      sessionId: batch.sessionId,
+      messages: batch.messages,
+    });
     const message = findQuoteMessage(batch.messages);
     if (message === this.quoteMessage) return;
     this.quoteMessage = message;
@@ -310,6 +319,7 @@ export class TurnContext {
       systemParts: this.systemParts,
       enrichments: this.enrichments,
       memories: this.memories,
+      knowledge: this.knowledge,
       images: this.images,
       now: Date.now(),
       clock: this.settings.clock,

@@ -20,6 +20,7 @@ import type { Outbox } from "../reply/outbox.ts";
 import { ReplyStage } from "../reply/reply-stage.ts";
 import type { MessageStore, Stores } from "../store/types.ts";
 import { clusterTurns } from "./cluster-member.ts";
+import type { Knowledge } from "./knowledge.ts";
 import { type TurnPicturesDeps, turnPicturesOf } from "./pictures.ts";
 import { agentSettings } from "./service-settings.ts";
 import { turnPluginsOf } from "./turn-plugin-wiring.ts";
@@ -39,6 +40,7 @@ export interface AgentParts {
   contexts: CallContexts;
   pictureFetcherFor: TurnPicturesDeps["fetcherFor"];
   memory: MemoryService;
+  knowledge: Knowledge;
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
@@ -92,6 +94,12 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     replyStage,
     stickers,
     memory: parts.memory,
+    knowledge: { service: parts.knowledge.service, settings: () => config().knowledge },
+    search: {
+      settings: () => config().search,
+      allowPrivateNetworks: () => config().media.allowPrivateNetworks,
+      logger,
+    },
   });
   for (const tool of builtins) components.tools.add(tool);
   return new TurnRunner({
@@ -105,6 +113,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     plugins: turnPluginsOf(components, builtins, parts.contexts, monitor, logger, () => config().agent),
     picturesForTurn,
     memory: parts.memory,
+    knowledge: parts.knowledge.section,
     replyStage,
     budgets: parts.budgets,
     recalled: parts.recalled,

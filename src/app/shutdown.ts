@@ -28,6 +28,8 @@ export interface ShutdownParts {
   turnRunner: TurnRunner;
   plugins: PluginSystem;
   learner: MemoryLearner;
+  /** The knowledge base's folder watcher and indexing. */
+  knowledge: { stop(): Promise<void> };
   localModels: LocalModels;
   adapters: ReadonlyMap<string, ChatAdapter>;
   cluster: Cluster | undefined;
@@ -57,6 +59,7 @@ export async function shutDown(parts: ShutdownParts): Promise<void> {
   // Together: a stdio plugin and an MCP server may each take a few seconds to exit.
   await parts.plugins.stop();
   await parts.learner.stop();
+  await parts.knowledge.stop();
   await parts.localModels.close();
   for (const adapter of parts.adapters.values()) await adapter.stop();
   await parts.cluster?.stop();
