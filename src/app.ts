@@ -326,6 +326,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     history: stores.history,
     memories: stores.memories,
     memory,
+    knowledge: knowledge.service,
     usage: stores.usage,
     testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
     plugins: plugins.host,

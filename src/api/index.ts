@@ -3,6 +3,7 @@ import { registerChatRoutes } from "./chats-routes.ts";
 import { registerClusterRoutes } from "./cluster-routes.ts";
 import { registerConfigRoutes } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
+import { registerKnowledgeRoutes } from "./knowledge-routes.ts";
 import { registerLocalModelRoutes } from "./local-model-routes.ts";
 import { registerMcpRoutes } from "./mcp-routes.ts";
 import { registerMemoryRoutes } from "./memory-routes.ts";
@@ -28,5 +29,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerPluginRoutes(app, deps);
   registerMcpRoutes(app, deps);
   registerMemoryRoutes(app, deps);
+  registerKnowledgeRoutes(app, deps);
   registerClusterRoutes(app, deps);
 }

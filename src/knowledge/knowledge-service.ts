@@ -1,6 +1,6 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import type { Embedder } from "../llm/embedder.ts";
 import type { Logger } from "../log/logger.ts";
@@ -98,6 +98,19 @@ export class KnowledgeService {
 
   list(): KnowledgeDocument[] {
     return this.documents;
+  }
+
+  /** The knowledge folder a document is in. */
+  folderOf(path: string): string | undefined {
+    return this.dirs.find((dir) => !relative(dir, path).startsWith(".."));
+  }
+
+  vectorSupport(): KnowledgeStore["vectorSupport"] {
+    return this.deps.store.vectorSupport;
+  }
+
+  chunksOf(documentId: number): Promise<StoredChunk[]> {
+    return this.deps.store.chunksOf(documentId);
   }
 
   /** Whether any passage may be used in the chat: `search_knowledge` is offered there. */

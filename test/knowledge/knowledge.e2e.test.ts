@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { apiClient } from "../support/api-client.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { tinyDocx, tinyPdf } from "../support/documents.ts";
-import { GROUP, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
+import { GROUP, groupSession, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 
@@ -126,5 +127,59 @@ describe("knowledge base", () => {
     await bot.turnFinished(2);
     expect(llm.requests[1]!.promptText).toContain("faq.md › Parking");
     expect(llm.requests[1]!.promptText).toContain("Parking is free on Sundays behind the station.");
+  });
+
+  it("lets the console list documents and passages, upload one with a scope, change a scope and see what a question retrieves and why", async () => {
+    const { bot } = await scene();
+    const api = apiClient(bot.baseUrl);
+    const listed = await api.get("/api/knowledge");
+    expect(listed.body.documents.map((d: { name: string }) => d.name)).toEqual([
+      "guide.docx",
+      "shop/rules.pdf",
+    ]);
+    const rules = listed.body.documents[1];
+    expect(rules.scope).toEqual({ chats: "groups", groups: [GROUP], autoRetrieve: true });
+    const chunks = await api.get(`/api/knowledge/${rules.id}/chunks`);
+    expect(chunks.body.chunks.map((c: { page: number; text: string }) => [c.page, c.text])).toEqual([
+      [1, "Opening hours: nine to five."],
+      [2, "Refunds are accepted within 14 days of purchase."],
+    ]);
+
+    const asked = { query: "refunds within how many days", sessionId: groupSession(OTHER_GROUP) };
+    expect((await api.post("/api/knowledge/query", asked)).body.hits).toEqual([]);
+    const rescoped = await api.put(`/api/knowledge/${rules.id}/scope`, {
+      chats: "all",
+      groups: [],
+      autoRetrieve: false,
+    });
+    expect(rescoped.status).toBe(200);
+    expect(rescoped.body.document.scope).toEqual({ chats: "all", groups: [], autoRetrieve: false });
+    const found = await api.post("/api/knowledge/query", asked);
+    expect(found.body.hits[0]).toMatchObject({
+      source: "rules.pdf, p. 2",
+      text: "Refunds are accepted within 14 days of purchase.",
+      autoRetrieve: false,
+      similarity: null,
+    });
+    expect(found.body.hits[0].bm25).toBeGreaterThan(0);
+
+    const uploaded = await api.post("/api/knowledge/upload", {
+      name: "notes.md",
+      contentBase64: Buffer.from("# Wifi\n\nThe wifi password is on the fridge.\n").toString("base64"),
+      scope: { chats: "private", groups: [], autoRetrieve: true },
+    });
+    expect(uploaded.status).toBe(200);
+    expect(uploaded.body.document).toMatchObject({
+      name: "notes.md",
+      chunkCount: 1,
+      scope: { chats: "private" },
+    });
+    const wifi = { query: "wifi password", sessionId: `onebot:${SELF}:private:${ALICE}` };
+    expect((await api.post("/api/knowledge/query", wifi)).body.hits[0].source).toBe("notes.md › Wifi");
+    expect(
+      (await api.post("/api/knowledge/query", { ...wifi, sessionId: groupSession(GROUP) })).body.hits,
+    ).toEqual([]);
+    const refused = await api.post("/api/knowledge/upload", { name: "../escape.md", contentBase64: "eA==" });
+    expect(refused.status).toBe(400);
   });
 });
