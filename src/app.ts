@@ -170,14 +170,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
-  const knowledge = createKnowledge({
-    stores,
-    llm: () => llm,
-    config: () => config,
-    prompts,
-    monitor,
-    logger,
-  });
+  const knowledge = createKnowledge({ stores, llm: () => llm, config: () => config, prompts, logger });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.

@@ -3,7 +3,6 @@ import { KnowledgeService } from "../knowledge/knowledge-service.ts";
 import { knowledgeSection } from "../knowledge/passages.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { Stores } from "../store/types.ts";
 
@@ -13,7 +12,6 @@ export interface KnowledgeParts {
   llm: () => LlmClient;
   config: () => TsumugiConfig;
   prompts: { templates(): PromptTemplates };
-  monitor: Monitor;
   logger: Logger;
 }
 
@@ -44,7 +42,6 @@ export function createKnowledge(parts: KnowledgeParts): Knowledge {
     knowledge: service,
     settings: () => config().knowledge,
     prompts: () => parts.prompts.templates(),
-    monitor: parts.monitor,
   };
   return { service, ready, section: (turn) => knowledgeSection(retrieval, turn) };
 }

@@ -1,7 +1,6 @@
 import { basename } from "node:path";
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { KnowledgeSettings } from "./config.ts";
 import type { KnowledgeHit, KnowledgeService } from "./knowledge-service.ts";
@@ -26,7 +25,6 @@ export interface RetrievalDeps {
   knowledge: KnowledgeService;
   settings: () => KnowledgeSettings;
   prompts: () => PromptTemplates;
-  monitor: Monitor;
 }
 
 /**
@@ -36,7 +34,7 @@ export interface RetrievalDeps {
  */
 export async function knowledgeSection(
   deps: RetrievalDeps,
-  turn: { replyId: string; sessionId: string; messages: ChatMessage[] },
+  turn: { sessionId: string; messages: ChatMessage[] },
 ): Promise<string> {
   const settings = deps.settings();
   if (!settings.autoRetrieve || settings.autoRetrieveLimit === 0) return "";
@@ -51,7 +49,6 @@ export async function knowledgeSection(
   });
   const prompts = deps.prompts();
   const passages: string[] = [];
-  const shown: KnowledgeHit[] = [];
   let tokens = 0;
   for (const hit of hits) {
     const passage = prompts.render("knowledge_passage", {
@@ -62,18 +59,7 @@ export async function knowledgeSection(
     tokens += estimatedTokens(passage);
     if (tokens > settings.autoRetrieveTokens) break;
     passages.push(passage);
-    shown.push(hit);
   }
-  if (shown.length === 0) return "";
-  deps.monitor.emit({
-    type: "knowledge.retrieved",
-    replyId: turn.replyId,
-    sessionId: turn.sessionId,
-    data: {
-      query,
-      passages: shown.map((hit) => ({ source: sourceOf(hit), chunkId: hit.chunk.id, score: hit.score })),
-      tokens,
-    },
-  });
+  if (passages.length === 0) return "";
   return prompts.render("knowledge", { passages: passages.join("\n") });
 }

@@ -31,8 +31,7 @@ export type MonitorEventType =
   | "adapter.connection"
   | "memory.recalled"
   | "memory.learned"
-  | "memory.forgotten"
-  | "knowledge.retrieved";
+  | "memory.forgotten";
 
 export interface MonitorEvent {
   type: MonitorEventType;

@@ -6,6 +6,8 @@ import { ChatsPage } from "./pages/chats.tsx";
 import { ConfigPage } from "./pages/config.tsx";
 import { ConnectPage } from "./pages/connect.tsx";
 import { InstancesPage } from "./pages/instances.tsx";
+import { KnowledgePage } from "./pages/knowledge.tsx";
+import { isKnowledgeTextKey, type KnowledgeTextKey, kt } from "./pages/knowledge-text.ts";
 import { LoginPage } from "./pages/login.tsx";
 import { McpPage } from "./pages/mcp.tsx";
 import { MemoryPage } from "./pages/memory.tsx";
@@ -19,11 +21,12 @@ import type { ConsoleStatus } from "./types.ts";
 
 const STATUS_POLL_MS = 5_000;
 
-const NAV: Array<{ path: string; label: TextKey }> = [
+const NAV: Array<{ path: string; label: TextKey | KnowledgeTextKey }> = [
   { path: "/playground", label: "navPlayground" },
   { path: "/monitor", label: "navMonitor" },
   { path: "/chats", label: "navChats" },
   { path: "/memory", label: "navMemory" },
+  { path: "/knowledge", label: "navKnowledge" },
   { path: "/models", label: "navModels" },
   { path: "/plugins", label: "navPlugins" },
   { path: "/mcp", label: "navMcp" },
@@ -99,7 +102,7 @@ export function App() {
             href={item.path}
             class={path.startsWith(item.path) ? "nav-link active" : "nav-link"}
           >
-            {t(item.label)}
+            {isKnowledgeTextKey(item.label) ? kt(item.label) : t(item.label)}
           </Link>
         ))}
         <div class="sidebar-foot">
@@ -140,6 +143,7 @@ function Page({
   if (path.startsWith("/monitor")) return <MonitorPage replyId={path.split("/")[2]} />;
   if (path.startsWith("/chats")) return <ChatsPage />;
   if (path.startsWith("/memory")) return <MemoryPage />;
+  if (path.startsWith("/knowledge")) return <KnowledgePage />;
   if (path.startsWith("/models")) return <ModelsPage />;
   if (path.startsWith("/plugins")) return <PluginsPage />;
   if (path.startsWith("/mcp")) return <McpPage />;
