@@ -35,13 +35,15 @@ export async function indexFile(
   const kind = documentKindOf(path);
   if (kind === undefined) return;
   const file = await stat(path);
+  // Whole milliseconds: both databases keep integers.
+  const modifiedAt = Math.floor(file.mtimeMs);
   const { scope, problem } = await scopeOfFile(path);
   if (problem)
     deps.logger.warn(
       { path, problem },
       "knowledge: a scope file cannot be read; the document is used in no chat",
     );
-  if (known && known.modifiedAt === file.mtimeMs && known.bytes === file.size) {
+  if (known && known.modifiedAt === modifiedAt && known.bytes === file.size) {
     await deps.store.setScope(path, scope);
     return;
   }
@@ -52,7 +54,7 @@ export async function indexFile(
     title: basename(path),
     scope,
     bytes: file.size,
-    modifiedAt: file.mtimeMs,
+    modifiedAt,
     indexedAt: Date.now(),
   };
   if (file.size > settings.maxFileBytes) {
