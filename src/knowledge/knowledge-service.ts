@@ -16,6 +16,11 @@ import { admits, isScopeFile, SIDECAR_SUFFIX } from "./scope.ts";
 const CANDIDATES = 50;
 /** Reciprocal rank fusion's constant: how much a lower rank still counts. */
 const FUSION_K = 60;
+/**
+ * Passages less similar to the query than this are no vector candidates: common embedding
+ * models put unrelated texts below it, and every passage would otherwise rank somewhere.
+ */
+const MIN_SIMILARITY = 0.3;
 /** A query waits this long for its embedding, then is ranked by terms alone. */
 const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
 /** A changed file is read once it has been quiet this long (an editor writes in steps). */
@@ -176,7 +181,9 @@ export class KnowledgeService {
     const byTerms = await store.searchTerms(knowledgeQueryTerms(query), ids, CANDIDATES);
     const queryVector = await embedding;
     const byVector = queryVector
-      ? await store.nearest(queryVector.vectors[0]!, queryVector.ref, ids, CANDIDATES)
+      ? (await store.nearest(queryVector.vectors[0]!, queryVector.ref, ids, CANDIDATES)).filter(
+          (hit) => hit.score >= MIN_SIMILARITY,
+        )
       : [];
     const fused = new Map<number, { score: number; bm25?: number; similarity?: number }>();
     for (const [rank, hit] of byTerms.entries()) {

@@ -34,7 +34,10 @@ afterEach(async () => {
  * A knowledge folder with the shop's rules as a PDF, for GROUP only (its sidecar), and a game
  * guide as a DOCX for every chat; the bot running on it once both are indexed.
  */
-async function scene(knowledge: Record<string, unknown> = {}): Promise<Scene> {
+async function scene(
+  knowledge: Record<string, unknown> = {},
+  embed?: (text: string) => number[],
+): Promise<Scene> {
   const folder = mkdtempSync(join(tmpdir(), "tsumugi-knowledge-"));
   mkdirSync(join(folder, "shop"));
   writeFileSync(
@@ -51,8 +54,9 @@ async function scene(knowledge: Record<string, unknown> = {}): Promise<Scene> {
       { text: "Combine three iron ore for a sword." },
     ]),
   );
-  const llm = await ScriptedLlmServer.start();
-  const bot = await startBot({ llm, config: { knowledge: { dirs: [folder], ...knowledge } } });
+  const llm = await ScriptedLlmServer.start(embed ? { embed } : {});
+  const embedding = embed ? { llm: { models: { embedding: ["main/scripted-model"] } } } : {};
+  const bot = await startBot({ llm, config: { knowledge: { dirs: [folder], ...knowledge }, ...embedding } });
   await bot.waitForLog((line) => line.msg === "knowledge base ready");
   const qq = new OneBotStandIn({ selfId: SELF });
   await qq.connectReverse(bot.wsUrl);
@@ -181,5 +185,16 @@ describe("knowledge base", () => {
     ).toEqual([]);
     const refused = await api.post("/api/knowledge/upload", { name: "../escape.md", contentBase64: "eA==" });
     expect(refused.status).toBe(400);
+  });
+
+  it("with an embedding model, finds a passage that shares no word with the question (hybrid ranking)", async () => {
+    // Texts about the dragon (however named) point one way, everything else another.
+    const embed = (text: string) => (/dragon|wyrm/i.test(text) ? [1, 0, 0] : [0, 1, 0]);
+    const { llm, bot, qq } = await scene({}, embed);
+    llm.enqueue(NO_REPLY);
+    ask(qq, OTHER_GROUP, "wyrm weakness?");
+    await bot.turnFinished(1);
+    expect(llm.requests[0]!.promptText).toContain("The dragon is weak to ice arrows.");
+    expect(llm.requests[0]!.promptText).not.toContain("iron ore");
   });
 });
