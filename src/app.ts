@@ -8,6 +8,7 @@ import { adoptConfigEdit, shareConfigEdits } from "./app/cluster-config.ts";
 import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.ts";
 import { createGroupVoice } from "./app/groups.ts";
 import { healthReport } from "./app/health.ts";
+import { createKnowledge } from "./app/knowledge.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
 import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
@@ -183,6 +184,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  const knowledge = createKnowledge({ stores, llm: () => llm, config: () => config, prompts, logger });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
@@ -229,6 +231,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     pictureFetcherFor,
     memory,
     expressions: (sessionId) => groupVoice.section(sessionId),
+    knowledge,
     outbox,
     budgets: limits,
     recalled,
@@ -333,6 +336,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     history: stores.history,
     memories: stores.memories,
     memory,
+    knowledge: knowledge.service,
     usage: stores.usage,
     groups: stores.groups,
     listGroups: () => listGroups(platformAdapters.values(), logger),
@@ -392,6 +396,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       turnRunner,
       plugins,
       learners: [memoryLearner, groupVoice.learner],
+      knowledge: knowledge.service,
       localModels: local.models,
       adapters,
       cluster,

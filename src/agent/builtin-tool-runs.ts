@@ -3,12 +3,16 @@ import type { ChatMode } from "../chat/config.ts";
 import { schemaValidator } from "../components/builders.ts";
 import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
 import type { ToolComponent } from "../components/types.ts";
+import type { KnowledgeSettings } from "../knowledge/config.ts";
+import type { KnowledgeService } from "../knowledge/knowledge-service.ts";
+import { searchKnowledgeTool } from "../knowledge/knowledge-tool.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import { type StickerCollection, stickerSegment } from "../media/sticker-collection.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import { memoryToolSpecs, RECALL_TOOL, REMEMBER_TOOL, runMemoryTool } from "../memory/memory-tools.ts";
 import { shippedPromptTemplates } from "../prompts/templates.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
+import { type SearchToolDeps, searchTools } from "../search/search-tools.ts";
 import {
   type BuiltinCall,
   type BuiltinTool,
@@ -33,6 +37,10 @@ export interface BuiltinToolDeps {
   stickers: StickerCollection;
   /** `remember` and `recall` are offered while memory is enabled. */
   memory: MemoryService;
+  /** `search_knowledge`, offered where a document's scope admits the chat. */
+  knowledge: { service: KnowledgeService; settings: () => KnowledgeSettings };
+  /** `web_search` and `fetch_page`, offered while a search provider is configured. */
+  search: SearchToolDeps;
 }
 
 /** A built-in tool as written here: its declaration, rule and run. */
@@ -85,6 +93,8 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
         return { output: { output: call.plugins.searchTools(query) } };
       },
     },
+    searchKnowledgeTool(deps.knowledge.service, deps.knowledge.settings),
+    ...searchTools(deps.search),
   ];
   return definitions.map((definition) => builtinTool(definition, deps.ajv, deps.mode));
 }

@@ -40,6 +40,8 @@ export interface TurnPromptInput {
    * after the chat, so the cached prefix stays; the planner and the replyer both read it.
    */
   memories?: string;
+  /** Passages of the knowledge base retrieved for this turn (or empty): after the memories, for the same reason. */
+  knowledge?: string;
   /**
    * The group's way of talking (expressions section, or empty): it changes a few times a day at
    * most, so it sits in the system prompt with the persona, inside the cached prefix.
@@ -111,7 +113,9 @@ export function plannerMessages(
       role: "user",
       content: prompts.render("planner_request", {
         conversation: conversationText(input),
-        memories: sectionsText(input.memories ? [input.memories] : []),
+        memories: sectionsText(
+          [input.memories, input.knowledge].filter((section): section is string => !!section),
+        ),
         enrichments: sectionsText(input.enrichments),
         now: nowText(prompts, input.now, input.clock),
       }),
@@ -157,7 +161,9 @@ export function replyerMessages(input: ReplyPromptInput): LlmMessage[] {
       role: "user",
       content: prompts.render("replyer_request", {
         conversation: conversationText(input),
-        memories: sectionsText(input.memories ? [input.memories] : []),
+        memories: sectionsText(
+          [input.memories, input.knowledge].filter((section): section is string => !!section),
+        ),
         own_recent: sectionsText(input.ownRecent ? [input.ownRecent] : []),
         now: nowText(prompts, input.now, input.clock),
         target: input.targetLine,

@@ -38,6 +38,8 @@ export interface TurnContextDeps {
   memory: Pick<MemoryService, "recallForTurn">;
   /** The group's way of talking as a prompt section: empty outside groups and when nothing is learned. */
   expressions: (sessionId: string) => Promise<string>;
+  /** Passages of the knowledge base the chat may read that answer the new messages (knowledge section). */
+  knowledge: (turn: { replyId: string; sessionId: string; messages: ChatMessage[] }) => Promise<string>;
 }
 
 /** One turn: who it is, what it started with, and the parts it works with. */
@@ -79,6 +81,8 @@ export class TurnContext {
   /** The group's way of talking (system prompt) and what the bot said here lately (replyer), per turn. */
   private expressions = "";
   private ownRecent = "";
+  /** The knowledge section of both prompts (after the memories), retrieved for the new messages. */
+  private knowledge = "";
   /** Enricher sections for the planner's request (after the chat), gathered once per turn. */
   enrichments: string[] = [];
   /** The channel's system prompt parts, read once per turn. */
@@ -272,6 +276,11 @@ export class TurnContext {
     });
     this.expressions = await this.deps.expressions(batch.sessionId);
     this.ownRecent = await this.ownRecentSection(batch.sessionId);
+    this.knowledge = await this.deps.knowledge({
+      replyId: this.replyId,
+      sessionId: batch.sessionId,
+      messages: batch.messages,
+    });
     const message = findQuoteMessage(batch.messages);
     if (message === this.quoteMessage) return;
     this.quoteMessage = message;
@@ -331,6 +340,7 @@ export class TurnContext {
       memories: this.memories,
       expressions: this.expressions,
       ownRecent: this.ownRecent,
+      knowledge: this.knowledge,
       images: this.images,
       now: Date.now(),
       clock: this.settings.clock,

@@ -53,6 +53,8 @@ export interface TurnRunnerDeps {
   /** Long-term memory: recalled into each turn's prompts, written by `remember`, searched by `recall`. */
   memory: MemoryService;
   expressions: TurnContextDeps["expressions"];
+  /** The knowledge base's passages for a turn's new messages (its prompts' knowledge section). */
+  knowledge: TurnContextDeps["knowledge"];
   /** The daily token budgets, checked again before each model call of a turn after its first. */
   budgets: Pick<TurnLimits, "crossed">;
   /** Messages recalled while their batch waited: a turn leaves them out. */

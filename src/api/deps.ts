@@ -1,6 +1,7 @@
 import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { ListedGroup } from "../context/group-list.ts";
+import type { KnowledgeService } from "../knowledge/knowledge-service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { McpServers } from "../mcp/mcp-servers.ts";
 import type { PictureFetcher } from "../media/types.ts";
@@ -40,6 +41,8 @@ export interface ConsoleApiDeps {
   memories: MemoryStore;
   /** Long-term memory's changes from the memory page (announced, re-embedded like the others). */
   memory: MemoryService;
+  /** The knowledge base: documents, scopes, uploads and test queries (the console's knowledge page). */
+  knowledge: KnowledgeService;
   usage: UsageStore;
   /** Groups' activity and learned expressions (the Groups page). */
   groups: GroupStore;

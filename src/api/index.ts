@@ -4,6 +4,7 @@ import { registerClusterRoutes } from "./cluster-routes.ts";
 import { registerConfigRoutes } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import { registerGroupRoutes } from "./groups-routes.ts";
+import { registerKnowledgeRoutes } from "./knowledge-routes.ts";
 import { registerLocalModelRoutes } from "./local-model-routes.ts";
 import { registerMcpRoutes } from "./mcp-routes.ts";
 import { registerMemoryRoutes } from "./memory-routes.ts";
@@ -32,5 +33,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerMcpRoutes(app, deps);
   registerMemoryRoutes(app, deps);
   registerGroupRoutes(app, deps);
+  registerKnowledgeRoutes(app, deps);
   registerClusterRoutes(app, deps);
 }

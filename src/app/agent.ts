@@ -20,6 +20,7 @@ import type { Outbox } from "../reply/outbox.ts";
 import { ReplyStage } from "../reply/reply-stage.ts";
 import type { MessageStore, Stores } from "../store/types.ts";
 import { clusterTurns } from "./cluster-member.ts";
+import type { Knowledge } from "./knowledge.ts";
 import { type TurnPicturesDeps, turnPicturesOf } from "./pictures.ts";
 import { agentSettings } from "./service-settings.ts";
 import { turnPluginsOf } from "./turn-plugin-wiring.ts";
@@ -41,6 +42,7 @@ export interface AgentParts {
   memory: MemoryService;
   /** The group's way of talking as a prompt section (src/app/groups.ts). */
   expressions: TurnRunnerDeps["expressions"];
+  knowledge: Knowledge;
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
@@ -95,6 +97,12 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     replyStage,
     stickers,
     memory: parts.memory,
+    knowledge: { service: parts.knowledge.service, settings: () => config().knowledge },
+    search: {
+      settings: () => config().search,
+      allowPrivateNetworks: () => config().media.allowPrivateNetworks,
+      logger,
+    },
   });
   for (const tool of builtins) components.tools.add(tool);
   return new TurnRunner({
@@ -109,6 +117,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     picturesForTurn,
     memory: parts.memory,
     expressions: parts.expressions,
+    knowledge: parts.knowledge.section,
     replyStage,
     budgets: parts.budgets,
     recalled: parts.recalled,

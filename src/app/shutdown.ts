@@ -29,6 +29,8 @@ export interface ShutdownParts {
   plugins: PluginSystem;
   /** Background learners (memory, groups' expressions). */
   learners: Array<Pick<MemoryLearner, "stop">>;
+  /** The knowledge base's folder watcher and indexing. */
+  knowledge: { stop(): Promise<void> };
   localModels: LocalModels;
   adapters: ReadonlyMap<string, ChatAdapter>;
   cluster: Cluster | undefined;
@@ -58,6 +60,7 @@ export async function shutDown(parts: ShutdownParts): Promise<void> {
   // Together: a stdio plugin and an MCP server may each take a few seconds to exit.
   await parts.plugins.stop();
   for (const learner of parts.learners) await learner.stop();
+  await parts.knowledge.stop();
   await parts.localModels.close();
   for (const adapter of parts.adapters.values()) await adapter.stop();
   await parts.cluster?.stop();

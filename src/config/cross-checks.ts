@@ -1,6 +1,7 @@
 import { isForwardWs } from "../adapters/config.ts";
 import { findMcpProblems } from "../mcp/config.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
+import { findSearchProblems } from "../search/config.ts";
 import { isLoopbackHost } from "../server/request-access.ts";
 import type { TsumugiConfig } from "./schema.ts";
 
@@ -24,6 +25,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
     ...findUnauthenticatedAdapters(config),
     ...findQqOfficialWithoutSecret(config),
     ...findMcpProblems(config.mcp),
+    ...findSearchProblems(config.search),
     ...findClusterSecretProblems(config),
     ...(config.cluster.redisUrl === "" || /^postgres(ql)?:/i.test(config.storage.url)
       ? []

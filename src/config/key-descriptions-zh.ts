@@ -209,6 +209,28 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "memory.forgetCommands":
     "忘记发送者相关的一切记忆的命令词（管理员可以指定用户 id 或记忆编号 #id）；留空关闭该命令",
   "memory.showCommands": '显示关于发送者的记忆的命令词（管理员可以指定用户 id 或 "group"）；留空关闭该命令',
+  "knowledge.dirs":
+    "监视其中文档的文件夹（相对于工作目录）；每个文件的范围来自旁边的 `<文件>.scope.yaml`、文件夹里的 `scopes.yaml` 或控制台（都没有说明时为所有聊天）",
+  "knowledge.autoRetrieve":
+    "是否把与本回合新消息最相关的段落放进提示词（在聊天之后）；文档的范围可以为该文档关闭",
+  "knowledge.autoRetrieveLimit": "一次提示词中最多放入的段落数",
+  "knowledge.autoRetrieveTokens":
+    "一次提示词中放入段落的最多 token 数（每个中日韩字符算 1，其他每 4 个字符算 1）",
+  "knowledge.searchLimit": "一次 search_knowledge 调用最多返回的段落数",
+  "knowledge.maxFileBytes": "索引的文档文件最大字节数；更大的文件会列出并说明原因",
+  "knowledge.maxPdfPages": "PDF 最多索引的页数（其余页不索引，控制台会说明）",
+  "knowledge.chunkChars": "文档按标题和段落切成的段落最长字符数",
+  "search.provider":
+    "searxng（自建 SearXNG 的 JSON 接口，不需要密钥）、tavily、bing（Bing Web Search API）或 brave（Brave Search API）；不设置则没有 web_search 工具",
+  "search.url":
+    "搜索服务的基础 URL：searxng 必填（其 GET /search?q=…&format=json）；需要密钥的服务默认用其公共 API",
+  "search.apiKey": "tavily、bing 或 brave 的密钥（保密）；为空表示没有",
+  "search.maxResults": "一次 web_search 调用最多返回的结果数",
+  "search.timeoutMs": "一次搜索或一次抓取网页的最长时间（毫秒）",
+  "search.fetchPage":
+    "是否在 web_search 旁边提供 fetch_page：抓取一个网页的正文，方式与抓取聊天图片相同（除非 media.allowPrivateNetworks，否则不访问内网地址；大小和时间有上限）",
+  "search.maxPageBytes": "fetch_page 读取的网页最大字节数",
+  "search.maxPageChars": "fetch_page 返回的网页正文最多字符数",
   "cluster.redisUrl": '各实例协调所用的 Redis，例如 "redis://:密码@10.0.0.5:6379/0"；为空：不组成集群。',
   "cluster.secret":
     '所有实例共用、别人都不知道的密钥：实例之间的每条消息都用它签名（HMAC-SHA256），签名不对的消息会被拒绝。设置了 redisUrl 时必填，至少 16 个字符，例如 "openssl rand -hex 32" 的输出，最好放在环境变量里。',

@@ -16,6 +16,7 @@ import {
 import { clusterSchema } from "../cluster/config.ts";
 import { quoteSchema, timezoneSchema } from "../context/config.ts";
 import { expressionsSchema } from "../expressions/config.ts";
+import { knowledgeSchema } from "../knowledge/config.ts";
 import { llmSchema } from "../llm/config.ts";
 import { logSchema } from "../log/config.ts";
 import { mcpSchema } from "../mcp/config.ts";
@@ -27,6 +28,7 @@ import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
 import { typingDelaySchema } from "../reply/typing-delay.ts";
 import { group } from "../schema/fields.ts";
+import { searchSchema } from "../search/config.ts";
 import { serverSchema } from "../server/config.ts";
 import { storageSchema } from "../store/config.ts";
 
@@ -63,6 +65,8 @@ export const configJsonSchema = Type.Object(
     media: mediaSchema,
     stickers: stickersSchema,
     memory: memorySchema,
+    knowledge: knowledgeSchema,
+    search: searchSchema,
     agent: agentSchema,
     prompts: promptsSchema,
     chat: chatSchema,

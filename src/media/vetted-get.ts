@@ -16,6 +16,8 @@ export interface VettedGetOptions {
   resolve: HostResolver;
   /** Aborts the whole fetch, redirects included (the caller's deadline and signal). */
   signal: AbortSignal;
+  /** The Accept header: pictures unless the caller fetches something else (a web page). */
+  accept?: string;
 }
 
 export type VettedGet = { ok: true; body: Buffer } | { ok: false; reason: string };
@@ -34,7 +36,7 @@ export async function vettedGet(url: string, options: VettedGetOptions): Promise
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const target = await vetUrl(current, options);
     if (!target.ok) return target;
-    const response = await send(target.url, target.address, options.signal);
+    const response = await send(target.url, target.address, options.signal, options.accept ?? "image/*");
     const location = response.headers.location;
     if (REDIRECT_STATUSES.has(response.statusCode ?? 0) && location) {
       response.destroy();
@@ -97,13 +99,14 @@ function send(
   url: URL,
   address: { address: string; family: number },
   signal: AbortSignal,
+  accept: string,
 ): Promise<IncomingMessage> {
   // Node may ask for one address or (happy eyeballs) all of them; either way it gets the vetted one.
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
     if (lookupOptions.all) callback(null, [address]);
     else callback(null, address.address, address.family);
   };
-  const requestOptions: RequestOptions = { method: "GET", lookup, signal, headers: { Accept: "image/*" } };
+  const requestOptions: RequestOptions = { method: "GET", lookup, signal, headers: { Accept: accept } };
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     request(url, requestOptions, resolve).on("error", reject).end();

@@ -94,6 +94,15 @@ export const TEMPLATE_PLACEHOLDERS = {
   expressions_learn_request: ["place", "known", "transcript"],
   expressions_known_none: [],
   own_recent: ["lines"],
+  // The knowledge base (knowledge.*) and web search (search.*): retrieved passages and the tools.
+  knowledge: ["passages"],
+  knowledge_passage: ["number", "source", "text"],
+  tool_search_knowledge: [],
+  tool_search_knowledge_query: [],
+  tool_web_search: [],
+  tool_web_search_query: [],
+  tool_fetch_page: [],
+  tool_fetch_page_url: [],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TemplateName = keyof typeof TEMPLATE_PLACEHOLDERS;

@@ -1,6 +1,7 @@
 import type { Logger } from "../log/logger.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { GroupStore } from "./group-types.ts";
+import type { KnowledgeStore } from "./knowledge-types.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import { MessageRetention, type RetentionSteps } from "./message-retention.ts";
 import type { StoreOptions } from "./store-options.ts";
@@ -32,6 +33,7 @@ export interface BackendStores {
   stickers: StickerStore;
   memories: MemoryStore;
   groups: GroupStore;
+  knowledge: KnowledgeStore;
   /** The write tick's status: whether writes reach the database. */
   status(): StorageStatus;
   /** The deletions `storage.retention` runs on this database. */
@@ -71,6 +73,7 @@ export function assembleStores(
     stickers: backend.stickers,
     memories: backend.memories,
     groups: backend.groups,
+    knowledge: backend.knowledge,
     status: () => backend.status(),
     close: closeStores(logger, async (flush) => {
       await retention.stop();

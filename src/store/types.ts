@@ -1,6 +1,7 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { GroupStore } from "./group-types.ts";
+import type { KnowledgeStore } from "./knowledge-types.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import type { FenceToken } from "./session-fence.ts";
 import type { StickerLimits } from "./sticker-eviction.ts";
@@ -350,6 +351,8 @@ export interface Stores {
   memories: MemoryStore;
   /** Groups' activity (from the messages) and their learned expressions. */
   groups: GroupStore;
+  /** The knowledge base's documents and passages (`knowledge.*`). */
+  knowledge: KnowledgeStore;
   /** Whether writes reach the database, for `/healthz`: kept in memory, so it never waits on the database. */
   status(): StorageStatus;
   /** Flushes every queue, then closes the database. Safe to call twice. */

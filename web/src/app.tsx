@@ -7,6 +7,8 @@ import { ConfigPage } from "./pages/config.tsx";
 import { ConnectPage } from "./pages/connect.tsx";
 import { GroupsPage } from "./pages/groups.tsx";
 import { InstancesPage } from "./pages/instances.tsx";
+import { KnowledgePage } from "./pages/knowledge.tsx";
+import { isKnowledgeTextKey, type KnowledgeTextKey, kt } from "./pages/knowledge-text.ts";
 import { LoginPage } from "./pages/login.tsx";
 import { McpPage } from "./pages/mcp.tsx";
 import { MemoryPage } from "./pages/memory.tsx";
@@ -20,12 +22,13 @@ import type { ConsoleStatus } from "./types.ts";
 
 const STATUS_POLL_MS = 5_000;
 
-const NAV: Array<{ path: string; label: TextKey }> = [
+const NAV: Array<{ path: string; label: TextKey | KnowledgeTextKey }> = [
   { path: "/playground", label: "navPlayground" },
   { path: "/monitor", label: "navMonitor" },
   { path: "/chats", label: "navChats" },
   { path: "/memory", label: "navMemory" },
   { path: "/groups", label: "navGroups" },
+  { path: "/knowledge", label: "navKnowledge" },
   { path: "/models", label: "navModels" },
   { path: "/plugins", label: "navPlugins" },
   { path: "/mcp", label: "navMcp" },
@@ -101,7 +104,7 @@ export function App() {
             href={item.path}
             class={path.startsWith(item.path) ? "nav-link active" : "nav-link"}
           >
-            {t(item.label)}
+            {isKnowledgeTextKey(item.label) ? kt(item.label) : t(item.label)}
           </Link>
         ))}
         <div class="sidebar-foot">
@@ -143,6 +146,7 @@ function Page({
   if (path.startsWith("/chats")) return <ChatsPage />;
   if (path.startsWith("/memory")) return <MemoryPage />;
   if (path.startsWith("/groups")) return <GroupsPage />;
+  if (path.startsWith("/knowledge")) return <KnowledgePage />;
   if (path.startsWith("/models")) return <ModelsPage />;
   if (path.startsWith("/plugins")) return <PluginsPage />;
   if (path.startsWith("/mcp")) return <McpPage />;

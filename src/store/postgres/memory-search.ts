@@ -10,8 +10,8 @@ import type { PgQuery } from "./pg-query.ts";
  */
 
 /** BM25's usual constants, as SQLite's FTS5 uses them: term-frequency saturation and length normalisation. */
-const K1 = 1.2;
-const B = 0.75;
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
 
 /**
  * Which memories a search may return: about one of the subjects (when given) and about none of
@@ -69,8 +69,8 @@ const matching = (where: string) => `
     JOIN memory_term_counts c ON c.term = q.term
   )
   SELECT m.id, m.confirmations, m.confirmed_at, (
-      SELECT sum(q.idf * hits.n * ${K1 + 1}
-        / (hits.n + ${K1} * (${1 - B} + ${B} * cardinality(m.terms) / size.average_length)))
+      SELECT sum(q.idf * hits.n * ${BM25_K1 + 1}
+        / (hits.n + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * cardinality(m.terms) / size.average_length)))
       FROM query_terms q, LATERAL (SELECT cardinality(array_positions(m.terms, q.term)) AS n) hits
       WHERE hits.n > 0
     )::float8 AS relevance

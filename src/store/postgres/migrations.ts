@@ -1,6 +1,7 @@
 import type { Logger } from "../../log/logger.ts";
 import { checkNotNewer, checkOrdered } from "../schema-migrations.ts";
 import { groupExpressionTables } from "../sql/group-tables.ts";
+import { KNOWLEDGE_MIGRATION } from "./knowledge-migration.ts";
 import { MONITOR_MEDIA_MEMORY_MIGRATION } from "./migration-2.ts";
 import { oneStatement, type PgMigration, type PgTransactions } from "./pg-migration.ts";
 import type { PgQuery } from "./pg-query.ts";
@@ -147,6 +148,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       for (const statement of groupExpressionTables(types)) await tx.query(statement);
     },
   },
+  KNOWLEDGE_MIGRATION,
 ];
 
 /**

@@ -17,6 +17,7 @@ import {
 } from "./batched-writes.ts";
 import { PgDatabase } from "./database.ts";
 import { PgMonitorEventStore } from "./event-store.ts";
+import { PgKnowledgeStore } from "./knowledge-store.ts";
 import { PgMemoryStore } from "./memory-store.ts";
 import { pgRetentionSteps } from "./message-retention.ts";
 import { PgMessageStore } from "./message-store.ts";
@@ -37,8 +38,10 @@ export async function openPostgresStores(
   const sql = new PgSql(db);
   const tick = new PgWriteTick(db, logger, { spoolLimit: options.spoolLimit });
   let monitorEvents: PgMonitorEventStore;
+  let knowledge: PgKnowledgeStore;
   try {
     monitorEvents = await PgMonitorEventStore.open(db, options.monitorRetention, logger, tick);
+    knowledge = await PgKnowledgeStore.open(db, logger);
   } catch (error) {
     await db.close();
     throw error;
@@ -60,6 +63,7 @@ export async function openPostgresStores(
       stickers: new SqlStickerStore(sql),
       groups: new SqlGroupStore(sql, messages),
       memories: new PgMemoryStore(db),
+      knowledge,
       status: () => tick.status(),
       retentionSteps: pgRetentionSteps(db),
       closeDatabase: async () => {

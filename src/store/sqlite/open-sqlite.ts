@@ -11,6 +11,7 @@ import type { Stores, TurnRecord, UsageRecord } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
 import { openSqliteDatabase } from "./database.ts";
 import { SqliteMonitorEventStore } from "./event-store.ts";
+import { SqliteKnowledgeStore } from "./knowledge-store.ts";
 import { SqliteMemoryStore } from "./memory-store.ts";
 import { sqliteRetentionSteps } from "./message-retention.ts";
 import { SqliteMessageStore } from "./message-store.ts";
@@ -56,6 +57,7 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
       stickers: new SqlStickerStore(sql),
       groups: new SqlGroupStore(sql, messages),
       memories: new SqliteMemoryStore(db),
+      knowledge: new SqliteKnowledgeStore(db),
       status: () => tick.status(),
       retentionSteps: sqliteRetentionSteps(db),
       closeDatabase: () => {

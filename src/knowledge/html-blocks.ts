@@ -1,0 +1,75 @@
+import { Readability } from "@mozilla/readability";
+import { parseHTML } from "linkedom";
+
+/** One block of a document's text: a heading (with its level, 1 the highest) or a paragraph. */
+export interface TextBlock {
+  text: string;
+  /** Set for a heading: 1 (`#`, `<h1>`) to 6. */
+  level?: number;
+  /** The PDF page it is on (1-based). */
+  page?: number;
+}
+
+/** What is read of linkedom's DOM (the project's TypeScript has no DOM library). */
+interface DomNode {
+  nodeType: number;
+  textContent: string | null;
+}
+interface DomElement extends DomNode {
+  tagName: string;
+  children: ArrayLike<DomElement>;
+  childNodes: ArrayLike<DomNode>;
+}
+interface DomDocument {
+  title?: string;
+  body: DomElement;
+}
+const TEXT_NODE = 3;
+
+const HEADING = /^H([1-6])$/;
+/** Elements read as one paragraph each; their text is taken whole. */
+const PARAGRAPHS = new Set(["P", "LI", "PRE", "BLOCKQUOTE", "TD", "TH", "DT", "DD", "FIGCAPTION", "CAPTION"]);
+
+/** Whitespace runs as one space, as a browser shows them. */
+export function collapseSpaces(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * The main text of a web page (readability: navigation, footers and ads left out) with its
+ * title, as blocks; a page readability finds no article in is read whole.
+ */
+export function mainTextBlocks(html: string): { title: string; blocks: TextBlock[] } {
+  const document = parseHTML(html).document as unknown as DomDocument;
+  const title = collapseSpaces(document.title ?? "");
+  const article = new Readability(
+    document as unknown as ConstructorParameters<typeof Readability>[0],
+  ).parse();
+  const blocks = htmlBlocks(article?.content ?? html);
+  return { title: collapseSpaces(article?.title ?? "") || title, blocks };
+}
+
+/** Headings and paragraphs of an HTML fragment, in document order. */
+export function htmlBlocks(html: string): TextBlock[] {
+  const document = parseHTML(`<!doctype html><html><body>${html}</body></html>`)
+    .document as unknown as DomDocument;
+  const blocks: TextBlock[] = [];
+  const visit = (element: DomElement): void => {
+    const heading = HEADING.exec(element.tagName);
+    if (heading || PARAGRAPHS.has(element.tagName)) {
+      const text = collapseSpaces(element.textContent ?? "");
+      if (text !== "") blocks.push(heading ? { text, level: Number(heading[1]) } : { text });
+      return;
+    }
+    if (element.tagName === "SCRIPT" || element.tagName === "STYLE") return;
+    for (const child of Array.from(element.children)) visit(child);
+    // Text directly inside a container (a <div> with no <p>) is a paragraph of its own.
+    const own = Array.from(element.childNodes)
+      .filter((node) => node.nodeType === TEXT_NODE)
+      .map((node) => node.textContent ?? "")
+      .join(" ");
+    if (collapseSpaces(own) !== "") blocks.push({ text: collapseSpaces(own) });
+  };
+  visit(document.body);
+  return blocks;
+}
