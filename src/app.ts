@@ -9,7 +9,7 @@ import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.
 import { healthReport } from "./app/health.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
-import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
+import { accountPictureFetchers, accountVoiceFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
 import { clockOfZone, triggerSettings } from "./app/service-settings.ts";
@@ -173,6 +173,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
   const pictureFetcherFor = accountPictureFetchers({ config: () => config, adapters, logger });
+  const voiceFetcherFor = accountVoiceFetchers({ config: () => config, adapters, logger });
   const { plugins, mcp } = createPluginHosts({
     config: () => config,
     configFile: options.configFile,
@@ -211,6 +212,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     components,
     contexts: plugins.contexts,
     pictureFetcherFor,
+    voiceFetcherFor,
     memory,
     outbox,
     budgets: limits,
@@ -321,7 +323,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     plugins: plugins.host,
     mcp,
     localModels: local.service,
-    pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, store: stores.pictures }),
+    pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, voiceFetcherFor, store: stores.pictures }),
     cluster: async () => cluster && { self: cluster.id, instances: await cluster.instances() },
     logger,
   });

@@ -3,6 +3,7 @@ import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
 import type { McpServers } from "../mcp/mcp-servers.ts";
 import type { PictureFetcher } from "../media/types.ts";
+import type { VoiceFetcher } from "../media/voice-fetch.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import type { MemoryStore } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
@@ -50,10 +51,12 @@ export interface ConsoleApiDeps {
   logger: Logger;
 }
 
-/** Pictures of stored messages, for the console to show without the browser contacting QQ. */
+/** Pictures and voice messages of stored messages, for the console to show without the browser contacting QQ. */
 export interface ConsolePictures {
   /** The fetcher of the account that received the message: the same limits as describing. */
   fetcherFor(message: ChatMessage): PictureFetcher;
+  /** The voice fetcher of that account: SILK decoded to WAV, AMR converted by `get_record`. */
+  voiceFetcherFor(message: ChatMessage): VoiceFetcher;
   descriptions: Pick<PictureDescriptionStore, "findByFileId">;
 }
 

@@ -27,7 +27,7 @@ import { turnPluginsOf } from "./turn-plugin-wiring.ts";
 export interface AgentParts {
   /** The current client: `app.ts` replaces it on a config reload, so it is read per call. */
   llm: () => LlmClient;
-  stores: Pick<Stores, "turns" | "pictures" | "stickers">;
+  stores: Pick<Stores, "turns" | "pictures" | "voiceTranscripts" | "stickers">;
   messages: MessageStore;
   /** The bot's adapters: a quote is resolved through the quoting message's account. */
   adapters: ReadonlyMap<string, ChatAdapter>;
@@ -38,6 +38,7 @@ export interface AgentParts {
   components: ComponentSet;
   contexts: CallContexts;
   pictureFetcherFor: TurnPicturesDeps["fetcherFor"];
+  voiceFetcherFor: TurnPicturesDeps["voiceFetcherFor"];
   memory: MemoryService;
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
@@ -82,6 +83,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     config,
     prompts,
     fetcherFor: parts.pictureFetcherFor,
+    voiceFetcherFor: parts.voiceFetcherFor,
     monitor,
     logger,
   });

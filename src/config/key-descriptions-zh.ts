@@ -63,6 +63,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "在后台学习长期记忆的模型（便宜的对话模型即可），按顺序尝试；为空时只保存规划器和插件主动记住的内容。",
   "llm.models.embedding":
     "向量模型（openai、openai-compatible 或 gemini 类型的服务商），其向量相似度和词项搜索一起用于回忆记忆，按顺序尝试；为空时只用词项。",
+  "llm.models.speech":
+    "语音转文字模型（openai 或 openai-compatible 类型、提供 POST /audio/transcriptions 的服务：Whisper、SenseVoice、本地 whisper 服务），把语音消息转成文字，按顺序尝试；为空时语音保持 [语音]，也不下载任何语音。",
   "llm.acceptsImages":
     "能看图的模型：它们担任 planner 或 replyer 时，还会直接看到本轮新消息里的图片；其余模型只收到文字。",
   "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
@@ -173,6 +175,11 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "media.vision.maxPerDay":
     "本进程每天最多尝试描述的图片数：每张在下载前就计数，不论能否读取（在内存中按本地日期计数，重启后重新计数）",
   "media.vision.timeoutMs": "描述一张图片（下载和模型调用合计）的最长时间（毫秒）",
+  "media.speech.maxPerTurn": "每轮最多调用模型转写的语音数；其余（已缓存的除外）保持占位符",
+  "media.speech.maxPerDay":
+    "本进程每天最多尝试转写的语音数：每条在下载前就计数，不论能否读取（在内存中按本地日期计数，重启后重新计数）",
+  "media.speech.maxSeconds": "转写的语音最长多少秒；更长的保持占位符",
+  "media.speech.timeoutMs": "转写一条语音（下载、转换和模型调用合计）的最长时间（毫秒）",
   "stickers.enabled": "是否收藏聊天里描述过的表情包并向规划器提供 send_sticker；关闭时既不收藏也不提供",
   "stickers.groups": "收藏和发送表情包的群号；留空表示所有群和私聊，填写后只在这些群",
   "stickers.capacity": "最多收藏的表情包数；超出时丢弃用得最少的（其次是最久没用的、最早收藏的）",

@@ -82,6 +82,7 @@ const modelsSchema = Type.Unsafe<{
   vision: string[];
   memory: string[];
   embedding: string[];
+  speech: string[];
   [task: string]: string[];
 }>(
   Type.Object(
@@ -96,6 +97,9 @@ const modelsSchema = Type.Unsafe<{
       ),
       embedding: modelRefList(
         "Embedding models (openai, openai-compatible or gemini providers) whose vector similarity joins term search in memory recall, tried in order; empty: terms alone.",
+      ),
+      speech: modelRefList(
+        "Speech-to-text models (openai or openai-compatible providers answering POST /audio/transcriptions: Whisper, SenseVoice, a local whisper server) that transcribe voice messages, tried in order; empty: voice messages stay [语音] and nothing is fetched.",
       ),
     },
     {

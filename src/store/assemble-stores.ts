@@ -28,6 +28,7 @@ export interface BackendStores {
   usage: UsageStore & Queued;
   monitorEvents: MonitorEventStore & Queued;
   pictures: PictureDescriptionStore;
+  voiceTranscripts: PictureDescriptionStore;
   stickers: StickerStore;
   memories: MemoryStore;
   /** The write tick's status: whether writes reach the database. */
@@ -66,6 +67,7 @@ export function assembleStores(
     usage,
     monitorEvents,
     pictures: backend.pictures,
+    voiceTranscripts: backend.voiceTranscripts,
     stickers: backend.stickers,
     memories: backend.memories,
     status: () => backend.status(),

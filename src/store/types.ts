@@ -266,11 +266,11 @@ export interface UsageStore {
   close(): Promise<void>;
 }
 
-/** A picture's description, written once per distinct content. */
+/** A picture's description (or a voice message's transcript), written once per distinct content. */
 export interface PictureDescription {
-  /** Hex SHA-256 of the picture's bytes. */
+  /** Hex SHA-256 of the picture's bytes (a voice message's: of its playable audio). */
   sha256: string;
-  kind: "image" | "sticker";
+  kind: "image" | "sticker" | "voice";
   description: string;
   /** `"provider/model"` that wrote it. */
   model: string;
@@ -343,6 +343,8 @@ export interface Stores {
   monitorEvents: MonitorEventStore;
   /** Pictures described once, found again by content or by file id. */
   pictures: PictureDescriptionStore;
+  /** Voice messages transcribed once, found again by content or by file id (kind `voice`). */
+  voiceTranscripts: PictureDescriptionStore;
   /** Stickers kept to send again (`stickers.*`). */
   stickers: StickerStore;
   /** Long-term memory: facts about people and groups; written at once, never pruned. */

@@ -169,6 +169,7 @@ export class OneBotStandIn {
   readonly #messages = new Map<string, Record<string, unknown>>();
   readonly #forwards = new Map<string, unknown>();
   readonly #images = new Map<string, unknown>();
+  readonly #records = new Map<string, unknown>();
   readonly #members = new Map<string, GroupMember>();
   readonly #failures = new Map<string, ActionFailure[]>();
   readonly #delays = new Map<string, (params: Record<string, unknown>) => number>();
@@ -384,6 +385,11 @@ export class OneBotStandIn {
     this.#images.set(fileId, data);
   }
 
+  /** What `get_record` answers for this file id, e.g. `{ file, url, base64 }` as NapCat does with `out_format`. */
+  setRecord(fileId: string, data: unknown): void {
+    this.#records.set(fileId, data);
+  }
+
   setGroupMember(member: GroupMember): GroupMember {
     this.#members.set(`${member.groupId}:${member.userId}`, member);
     return member;
@@ -502,6 +508,10 @@ export class OneBotStandIn {
       case "get_image": {
         const fileId = String(params.file ?? params.file_id);
         return this.#images.has(fileId) ? ok(this.#images.get(fileId)) : failed(1200, "图片不存在");
+      }
+      case "get_record": {
+        const fileId = String(params.file ?? params.file_id);
+        return this.#records.has(fileId) ? ok(this.#records.get(fileId)) : failed(1200, "语音不存在");
       }
       case "get_group_member_info": {
         const member = this.#members.get(`${params.group_id}:${params.user_id}`);

@@ -137,6 +137,28 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     "messages.recalled_at, messages.notice",
     "ALTER TABLE messages ADD COLUMN recalled_at BIGINT, ADD COLUMN notice TEXT",
   ),
+  {
+    version: 9,
+    name: "voice_transcripts",
+    // As SQLite's migration 15: voice transcripts cached by content and by file id.
+    async up(tx) {
+      await tx.query(`
+        CREATE TABLE voice_transcripts (
+          sha256 TEXT PRIMARY KEY,
+          kind TEXT NOT NULL CHECK (kind = 'voice'),
+          description TEXT NOT NULL,
+          model TEXT NOT NULL,
+          created_at BIGINT NOT NULL
+        )
+      `);
+      await tx.query(`
+        CREATE TABLE voice_file_ids (
+          file_id TEXT PRIMARY KEY,
+          sha256 TEXT NOT NULL REFERENCES voice_transcripts (sha256)
+        )
+      `);
+    },
+  },
 ];
 
 /**

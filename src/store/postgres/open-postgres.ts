@@ -1,6 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
-import { SqlPictureStore } from "../sql/picture-store.ts";
+import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
 import { SqlSendStore } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore } from "../sql/turn-store.ts";
@@ -56,6 +56,7 @@ export async function openPostgresStores(
       usage,
       monitorEvents,
       pictures: new SqlPictureStore(sql),
+      voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
       stickers: new SqlStickerStore(sql),
       memories: new PgMemoryStore(db),
       status: () => tick.status(),

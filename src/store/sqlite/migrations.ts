@@ -357,4 +357,27 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("ALTER TABLE messages ADD COLUMN notice TEXT");
     },
   },
+  {
+    version: 15,
+    name: "voice_transcripts",
+    up(sql) {
+      // Voice message transcripts, cached as picture descriptions are: one per distinct audio
+      // content (its playable form), and the platform file ids seen holding it.
+      sql(`
+        CREATE TABLE voice_transcripts (
+          sha256 TEXT PRIMARY KEY,
+          kind TEXT NOT NULL CHECK (kind = 'voice'),
+          description TEXT NOT NULL,
+          model TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        )
+      `);
+      sql(`
+        CREATE TABLE voice_file_ids (
+          file_id TEXT PRIMARY KEY,
+          sha256 TEXT NOT NULL REFERENCES voice_transcripts (sha256)
+        )
+      `);
+    },
+  },
 ];

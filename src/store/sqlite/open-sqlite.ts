@@ -1,6 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
-import { SqlPictureStore } from "../sql/picture-store.ts";
+import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
 import { type Settlement, SqlSendStore, settlementWrites } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore, type TurnStart, turnWrites } from "../sql/turn-store.ts";
@@ -52,6 +52,7 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
       usage,
       monitorEvents,
       pictures: new SqlPictureStore(sql),
+      voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
       stickers: new SqlStickerStore(sql),
       memories: new SqliteMemoryStore(db),
       status: () => tick.status(),
