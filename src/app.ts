@@ -8,6 +8,7 @@ import { adoptConfigEdit, shareConfigEdits } from "./app/cluster-config.ts";
 import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.ts";
 import { healthReport } from "./app/health.ts";
 import { createMemory } from "./app/memory.ts";
+import { createReminders } from "./app/reminders.ts";
 import { createMessagePath } from "./app/message-path.ts";
 import { accountPictureFetchers, accountVoiceFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
@@ -169,6 +170,18 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
+  const reminders = createReminders({
+    stores,
+    messages,
+    hostCommands: components.hostCommands,
+    adapters,
+    llm: () => llm,
+    config: () => config,
+    outbox,
+    prompts,
+    monitor,
+    logger,
+  });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
@@ -214,6 +227,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     pictureFetcherFor,
     voiceFetcherFor,
     memory,
+    reminders: reminders.reminders,
     outbox,
     budgets: limits,
     recalled,
@@ -318,6 +332,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     history: stores.history,
     memories: stores.memories,
     memory,
+    reminders: reminders.reminders,
     usage: stores.usage,
     testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
     plugins: plugins.host,
@@ -345,6 +360,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   }
   await cluster?.start();
   await startAdapters(adapters.values(), config, cluster);
+  reminders.start();
   logger.info(
     { url: `http://${config.server.host}:${address.port}/` },
     `Tsumugi is running: console http://${config.server.host}:${address.port}/`,
@@ -359,6 +375,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
+    reminders.stop();
     stopping ??= shutDown({
       stopWatching,
       prompts,

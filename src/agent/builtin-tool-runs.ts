@@ -8,6 +8,8 @@ import { type StickerCollection, stickerSegment } from "../media/sticker-collect
 import type { MemoryService } from "../memory/memory-service.ts";
 import { memoryToolSpecs, RECALL_TOOL, REMEMBER_TOOL, runMemoryTool } from "../memory/memory-tools.ts";
 import { shippedPromptTemplates } from "../prompts/templates.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
+import { runScheduleTool, scheduleToolSpec } from "../reminders/schedule-tool.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import {
   type BuiltinCall,
@@ -33,6 +35,8 @@ export interface BuiltinToolDeps {
   stickers: StickerCollection;
   /** `remember` and `recall` are offered while memory is enabled. */
   memory: MemoryService;
+  /** `schedule` is offered while reminders are enabled. */
+  reminders: ReminderService;
 }
 
 /** A built-in tool as written here: its declaration, rule and run. */
@@ -67,6 +71,11 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     },
     remembering(0),
     remembering(1),
+    {
+      spec: () => scheduleToolSpec(),
+      offered: () => deps.reminders.enabled(),
+      run: (args, call) => runScheduleTool(args, call, deps.reminders),
+    },
     {
       spec: (texts) => pokeToolSpec(texts.prompts),
       offered: (round) => pokeOfBot(round.batch) !== undefined,

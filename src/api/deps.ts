@@ -11,6 +11,7 @@ import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { LiveTimeline } from "../monitor/timeline.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
 import type { HealthReport } from "../server/health-report.ts";
 import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
 import type { ModelTester } from "./model-test.ts";
@@ -46,6 +47,8 @@ export interface ConsoleApiDeps {
   /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
   localModels: Pick<LocalModelService, "snapshot" | "pull">;
   pictures: ConsolePictures;
+  /** Reminders set in chats: listed and cancelled on the console's page. */
+  reminders: Pick<ReminderService, "recent" | "cancel" | "timeText">;
   /** The cluster's instances; undefined when this bot works alone (no `cluster.redisUrl`). */
   cluster: () => Promise<ClusterView | undefined>;
   logger: Logger;

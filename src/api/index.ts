@@ -11,6 +11,7 @@ import { registerMonitorRoutes } from "./monitor-routes.ts";
 import { registerPictureRoutes } from "./picture-routes.ts";
 import { registerPlaygroundRoutes } from "./playground-routes.ts";
 import { registerPluginRoutes } from "./plugin-routes.ts";
+import { registerReminderRoutes } from "./reminder-routes.ts";
 import { registerSetupRoutes } from "./setup-routes.ts";
 import { registerStatusRoutes } from "./status-routes.ts";
 
@@ -28,5 +29,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerPluginRoutes(app, deps);
   registerMcpRoutes(app, deps);
   registerMemoryRoutes(app, deps);
+  registerReminderRoutes(app, deps);
   registerClusterRoutes(app, deps);
 }

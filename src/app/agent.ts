@@ -22,6 +22,7 @@ import type { MessageStore, Stores } from "../store/types.ts";
 import { clusterTurns } from "./cluster-member.ts";
 import { type TurnPicturesDeps, turnPicturesOf } from "./pictures.ts";
 import { agentSettings } from "./service-settings.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
 import { turnPluginsOf } from "./turn-plugin-wiring.ts";
 
 export interface AgentParts {
@@ -40,6 +41,7 @@ export interface AgentParts {
   pictureFetcherFor: TurnPicturesDeps["fetcherFor"];
   voiceFetcherFor: TurnPicturesDeps["voiceFetcherFor"];
   memory: MemoryService;
+  reminders: ReminderService;
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
@@ -94,6 +96,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     replyStage,
     stickers,
     memory: parts.memory,
+    reminders: parts.reminders,
   });
   for (const tool of builtins) components.tools.add(tool);
   return new TurnRunner({

@@ -1,4 +1,5 @@
 import { findMcpProblems } from "../mcp/config.ts";
+import { findScheduleProblems } from "../reminders/schedules.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
 import { isLoopbackHost } from "../server/request-access.ts";
 import type { TsumugiConfig } from "./schema.ts";
@@ -23,6 +24,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
     ...findUnauthenticatedAdapters(config),
     ...findMcpProblems(config.mcp),
     ...findClusterSecretProblems(config),
+    ...findScheduleProblems(config.schedules),
     ...(config.cluster.redisUrl === "" || /^postgres(ql)?:/i.test(config.storage.url)
       ? []
       : [

@@ -23,6 +23,7 @@ import { memorySchema } from "../memory/config.ts";
 import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
+import { remindersSchema, schedulesSchema } from "../reminders/config.ts";
 import { group } from "../schema/fields.ts";
 import { serverSchema } from "../server/config.ts";
 import { storageSchema } from "../store/config.ts";
@@ -57,6 +58,8 @@ export const configJsonSchema = Type.Object(
     media: mediaSchema,
     stickers: stickersSchema,
     memory: memorySchema,
+    reminders: remindersSchema,
+    schedules: schedulesSchema,
     agent: agentSchema,
     prompts: promptsSchema,
     chat: chatSchema,

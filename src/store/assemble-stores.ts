@@ -7,6 +7,7 @@ import type {
   ChatHistory,
   MessageStore,
   PictureDescriptionStore,
+  ReminderStore,
   SendStore,
   StickerStore,
   StorageStatus,
@@ -29,6 +30,7 @@ export interface BackendStores {
   monitorEvents: MonitorEventStore & Queued;
   pictures: PictureDescriptionStore;
   voiceTranscripts: PictureDescriptionStore;
+  reminders: ReminderStore;
   stickers: StickerStore;
   memories: MemoryStore;
   /** The write tick's status: whether writes reach the database. */
@@ -68,6 +70,7 @@ export function assembleStores(
     monitorEvents,
     pictures: backend.pictures,
     voiceTranscripts: backend.voiceTranscripts,
+    reminders: backend.reminders,
     stickers: backend.stickers,
     memories: backend.memories,
     status: () => backend.status(),

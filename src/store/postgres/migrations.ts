@@ -159,6 +159,37 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    name: "reminders, schedule_runs",
+    // As SQLite's migration 16: reminders set in chats, and which schedule times have fired.
+    async up(tx) {
+      await tx.query(`
+        CREATE TABLE reminders (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          origin TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          user_name TEXT NOT NULL,
+          text TEXT NOT NULL,
+          due_at BIGINT NOT NULL,
+          created_at BIGINT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'cancelled', 'expired')),
+          fired_at BIGINT,
+          late INTEGER NOT NULL DEFAULT 0
+        )
+      `);
+      await tx.query("CREATE INDEX reminders_due_idx ON reminders (status, due_at)");
+      await tx.query("CREATE INDEX reminders_session_idx ON reminders (session_id, status)");
+      await tx.query(`
+        CREATE TABLE schedule_runs (
+          schedule_key TEXT NOT NULL,
+          due_at BIGINT NOT NULL,
+          PRIMARY KEY (schedule_key, due_at)
+        )
+      `);
+    },
+  },
 ];
 
 /**

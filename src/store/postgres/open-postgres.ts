@@ -1,6 +1,7 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
 import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
+import { SqlReminderStore } from "../sql/reminder-store.ts";
 import { SqlSendStore } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore } from "../sql/turn-store.ts";
@@ -57,6 +58,7 @@ export async function openPostgresStores(
       monitorEvents,
       pictures: new SqlPictureStore(sql),
       voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
+      reminders: new SqlReminderStore(sql),
       stickers: new SqlStickerStore(sql),
       memories: new PgMemoryStore(db),
       status: () => tick.status(),

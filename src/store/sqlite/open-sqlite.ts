@@ -1,6 +1,7 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
 import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
+import { SqlReminderStore } from "../sql/reminder-store.ts";
 import { type Settlement, SqlSendStore, settlementWrites } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore, type TurnStart, turnWrites } from "../sql/turn-store.ts";
@@ -53,6 +54,7 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
       monitorEvents,
       pictures: new SqlPictureStore(sql),
       voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
+      reminders: new SqlReminderStore(sql),
       stickers: new SqlStickerStore(sql),
       memories: new SqliteMemoryStore(db),
       status: () => tick.status(),
