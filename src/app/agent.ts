@@ -15,6 +15,7 @@ import type { MemoryService } from "../memory/memory-service.ts";
 import type { MonitorHub } from "../monitor/monitor.ts";
 import { createPluginAjv } from "../plugins/plugin-ajv.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
 import { ReplyExtensionRunner } from "../reply/extension-runner.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { ReplyStage } from "../reply/reply-stage.ts";
@@ -22,7 +23,6 @@ import type { MessageStore, Stores } from "../store/types.ts";
 import { clusterTurns } from "./cluster-member.ts";
 import { type TurnPicturesDeps, turnPicturesOf } from "./pictures.ts";
 import { agentSettings } from "./service-settings.ts";
-import type { ReminderService } from "../reminders/reminder-service.ts";
 import { turnPluginsOf } from "./turn-plugin-wiring.ts";
 
 export interface AgentParts {

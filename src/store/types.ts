@@ -295,7 +295,10 @@ export type ReminderStatus = "pending" | "sent" | "cancelled" | "expired";
 /** A reminder as a chat command or the planner's `schedule` tool sets it. */
 export interface NewReminder {
   /** The chat it is sent to (a session origin), mentioning `userId` in a group. */
-  origin: Pick<ChatMessage, "platform" | "adapterId" | "selfId" | "sessionId" | "chatType" | "groupId" | "userId">;
+  origin: Pick<
+    ChatMessage,
+    "platform" | "adapterId" | "selfId" | "sessionId" | "chatType" | "groupId" | "userId"
+  >;
   userId: string;
   userName: string;
   text: string;
@@ -324,7 +327,12 @@ export interface ReminderStore {
   due(now: number, limit: number): Promise<Reminder[]>;
   nextDueAt(): Promise<number | undefined>;
   /** Moves a pending reminder on; true for the one caller (of all instances) that did. */
-  settle(id: number, status: "sent" | "expired" | "cancelled", firedAt: number, late: boolean): Promise<boolean>;
+  settle(
+    id: number,
+    status: "sent" | "expired" | "cancelled",
+    firedAt: number,
+    late: boolean,
+  ): Promise<boolean>;
   /** Records that a schedule fired for `dueAt`; true for the one caller that recorded it first. */
   claimScheduleRun(scheduleKey: string, dueAt: number): Promise<boolean>;
 }

@@ -15,7 +15,8 @@ interface ReminderRow {
   late: number;
 }
 
-const COLUMNS = "id, session_id, origin, user_id, user_name, text, due_at, created_at, status, fired_at, late";
+const COLUMNS =
+  "id, session_id, origin, user_id, user_name, text, due_at, created_at, status, fired_at, late";
 
 /**
  * Reminders and schedule runs, written straight away (each is one person's request, rare next
