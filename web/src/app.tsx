@@ -13,6 +13,7 @@ import { ModelsPage } from "./pages/models.tsx";
 import { MonitorPage } from "./pages/monitor.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { PluginsPage } from "./pages/plugins.tsx";
+import { RemindersPage } from "./pages/reminders.tsx";
 import { SetupPage } from "./pages/setup.tsx";
 import { navigate, usePath } from "./router.ts";
 import type { ConsoleStatus } from "./types.ts";
@@ -24,6 +25,7 @@ const NAV: Array<{ path: string; label: TextKey }> = [
   { path: "/monitor", label: "navMonitor" },
   { path: "/chats", label: "navChats" },
   { path: "/memory", label: "navMemory" },
+  { path: "/reminders", label: "navReminders" },
   { path: "/models", label: "navModels" },
   { path: "/plugins", label: "navPlugins" },
   { path: "/mcp", label: "navMcp" },
@@ -140,6 +142,7 @@ function Page({
   if (path.startsWith("/monitor")) return <MonitorPage replyId={path.split("/")[2]} />;
   if (path.startsWith("/chats")) return <ChatsPage />;
   if (path.startsWith("/memory")) return <MemoryPage />;
+  if (path.startsWith("/reminders")) return <RemindersPage />;
   if (path.startsWith("/models")) return <ModelsPage />;
   if (path.startsWith("/plugins")) return <PluginsPage />;
   if (path.startsWith("/mcp")) return <McpPage />;
