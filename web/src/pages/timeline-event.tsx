@@ -1,5 +1,6 @@
+import { eventLabel } from "../event-labels.ts";
 import type { MediaSource } from "../fetched-media.ts";
-import { eventLabel, formatTime, t } from "../i18n.ts";
+import { formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import { Segments } from "../segments.tsx";
 import type { ChatMessage, Segment, StoredMonitorEvent } from "../types.ts";
