@@ -4,6 +4,7 @@
  * model answers); the console lists it. The planner's `schedule` tool sets one too.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { validateConfig } from "../../src/config/validate.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
 import { ALICE, GROUP, groupSession, mention, SELF } from "../support/messages.ts";
 import { OneBotStandIn, type SentMessage } from "../support/onebot-standin.ts";
@@ -105,5 +106,26 @@ describe("reminders", () => {
     expect(await listed(harness)).toMatchObject([
       { id: 1, userId: ALICE, text: "交作业", status: "pending" },
     ]);
+  });
+});
+
+describe("scheduled messages", () => {
+  it("sends a schedules: entry's text to its chat at each time of its cron expression", async () => {
+    llm = await ScriptedLlmServer.start();
+    bot = await startBot({
+      llm,
+      config: { schedules: [{ cron: "* * * * * *", chat: `group:${GROUP}`, text: "每秒一条定时消息" }] },
+    });
+    qq = new OneBotStandIn({ selfId: SELF });
+    await qq.connectReverse(bot.wsUrl);
+    const sent = await qq.waitForSent((message) => message.text === "每秒一条定时消息", 8_000);
+    expect(sent.groupId).toBe(GROUP);
+    await bot.waitForEvent("schedule.sent", (event) => event.data.chat === `group:${GROUP}`);
+  });
+
+  it("refuses a config whose cron expression cannot be read, naming the key", () => {
+    const result = validateConfig({ schedules: [{ cron: "every monday", chat: "group:1", text: "hi" }] });
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.problems.join("\n")).toMatch(/^schedules\[0\]\.cron: /m);
   });
 });
