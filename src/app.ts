@@ -11,9 +11,10 @@ import { healthReport } from "./app/health.ts";
 import { createKnowledge } from "./app/knowledge.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
-import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
+import { accountPictureFetchers, accountVoiceFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
+import { createReminders } from "./app/reminders.ts";
 import { clockOfZone, triggerSettings } from "./app/service-settings.ts";
 import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
@@ -185,10 +186,23 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
   });
   const knowledge = createKnowledge({ stores, llm: () => llm, config: () => config, prompts, logger });
+  const reminders = createReminders({
+    stores,
+    messages,
+    hostCommands: components.hostCommands,
+    adapters,
+    llm: () => llm,
+    config: () => config,
+    outbox,
+    prompts,
+    monitor,
+    logger,
+  });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
   // One fetcher per account for plugins, turns and the console: what one decoded is not decoded again.
   const pictureFetcherFor = accountPictureFetchers({ config: () => config, adapters, logger });
+  const voiceFetcherFor = accountVoiceFetchers({ config: () => config, adapters, logger });
   const { plugins, mcp } = createPluginHosts({
     config: () => config,
     configFile: options.configFile,
@@ -229,9 +243,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     components,
     contexts: plugins.contexts,
     pictureFetcherFor,
+    voiceFetcherFor,
     memory,
     expressions: (sessionId) => groupVoice.section(sessionId),
     knowledge,
+    reminders: reminders.reminders,
     outbox,
     budgets: limits,
     recalled,
@@ -337,6 +353,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     memories: stores.memories,
     memory,
     knowledge: knowledge.service,
+    reminders: reminders.reminders,
     usage: stores.usage,
     groups: stores.groups,
     listGroups: () => listGroups(platformAdapters.values(), logger),
@@ -351,7 +368,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     }),
     mcp,
     localModels: local.service,
-    pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, store: stores.pictures }),
+    pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, voiceFetcherFor, store: stores.pictures }),
     cluster: async () => cluster && { self: cluster.id, instances: await cluster.instances() },
     logger,
   });
@@ -373,6 +390,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   }
   await cluster?.start();
   await startAdapters(adapters.values(), config, cluster);
+  reminders.start();
   logger.info(
     { url: `http://${config.server.host}:${address.port}/` },
     `Tsumugi is running: console http://${config.server.host}:${address.port}/`,
@@ -387,6 +405,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
+    reminders.stop();
     stopping ??= shutDown({
       stopWatching,
       prompts,

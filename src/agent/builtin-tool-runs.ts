@@ -11,6 +11,8 @@ import { type StickerCollection, stickerSegment } from "../media/sticker-collect
 import type { MemoryService } from "../memory/memory-service.ts";
 import { memoryToolSpecs, RECALL_TOOL, REMEMBER_TOOL, runMemoryTool } from "../memory/memory-tools.ts";
 import { shippedPromptTemplates } from "../prompts/templates.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
+import { runScheduleTool, scheduleToolSpec } from "../reminders/schedule-tool.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import { type SearchToolDeps, searchTools } from "../search/search-tools.ts";
 import {
@@ -41,6 +43,8 @@ export interface BuiltinToolDeps {
   knowledge: { service: KnowledgeService; settings: () => KnowledgeSettings };
   /** `web_search` and `fetch_page`, offered while a search provider is configured. */
   search: SearchToolDeps;
+  /** `schedule` is offered while reminders are enabled. */
+  reminders: ReminderService;
 }
 
 /** A built-in tool as written here: its declaration, rule and run. */
@@ -75,6 +79,11 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     },
     remembering(0),
     remembering(1),
+    {
+      spec: () => scheduleToolSpec(),
+      offered: () => deps.reminders.enabled(),
+      run: (args, call) => runScheduleTool(args, call, deps.reminders),
+    },
     {
       spec: (texts) => pokeToolSpec(texts.prompts),
       offered: (round) => pokeOfBot(round.batch) !== undefined,

@@ -5,6 +5,7 @@ import type { KnowledgeService } from "../knowledge/knowledge-service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { McpServers } from "../mcp/mcp-servers.ts";
 import type { PictureFetcher } from "../media/types.ts";
+import type { VoiceFetcher } from "../media/voice-fetch.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import type { MemoryStore } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
@@ -13,6 +14,7 @@ import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { LiveTimeline } from "../monitor/timeline.ts";
 import type { PluginInstaller } from "../plugins/install/plugin-installer.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
 import type { HealthReport } from "../server/health-report.ts";
 import type { GroupStore } from "../store/group-types.ts";
 import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
@@ -57,15 +59,19 @@ export interface ConsoleApiDeps {
   /** Local (llama-cpp) models: runtime, downloads with progress, statuses. */
   localModels: Pick<LocalModelService, "snapshot" | "pull">;
   pictures: ConsolePictures;
+  /** Reminders set in chats: listed and cancelled on the console's page. */
+  reminders: Pick<ReminderService, "recent" | "cancel" | "timeText">;
   /** The cluster's instances; undefined when this bot works alone (no `cluster.redisUrl`). */
   cluster: () => Promise<ClusterView | undefined>;
   logger: Logger;
 }
 
-/** Pictures of stored messages, for the console to show without the browser contacting QQ. */
+/** Pictures and voice messages of stored messages, for the console to show without the browser contacting QQ. */
 export interface ConsolePictures {
   /** The fetcher of the account that received the message: the same limits as describing. */
   fetcherFor(message: ChatMessage): PictureFetcher;
+  /** The voice fetcher of that account: SILK decoded to WAV, AMR converted by `get_record`. */
+  voiceFetcherFor(message: ChatMessage): VoiceFetcher;
   descriptions: Pick<PictureDescriptionStore, "findByFileId">;
 }
 

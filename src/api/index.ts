@@ -14,6 +14,7 @@ import { registerPictureRoutes } from "./picture-routes.ts";
 import { registerPlaygroundRoutes } from "./playground-routes.ts";
 import { registerPluginInstallRoutes } from "./plugin-install-routes.ts";
 import { registerPluginRoutes } from "./plugin-routes.ts";
+import { registerReminderRoutes } from "./reminder-routes.ts";
 import { registerSetupRoutes } from "./setup-routes.ts";
 import { registerStatusRoutes } from "./status-routes.ts";
 
@@ -34,5 +35,6 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerMemoryRoutes(app, deps);
   registerGroupRoutes(app, deps);
   registerKnowledgeRoutes(app, deps);
+  registerReminderRoutes(app, deps);
   registerClusterRoutes(app, deps);
 }

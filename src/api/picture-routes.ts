@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { fetchKeyedPicture, type KeyedPicture, pictureAt } from "../media/picture-refs.ts";
-import { fetchVoice, voiceSourceOf } from "../media/voice-fetch.ts";
+import { voiceSourceOf } from "../media/voice-fetch.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import type { PictureDescriptionAnswer } from "./types.ts";
@@ -68,9 +68,10 @@ export function registerPictureRoutes(app: FastifyInstance, deps: ConsoleApiDeps
       const reason = `segment ${query.index} of message ${query.messageId} is not a voice message with audio`;
       return reply.code(404).send({ error: "not_found", message: reason });
     }
-    const fetched = await fetchVoice(source, { settings: deps.config().media, logger: deps.logger });
+    const fetched = await deps.pictures.voiceFetcherFor(message)(source);
     if (!fetched.ok) return reply.code(502).send({ error: "voice_unavailable", message: fetched.reason });
-    return reply.headers({ ...MEDIA_HEADERS, "content-type": fetched.mime }).send(fetched.bytes);
+    const { audio } = fetched;
+    return reply.headers({ ...MEDIA_HEADERS, "content-type": audio.mime }).send(audio.bytes);
   });
 
   app.get("/api/pictures/description", { schema: { querystring: SegmentQuery } }, async (request, reply) => {

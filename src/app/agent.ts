@@ -15,6 +15,7 @@ import type { MemoryService } from "../memory/memory-service.ts";
 import type { MonitorHub } from "../monitor/monitor.ts";
 import { createPluginAjv } from "../plugins/plugin-ajv.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
 import { ReplyExtensionRunner } from "../reply/extension-runner.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { ReplyStage } from "../reply/reply-stage.ts";
@@ -28,7 +29,7 @@ import { turnPluginsOf } from "./turn-plugin-wiring.ts";
 export interface AgentParts {
   /** The current client: `app.ts` replaces it on a config reload, so it is read per call. */
   llm: () => LlmClient;
-  stores: Pick<Stores, "turns" | "pictures" | "stickers">;
+  stores: Pick<Stores, "turns" | "pictures" | "voiceTranscripts" | "stickers">;
   messages: MessageStore;
   /** The bot's adapters: a quote is resolved through the quoting message's account. */
   adapters: ReadonlyMap<string, ChatAdapter>;
@@ -39,10 +40,12 @@ export interface AgentParts {
   components: ComponentSet;
   contexts: CallContexts;
   pictureFetcherFor: TurnPicturesDeps["fetcherFor"];
+  voiceFetcherFor: TurnPicturesDeps["voiceFetcherFor"];
   memory: MemoryService;
   /** The group's way of talking as a prompt section (src/app/groups.ts). */
   expressions: TurnRunnerDeps["expressions"];
   knowledge: Knowledge;
+  reminders: ReminderService;
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
@@ -87,6 +90,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     config,
     prompts,
     fetcherFor: parts.pictureFetcherFor,
+    voiceFetcherFor: parts.voiceFetcherFor,
     monitor,
     logger,
   });
@@ -103,6 +107,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
       allowPrivateNetworks: () => config().media.allowPrivateNetworks,
       logger,
     },
+    reminders: parts.reminders,
   });
   for (const tool of builtins) components.tools.add(tool);
   return new TurnRunner({

@@ -1,5 +1,6 @@
 import { isForwardWs } from "../adapters/config.ts";
 import { findMcpProblems } from "../mcp/config.ts";
+import { findScheduleProblems } from "../reminders/schedules.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
 import { findSearchProblems } from "../search/config.ts";
 import { isLoopbackHost } from "../server/request-access.ts";
@@ -27,6 +28,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
     ...findMcpProblems(config.mcp),
     ...findSearchProblems(config.search),
     ...findClusterSecretProblems(config),
+    ...findScheduleProblems(config.schedules),
     ...(config.cluster.redisUrl === "" || /^postgres(ql)?:/i.test(config.storage.url)
       ? []
       : [

@@ -73,6 +73,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "在后台学习各群说话方式（chat.expressions）的模型，按顺序尝试；留空则用回复模型。",
   "llm.models.embedding":
     "向量模型（openai、openai-compatible 或 gemini 类型的服务商），其向量相似度和词项搜索一起用于回忆记忆，按顺序尝试；为空时只用词项。",
+  "llm.models.speech":
+    "语音转文字模型（openai 或 openai-compatible 类型、提供 POST /audio/transcriptions 的服务：Whisper、SenseVoice、本地 whisper 服务），把语音消息转成文字，按顺序尝试；为空时语音保持 [语音]，也不下载任何语音。",
   "llm.acceptsImages":
     "能看图的模型：它们担任 planner 或 replyer 时，还会直接看到本轮新消息里的图片；其余模型只收到文字。",
   "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
@@ -158,6 +160,16 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "limits.notify": "达到限制时在该聊天里提示一次（直到限制解除）；设为 `false` 则不提示。",
   "plugins.dirs": "插件目录：其中的每个子目录都是一个插件。",
   "plugins.disabled": "不加载的插件或单个组件。",
+  "reminders.enabled": "提供 schedule 工具和 /remind（/提醒）、/reminders、/cancel 命令。",
+  "reminders.maxPerPerson": "每人在一个聊天里最多几条待发的提醒",
+  "reminders.maxPerChat": "一个聊天最多几条待发的提醒",
+  "reminders.maxLateMs": "机器人停机期间错过、超过这么久的提醒标记为过期，不再补发（毫秒）",
+  "reminders.maxDaysAhead": "最多提前几天设置提醒",
+  schedules: "定时消息：在 cron 表达式的每个时间，向一个聊天发送一段文字或执行一个提示词。",
+  "schedules[].cron": '什么时候：cron 表达式，按 chat.timezone（"0 9 * * 1"：每周一 09:00）。',
+  "schedules[].chat": '发到哪里："group:<群号>" 或 "private:<QQ号>"，用第一个已连接的账号。',
+  "schedules[].text": "原样发送的文字。",
+  "schedules[].prompt": "让 replyer 模型以人设执行的指令（如总结昨天的聊天）；模型失败时不发送。",
   "plugins.config": "插件 id → 该插件的配置对象（按插件自己的 schema 校验）。",
   "plugins.sandbox":
     "没有列为受信任的 stdio 插件、Python 插件和 MCP stdio 服务器如何启动。auto：能运行 bubblewrap（bwrap）的地方隔离运行，否则不隔离（干净的环境变量；机器人以 root 运行时换成另一个用户；内存上限）并警告一次；bwrap：隔离运行，bwrap 无法运行时拒绝启动；off：从不隔离（与没有 bwrap 时的 auto 相同，但不警告）。在进程下次启动时生效。见 docs/security.md。",
@@ -192,6 +204,11 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "media.vision.maxPerDay":
     "本进程每天最多尝试描述的图片数：每张在下载前就计数，不论能否读取（在内存中按本地日期计数，重启后重新计数）",
   "media.vision.timeoutMs": "描述一张图片（下载和模型调用合计）的最长时间（毫秒）",
+  "media.speech.maxPerTurn": "每轮最多调用模型转写的语音数；其余（已缓存的除外）保持占位符",
+  "media.speech.maxPerDay":
+    "本进程每天最多尝试转写的语音数：每条在下载前就计数，不论能否读取（在内存中按本地日期计数，重启后重新计数）",
+  "media.speech.maxSeconds": "转写的语音最长多少秒；更长的保持占位符",
+  "media.speech.timeoutMs": "转写一条语音（下载、转换和模型调用合计）的最长时间（毫秒）",
   "stickers.enabled": "是否收藏聊天里描述过的表情包并向规划器提供 send_sticker；关闭时既不收藏也不提供",
   "stickers.groups": "收藏和发送表情包的群号；留空表示所有群和私聊，填写后只在这些群",
   "stickers.capacity": "最多收藏的表情包数；超出时丢弃用得最少的（其次是最久没用的、最早收藏的）",

@@ -27,6 +27,7 @@ import { monitorSchema } from "../monitor/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
 import { typingDelaySchema } from "../reply/typing-delay.ts";
+import { remindersSchema, schedulesSchema } from "../reminders/config.ts";
 import { group } from "../schema/fields.ts";
 import { searchSchema } from "../search/config.ts";
 import { serverSchema } from "../server/config.ts";
@@ -67,6 +68,8 @@ export const configJsonSchema = Type.Object(
     memory: memorySchema,
     knowledge: knowledgeSchema,
     search: searchSchema,
+    reminders: remindersSchema,
+    schedules: schedulesSchema,
     agent: agentSchema,
     prompts: promptsSchema,
     chat: chatSchema,

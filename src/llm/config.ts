@@ -83,6 +83,7 @@ const modelsSchema = Type.Unsafe<{
   memory: string[];
   embedding: string[];
   expressions: string[];
+  speech: string[];
   [task: string]: string[];
 }>(
   Type.Object(
@@ -100,6 +101,9 @@ const modelsSchema = Type.Unsafe<{
       ),
       expressions: modelRefList(
         "Models that learn each group's way of talking in the background (chat.expressions), tried in order; empty: the replyer's.",
+      ),
+      speech: modelRefList(
+        "Speech-to-text models (openai or openai-compatible providers answering POST /audio/transcriptions: Whisper, SenseVoice, a local whisper server) that transcribe voice messages, tried in order; empty: voice messages stay [语音] and nothing is fetched.",
       ),
     },
     {

@@ -10,6 +10,7 @@ import { createLanguageModel } from "./providers.ts";
 import { redact } from "./redact.ts";
 import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
 import { type ModelAnswer, streamAnswer } from "./stream-answer.ts";
+import { Transcriber } from "./transcriber.ts";
 import {
   type LlmAttemptFailure,
   LlmError,
@@ -69,11 +70,14 @@ export class LlmClient {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Text embeddings (`llm.models.embedding`), on this client's providers and connections. */
   readonly embedder: Embedder;
+  /** Speech to text (`llm.models.speech`), on this client's providers and connections. */
+  readonly transcriber: Transcriber;
 
   constructor(private readonly options: LlmClientOptions) {
     this.providers = new Map(options.providers.map((provider) => [provider.id, provider]));
     this.sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
     this.embedder = new Embedder({ ...options, fetch: this.fetch });
+    this.transcriber = new Transcriber({ ...options, fetch: this.fetch });
   }
 
   async generate(request: LlmRequest): Promise<LlmResult> {

@@ -1,8 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { count, group, milliseconds } from "../schema/fields.ts";
+import { speechSchema } from "./speech-config.ts";
 import { visionSchema } from "./vision-config.ts";
 
-export const mediaSchema = group("Fetching pictures and stickers that arrive in chats.", {
+export const mediaSchema = group("Fetching pictures, stickers and voice messages that arrive in chats.", {
   allowPrivateNetworks: Type.Boolean({
     default: false,
     description:
@@ -21,6 +22,7 @@ export const mediaSchema = group("Fetching pictures and stickers that arrive in 
     64,
   ),
   vision: visionSchema,
+  speech: speechSchema,
 });
 
 /** `media` of the config. */

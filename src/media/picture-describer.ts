@@ -4,6 +4,7 @@ import type { PictureText } from "../message/picture-text.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { PictureDescriptionStore } from "../store/types.ts";
+import { AttemptBudget } from "./attempt-budget.ts";
 import { fetchKeyedPicture, type KeyedPicture } from "./picture-refs.ts";
 import type { StickerCollection } from "./sticker-collection.ts";
 import type { PictureFetcher, PictureRef } from "./types.ts";
@@ -50,11 +51,17 @@ const MAX_OUTPUT_TOKENS = 120;
  * monitor event, and undefined (a placeholder) or, for a picture that cannot be read, `无法读取`.
  */
 export class PictureDescriber {
-  private day = { key: "", attempts: 0 };
-  /** Picture key → when it may be tried again, and what it shows until then (unreadable ones). */
-  private readonly failures = new Map<string, { until: number; text?: PictureText }>();
+  /** Today's attempts, and pictures paused after failing (with what unreadable ones show meanwhile). */
+  private readonly budget: AttemptBudget<PictureText>;
 
-  constructor(private readonly deps: PictureDescriberDeps) {}
+  constructor(private readonly deps: PictureDescriberDeps) {
+    this.budget = new AttemptBudget({
+      maxPerDay: () => deps.settings().maxPerDay,
+      ...(deps.today ? { today: deps.today } : {}),
+      pauseMs: FAILURE_PAUSE_MS,
+      maxRemembered: MAX_REMEMBERED_FAILURES,
+    });
+  }
 
   get enabled(): boolean {
     return this.deps.enabled();
@@ -77,12 +84,8 @@ export class PictureDescriber {
   }
 
   /** A picture that failed recently is not tried again: it shows `text` if it has one, else its placeholder. */
-  recentFailure(key: string): { text?: PictureText } | undefined {
-    const failure = this.failures.get(key);
-    if (failure === undefined) return undefined;
-    if (failure.until > Date.now()) return failure;
-    this.failures.delete(key);
-    return undefined;
+  recentFailure(key: string): { shown?: PictureText } | undefined {
+    return this.budget.recentFailure(key);
   }
 
   /** Fetches (unless it came inline) and describes one picture, bounded by `media.vision.timeoutMs`. */
@@ -99,7 +102,7 @@ export class PictureDescriber {
     const started = performance.now();
     let stage: "fetch" | "model" = "fetch";
     try {
-      if (!this.takeDailyAttempt()) {
+      if (!this.budget.takeDailyAttempt()) {
         this.emitSkipped(turn, 1, "daily cap");
         return undefined;
       }
@@ -172,16 +175,7 @@ export class PictureDescriber {
 
   /** Whether today's attempts are used up: then nothing new is even fetched. */
   dailyCapReached(): boolean {
-    const today = this.deps.today?.() ?? new Date().toDateString();
-    if (this.day.key !== today) this.day = { key: today, attempts: 0 };
-    return this.day.attempts >= this.deps.settings().maxPerDay;
-  }
-
-  /** Takes one attempt from today's budget; false once it is spent. */
-  private takeDailyAttempt(): boolean {
-    if (this.dailyCapReached()) return false;
-    this.day.attempts++;
-    return true;
+    return this.budget.dailyCapReached();
   }
 
   /** A lost write costs one more model call later; the description is still used now. */
@@ -208,8 +202,7 @@ export class PictureDescriber {
     reason: string,
     shown?: PictureText,
   ): PictureText | undefined {
-    if (this.failures.size >= MAX_REMEMBERED_FAILURES) this.failures.clear();
-    this.failures.set(key, { until: Date.now() + FAILURE_PAUSE_MS, ...(shown ? { text: shown } : {}) });
+    this.budget.pause(key, shown);
     this.emit(turn, "vision.failed", { kind: ref.kind, stage, reason });
     // The fetcher logs its own failures.
     if (stage === "model") {

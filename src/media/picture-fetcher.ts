@@ -148,7 +148,7 @@ function thrownReason(
 }
 
 /** `work`, or a rejection as soon as `signal` aborts (a DNS lookup or OneBot action cannot be cancelled). */
-async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   signal.throwIfAborted();
   let onAbort: () => void = () => {};
   const aborted = new Promise<never>((_, reject) => {

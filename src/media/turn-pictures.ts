@@ -61,7 +61,7 @@ export class TurnPictures implements PictureDescriptions {
     const unknown: KeyedPicture[] = [];
     for (const [index, picture] of fresh.entries()) {
       const failure = this.describer.recentFailure(picture.key);
-      const text = known[index] ?? failure?.text;
+      const text = known[index] ?? failure?.shown;
       if (text) this.texts.set(picture.key, text);
       else if (!failure) unknown.push(picture);
     }

@@ -1,27 +1,30 @@
 /**
- * What a described picture reads as in prompt text (`[图片：一只橘猫趴在键盘上]`,
- * `[表情：无语]`). Descriptions reach the renderer through `RenderOptions.pictures`, keyed by
- * the segment's file id (or its url when it has no file id), so stored messages never change.
+ * What a described picture or a transcribed voice message reads as in prompt text
+ * (`[图片：一只橘猫趴在键盘上]`, `[表情：无语]`, `[语音：今晚八点开会]`). Descriptions reach the
+ * renderer through `RenderOptions.pictures`, keyed by the segment's file id (or its url when it
+ * has no file id), so stored messages never change.
  */
 
 import type { Segment } from "./segment.ts";
 
-/** A picture's description as the transcript shows it. */
+/** A picture's description (or a voice message's transcript) as the transcript shows it. */
 export interface PictureText {
-  kind: "image" | "sticker";
+  kind: "image" | "sticker" | "voice";
   description: string;
 }
 
 /** Picture key (see `pictureKeyOf`) → its description. */
 export type PictureTexts = ReadonlyMap<string, PictureText>;
 
-/** The key an image segment is described under: its file id, else its url. */
+/** The key an image (or record) segment is described under: its file id, else its url. */
 export function pictureKeyOf(data: { file?: string; url?: string }): string | undefined {
   return data.file || data.url || undefined;
 }
 
+const LABELS: Record<PictureText["kind"], string> = { image: "图片", sticker: "表情", voice: "语音" };
+
 export function pictureTextLine(text: PictureText): string {
-  return `[${text.kind === "sticker" ? "表情" : "图片"}：${text.description}]`;
+  return `[${LABELS[text.kind]}：${text.description}]`;
 }
 
 /**

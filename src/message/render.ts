@@ -14,7 +14,7 @@ export interface RenderOptions {
   nameOf?: (userId: string) => string | undefined;
   /** The bot's own account: a mention of it reads `@你`, as its own lines read `(你)`. */
   selfId?: string;
-  /** Descriptions of pictures (by file id or url); a picture without one keeps its placeholder. */
+  /** Descriptions of pictures and transcripts of voice messages (by file id or url); one without keeps its placeholder. */
   pictures?: PictureTexts;
 }
 
@@ -37,13 +37,12 @@ function renderKnown(segment: KnownSegment, options: RenderOptions): string {
     case "reply":
       return "";
     case "image": {
-      const key = pictureKeyOf(segment.data);
-      const described = key === undefined ? undefined : options.pictures?.get(key);
-      if (described) return pictureTextLine(described);
+      const described = describedText(segment.data, options);
+      if (described) return described;
       return bracketed(segment.data.summary) ?? "[图片]";
     }
     case "record":
-      return "[语音]";
+      return describedText(segment.data, options) ?? "[语音]";
     case "video":
       return "[视频]";
     case "face":
@@ -68,6 +67,13 @@ function renderKnown(segment: KnownSegment, options: RenderOptions): string {
     case "rps":
       return withDetails("猜拳", [segment.data.result ?? segment.data.value]);
   }
+}
+
+/** A picture's description or a voice message's transcript, when the turn has one. */
+function describedText(data: { file?: string; url?: string }, options: RenderOptions): string | undefined {
+  const key = pictureKeyOf(data);
+  const described = key === undefined ? undefined : options.pictures?.get(key);
+  return described && pictureTextLine(described);
 }
 
 function renderMention(userId: string, name: string | undefined, options: RenderOptions): string {

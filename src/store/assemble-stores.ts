@@ -9,6 +9,7 @@ import type {
   ChatHistory,
   MessageStore,
   PictureDescriptionStore,
+  ReminderStore,
   SendStore,
   StickerStore,
   StorageStatus,
@@ -30,6 +31,8 @@ export interface BackendStores {
   usage: UsageStore & Queued;
   monitorEvents: MonitorEventStore & Queued;
   pictures: PictureDescriptionStore;
+  voiceTranscripts: PictureDescriptionStore;
+  reminders: ReminderStore;
   stickers: StickerStore;
   memories: MemoryStore;
   groups: GroupStore;
@@ -70,6 +73,8 @@ export function assembleStores(
     usage,
     monitorEvents,
     pictures: backend.pictures,
+    voiceTranscripts: backend.voiceTranscripts,
+    reminders: backend.reminders,
     stickers: backend.stickers,
     memories: backend.memories,
     groups: backend.groups,

@@ -268,11 +268,11 @@ export interface UsageStore {
   close(): Promise<void>;
 }
 
-/** A picture's description, written once per distinct content. */
+/** A picture's description (or a voice message's transcript), written once per distinct content. */
 export interface PictureDescription {
-  /** Hex SHA-256 of the picture's bytes. */
+  /** Hex SHA-256 of the picture's bytes (a voice message's: of its playable audio). */
   sha256: string;
-  kind: "image" | "sticker";
+  kind: "image" | "sticker" | "voice";
   description: string;
   /** `"provider/model"` that wrote it. */
   model: string;
@@ -289,6 +289,54 @@ export interface PictureDescriptionStore {
   save(description: PictureDescription, fileId?: string): Promise<void>;
   /** Links a platform file id to content already described. */
   linkFileId(fileId: string, sha256: string): Promise<void>;
+}
+
+/** `pending` until its time; then `sent`, or `expired` when the bot was down too long past it. */
+export type ReminderStatus = "pending" | "sent" | "cancelled" | "expired";
+
+/** A reminder as a chat command or the planner's `schedule` tool sets it. */
+export interface NewReminder {
+  /** The chat it is sent to (a session origin), mentioning `userId` in a group. */
+  origin: Pick<
+    ChatMessage,
+    "platform" | "adapterId" | "selfId" | "sessionId" | "chatType" | "groupId" | "userId"
+  >;
+  userId: string;
+  userName: string;
+  text: string;
+  /** Unix milliseconds. */
+  dueAt: number;
+  createdAt: number;
+}
+
+export interface Reminder extends NewReminder {
+  /** Short and increasing: what `/cancel <id>` names. */
+  id: number;
+  status: ReminderStatus;
+  firedAt?: number;
+  /** Sent after its time (the bot was down when it was due). */
+  late: boolean;
+}
+
+/** Reminders, and which `schedules:` times have fired; claims are atomic across instances. */
+export interface ReminderStore {
+  add(reminder: NewReminder): Promise<Reminder>;
+  /** Pending reminders, soonest first, of one chat and/or person when given. */
+  pending(filter?: { sessionId?: string; userId?: string }): Promise<Reminder[]>;
+  /** The newest reminders whatever their status (the console). */
+  recent(limit: number): Promise<Reminder[]>;
+  /** Pending reminders due by `now`, soonest first. */
+  due(now: number, limit: number): Promise<Reminder[]>;
+  nextDueAt(): Promise<number | undefined>;
+  /** Moves a pending reminder on; true for the one caller (of all instances) that did. */
+  settle(
+    id: number,
+    status: "sent" | "expired" | "cancelled",
+    firedAt: number,
+    late: boolean,
+  ): Promise<boolean>;
+  /** Records that a schedule fired for `dueAt`; true for the one caller that recorded it first. */
+  claimScheduleRun(scheduleKey: string, dueAt: number): Promise<boolean>;
 }
 
 /** A sticker the bot has seen, described and kept to send again; its bytes are read apart. */
@@ -345,6 +393,10 @@ export interface Stores {
   monitorEvents: MonitorEventStore;
   /** Pictures described once, found again by content or by file id. */
   pictures: PictureDescriptionStore;
+  /** Voice messages transcribed once, found again by content or by file id (kind `voice`). */
+  voiceTranscripts: PictureDescriptionStore;
+  /** Reminders and schedule runs. */
+  reminders: ReminderStore;
   /** Stickers kept to send again (`stickers.*`). */
   stickers: StickerStore;
   /** Long-term memory: facts about people and groups; written at once, never pruned. */

@@ -56,7 +56,7 @@ describe("loadConfig without a file", () => {
     ]);
     expect(config.llm).toEqual({
       providers: [],
-      models: { planner: [], replyer: [], vision: [], memory: [], embedding: [], expressions: [] },
+      models: { planner: [], replyer: [], vision: [], memory: [], embedding: [], expressions: [], speech: [] },
       acceptsImages: [],
       prices: {},
     });

@@ -8,6 +8,7 @@ import { ALICE, GROUP, groupSession } from "../support/messages.ts";
 import type { WireSegment } from "../support/onebot-standin.ts";
 import { type PictureServer, startPictureServer } from "../support/picture-server.ts";
 import { type Scene, startScene } from "../support/scene.ts";
+import { silkTone } from "../support/voices.ts";
 import { toneWav } from "./weather-plugin.ts";
 
 const TOKEN = "records-token";
@@ -85,5 +86,16 @@ describe("voice messages of stored messages, served by the bot", () => {
       [new URL(page).host, reasons[0]],
       [new URL(long).host, reasons[1]],
     ]);
+  });
+
+  it("plays QQ's SILK voice as WAV, decoded by the bot", async () => {
+    const silk = server.serve("/voice.silk", { body: await silkTone(0.2) });
+    const answer = await get(await post(record(silk)));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("audio/wav");
+    const wav = Buffer.from(await answer.arrayBuffer());
+    expect(wav.toString("latin1", 0, 4)).toBe("RIFF");
+    // 0.2 s of 16-bit mono audio at 24 kHz, give or take SILK's last frame.
+    expect(wav.length).toBeGreaterThan(9_000);
   });
 });

@@ -28,9 +28,10 @@ describe("chatting with a local model, no API key (tiny generated GGUF)", () => 
           models: { planner: ["local/tiny"], replyer: ["local/tiny"] },
         },
         // Only reply, no_reply and wait: the tiny model's "r" would otherwise pick "roll",
-        // "remember" or "recall" as often as "reply".
+        // "remember" or "recall" as often as "reply" (and "schedule" the other tools' places).
         plugins: { dirs: [] },
         memory: { enabled: false },
+        reminders: { enabled: false },
       },
     });
     qq = new OneBotStandIn({ selfId: SELF });

@@ -11,7 +11,16 @@ import { classPlugin, PluginSandbox } from "./plugin-fixtures.ts";
 const ADMIN = "39999";
 
 /** The planner's own tools, offered beside the plugins' (memory's while it is on). */
-const BUILTIN_TOOLS = ["reply", "no_reply", "wait", "send_sticker", "remember", "recall", "tool_search"];
+const BUILTIN_TOOLS = [
+  "reply",
+  "no_reply",
+  "wait",
+  "send_sticker",
+  "remember",
+  "recall",
+  "schedule",
+  "tool_search",
+];
 
 const probe = globalThis as { pluginProbe?: Record<string, unknown> };
 

@@ -66,6 +66,7 @@ describe("plugin tools in the planner loop (function declarations)", () => {
       "wait",
       "remember",
       "recall",
+      "schedule",
       "get_weather",
     ]);
     const [result] = toolMessages(1);

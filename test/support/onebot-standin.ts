@@ -178,6 +178,7 @@ export class OneBotStandIn {
   readonly #messages = new Map<string, Record<string, unknown>>();
   readonly #forwards = new Map<string, unknown>();
   readonly #images = new Map<string, unknown>();
+  readonly #records = new Map<string, unknown>();
   readonly #members = new Map<string, GroupMember>();
   /** What `get_group_list` answers (setGroups). */
   #groups: ListedGroup[] = [];
@@ -401,6 +402,11 @@ export class OneBotStandIn {
     this.#groups = [...groups];
   }
 
+  /** What `get_record` answers for this file id, e.g. `{ file, url, base64 }` as NapCat does with `out_format`. */
+  setRecord(fileId: string, data: unknown): void {
+    this.#records.set(fileId, data);
+  }
+
   setGroupMember(member: GroupMember): GroupMember {
     this.#members.set(`${member.groupId}:${member.userId}`, member);
     return member;
@@ -531,6 +537,10 @@ export class OneBotStandIn {
             max_member_count: 500,
           })),
         );
+      case "get_record": {
+        const fileId = String(params.file ?? params.file_id);
+        return this.#records.has(fileId) ? ok(this.#records.get(fileId)) : failed(1200, "语音不存在");
+      }
       case "get_group_member_info": {
         const member = this.#members.get(`${params.group_id}:${params.user_id}`);
         if (!member) return failed(1200, "群成员不存在");

@@ -31,6 +31,8 @@
  * can point their baseUrl at `llm.baseUrl` too. Their requests are recorded in the Chat
  * Completions shape (`body`) with the original in `wire` and the API in `api`.
  * Pictures a Chat Completions request carries (vision calls) are in `images` as data URLs.
+ * `POST /v1/audio/transcriptions` (speech to text, multipart `file` + `model`) answers
+ * `{ text }` from `options.transcribe`, recording each upload in `transcriptions`.
  */
 import {
   createServer,
@@ -143,7 +145,18 @@ export interface RecordedLlmRequest {
   wire: Record<string, unknown>;
 }
 
+/** One `POST /v1/audio/transcriptions` upload. */
+export interface RecordedTranscription {
+  model: string;
+  fileName: string;
+  /** The file part's content type. */
+  mime: string;
+  bytes: Buffer;
+}
+
 export interface ScriptedLlmServerOptions {
+  /** What `POST /v1/audio/transcriptions` hears in an upload; without it the endpoint answers 500. */
+  transcribe?: (upload: RecordedTranscription) => string;
   /**
    * How `POST /v1/embeddings` embeds one text (OpenAI's embeddings API); by default a
    * 32-dimension bag of the text's characters, so texts sharing characters are similar.
@@ -170,6 +183,9 @@ export class ScriptedLlmServer {
   private readonly embed: (text: string) => number[];
   /** The texts of every `POST /v1/embeddings`, in arrival order (not in `requests`). */
   readonly embeddedTexts: string[] = [];
+  /** Every `POST /v1/audio/transcriptions` upload, in arrival order (not in `requests`). */
+  readonly transcriptions: RecordedTranscription[] = [];
+  private readonly transcribe: ScriptedLlmServerOptions["transcribe"];
   private readonly timers = new Set<NodeJS.Timeout>();
 
   private constructor(
@@ -180,6 +196,7 @@ export class ScriptedLlmServer {
     this.steps = [...(options.steps ?? [])];
     this.whenEmpty = options.whenEmpty;
     this.embed = options.embed ?? characterBag;
+    this.transcribe = options.transcribe;
   }
 
   static async start(options: ScriptedLlmServerOptions = {}): Promise<ScriptedLlmServer> {
@@ -251,6 +268,10 @@ export class ScriptedLlmServer {
       });
       return;
     }
+    if (request.method === "POST" && path === "/v1/audio/transcriptions") {
+      await this.answerTranscription(request, response);
+      return;
+    }
     const route = request.method === "POST" ? apiOfPath(path) : undefined;
     if (!route) {
       sendJson(response, 404, errorBody(`scripted LLM server: no route for ${request.method} ${path}`));
@@ -300,6 +321,31 @@ export class ScriptedLlmServer {
         ? completionOf(recorded, reply)
         : writeAnswer(route.api, recorded.body.model, reply, recorded.index),
     );
+  }
+
+  /** Reads the multipart upload as the platform's FormData does, and answers what `transcribe` hears. */
+  private async answerTranscription(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readBytes(request);
+    const form = await new Response(body, {
+      headers: { "content-type": request.headers["content-type"] ?? "" },
+    }).formData();
+    const file = form.get("file");
+    if (!(file instanceof Blob)) {
+      sendJson(response, 400, errorBody("scripted LLM server: no file part"));
+      return;
+    }
+    const upload: RecordedTranscription = {
+      model: String(form.get("model")),
+      fileName: file instanceof File ? file.name : "",
+      mime: file.type,
+      bytes: Buffer.from(await file.arrayBuffer()),
+    };
+    this.transcriptions.push(upload);
+    if (!this.transcribe) {
+      sendJson(response, 500, errorBody("scripted LLM server: no transcribe option"));
+      return;
+    }
+    sendJson(response, 200, { text: this.transcribe(upload) });
   }
 
   /** Writes the answer's events, its text at the scripted pace. */
@@ -416,11 +462,15 @@ function errorBody(message: string): Record<string, unknown> {
   return { error: { message, type: "scripted_error", code: null } };
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+async function readBody(request: IncomingMessage): Promise<string> {
+  return (await readBytes(request)).toString("utf8");
+}
+
+function readBytes(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("end", () => resolve(Buffer.concat(chunks)));
     request.on("error", reject);
   });
 }

@@ -16,6 +16,7 @@ import { ModelsPage } from "./pages/models.tsx";
 import { MonitorPage } from "./pages/monitor.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { PluginsPage } from "./pages/plugins.tsx";
+import { RemindersPage } from "./pages/reminders.tsx";
 import { SetupPage } from "./pages/setup.tsx";
 import { navigate, usePath } from "./router.ts";
 import type { ConsoleStatus } from "./types.ts";
@@ -29,6 +30,7 @@ const NAV: Array<{ path: string; label: TextKey | KnowledgeTextKey }> = [
   { path: "/memory", label: "navMemory" },
   { path: "/groups", label: "navGroups" },
   { path: "/knowledge", label: "navKnowledge" },
+  { path: "/reminders", label: "navReminders" },
   { path: "/models", label: "navModels" },
   { path: "/plugins", label: "navPlugins" },
   { path: "/mcp", label: "navMcp" },
@@ -147,6 +149,7 @@ function Page({
   if (path.startsWith("/memory")) return <MemoryPage />;
   if (path.startsWith("/groups")) return <GroupsPage />;
   if (path.startsWith("/knowledge")) return <KnowledgePage />;
+  if (path.startsWith("/reminders")) return <RemindersPage />;
   if (path.startsWith("/models")) return <ModelsPage />;
   if (path.startsWith("/plugins")) return <PluginsPage />;
   if (path.startsWith("/mcp")) return <McpPage />;

@@ -149,6 +149,59 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     },
   },
   KNOWLEDGE_MIGRATION,
+  {
+    version: 11,
+    name: "voice_transcripts",
+    // As SQLite's migration 17: voice transcripts cached by content and by file id.
+    async up(tx) {
+      await tx.query(`
+        CREATE TABLE voice_transcripts (
+          sha256 TEXT PRIMARY KEY,
+          kind TEXT NOT NULL CHECK (kind = 'voice'),
+          description TEXT NOT NULL,
+          model TEXT NOT NULL,
+          created_at BIGINT NOT NULL
+        )
+      `);
+      await tx.query(`
+        CREATE TABLE voice_file_ids (
+          file_id TEXT PRIMARY KEY,
+          sha256 TEXT NOT NULL REFERENCES voice_transcripts (sha256)
+        )
+      `);
+    },
+  },
+  {
+    version: 12,
+    name: "reminders, schedule_runs",
+    // As SQLite's migration 18: reminders set in chats, and which schedule times have fired.
+    async up(tx) {
+      await tx.query(`
+        CREATE TABLE reminders (
+          id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          origin TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          user_name TEXT NOT NULL,
+          text TEXT NOT NULL,
+          due_at BIGINT NOT NULL,
+          created_at BIGINT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'cancelled', 'expired')),
+          fired_at BIGINT,
+          late INTEGER NOT NULL DEFAULT 0
+        )
+      `);
+      await tx.query("CREATE INDEX reminders_due_idx ON reminders (status, due_at)");
+      await tx.query("CREATE INDEX reminders_session_idx ON reminders (session_id, status)");
+      await tx.query(`
+        CREATE TABLE schedule_runs (
+          schedule_key TEXT NOT NULL,
+          due_at BIGINT NOT NULL,
+          PRIMARY KEY (schedule_key, due_at)
+        )
+      `);
+    },
+  },
 ];
 
 /**

@@ -1,7 +1,8 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
 import { SqlGroupStore } from "../sql/group-store.ts";
-import { SqlPictureStore } from "../sql/picture-store.ts";
+import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
+import { SqlReminderStore } from "../sql/reminder-store.ts";
 import { SqlSendStore } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore } from "../sql/turn-store.ts";
@@ -60,6 +61,8 @@ export async function openPostgresStores(
       usage,
       monitorEvents,
       pictures: new SqlPictureStore(sql),
+      voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
+      reminders: new SqlReminderStore(sql),
       stickers: new SqlStickerStore(sql),
       groups: new SqlGroupStore(sql, messages),
       memories: new PgMemoryStore(db),

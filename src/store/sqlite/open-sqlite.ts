@@ -1,7 +1,8 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
 import { SqlGroupStore } from "../sql/group-store.ts";
-import { SqlPictureStore } from "../sql/picture-store.ts";
+import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
+import { SqlReminderStore } from "../sql/reminder-store.ts";
 import { type Settlement, SqlSendStore, settlementWrites } from "../sql/send-store.ts";
 import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore, type TurnStart, turnWrites } from "../sql/turn-store.ts";
@@ -54,6 +55,8 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
       usage,
       monitorEvents,
       pictures: new SqlPictureStore(sql),
+      voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
+      reminders: new SqlReminderStore(sql),
       stickers: new SqlStickerStore(sql),
       groups: new SqlGroupStore(sql, messages),
       memories: new SqliteMemoryStore(db),

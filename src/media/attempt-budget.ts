@@ -1,0 +1,48 @@
+/**
+ * What a media model task (describing pictures, transcribing voice) may still try: attempts
+ * per local calendar day, counted in memory before each fetch whatever its outcome, and items
+ * that failed recently, paused so a broken one is not tried again turn after turn.
+ */
+export class AttemptBudget<Shown> {
+  private day = { key: "", attempts: 0 };
+  /** Item key → when it may be tried again, and what it shows until then. */
+  private readonly failures = new Map<string, { until: number; shown?: Shown }>();
+
+  constructor(
+    private readonly options: {
+      maxPerDay: () => number;
+      /** Names the current day; the process's local date unless a test sets it. */
+      today?: () => string;
+      pauseMs: number;
+      maxRemembered: number;
+    },
+  ) {}
+
+  /** Whether today's attempts are used up: then nothing new is even fetched. */
+  dailyCapReached(): boolean {
+    const today = this.options.today?.() ?? new Date().toDateString();
+    if (this.day.key !== today) this.day = { key: today, attempts: 0 };
+    return this.day.attempts >= this.options.maxPerDay();
+  }
+
+  /** Takes one attempt from today's budget; false once it is spent. */
+  takeDailyAttempt(): boolean {
+    if (this.dailyCapReached()) return false;
+    this.day.attempts++;
+    return true;
+  }
+
+  /** An item that failed recently is not tried again: it shows `shown` if it has one, else its placeholder. */
+  recentFailure(key: string): { shown?: Shown } | undefined {
+    const failure = this.failures.get(key);
+    if (failure === undefined) return undefined;
+    if (failure.until > Date.now()) return failure;
+    this.failures.delete(key);
+    return undefined;
+  }
+
+  pause(key: string, shown?: Shown): void {
+    if (this.failures.size >= this.options.maxRemembered) this.failures.clear();
+    this.failures.set(key, { until: Date.now() + this.options.pauseMs, ...(shown ? { shown } : {}) });
+  }
+}

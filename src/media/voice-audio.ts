@@ -1,0 +1,88 @@
+import { decode as decodeSilk, isSilk } from "silk-wasm";
+
+/** The audio types a browser plays, told by magic bytes (never by what a server claimed). */
+export type AudioMime = "audio/wav" | "audio/ogg" | "audio/mpeg" | "audio/flac" | "audio/mp4" | "audio/webm";
+
+/** The rate QQ's SILK voice is decoded at (its encoders use 24 kHz). */
+const SILK_SAMPLE_RATE = 24_000;
+
+/** Audio a browser plays and a transcription endpoint reads, and how long it lasts when known. */
+export interface PlayableAudio {
+  bytes: Buffer;
+  mime: AudioMime;
+  /** Milliseconds; undefined when only decoding the whole file would tell. */
+  durationMs?: number;
+}
+
+export type AudioConversion = { ok: true; audio: PlayableAudio } | { ok: false; reason: string };
+
+/**
+ * Voice bytes as a playable type: QQ's SILK (NapCat names it `.amr` or `.silk`) is decoded
+ * in-process to a 24 kHz mono WAV; WAV, OGG, MP3, FLAC, M4A and WebM pass as they are. AMR
+ * and anything else is refused here (NapCat's `get_record` converts it instead).
+ */
+export async function playableAudio(bytes: Buffer): Promise<AudioConversion> {
+  if (isSilk(bytes)) {
+    try {
+      const pcm = await decodeSilk(bytes, SILK_SAMPLE_RATE);
+      return { ok: true, audio: { bytes: wavOf(pcm.data), mime: "audio/wav", durationMs: pcm.duration } };
+    } catch (error) {
+      return { ok: false, reason: `SILK not decodable: ${error instanceof Error ? error.message : error}` };
+    }
+  }
+  const mime = sniffAudioMime(bytes);
+  if (mime === undefined) {
+    return {
+      ok: false,
+      reason: isAmr(bytes) ? "AMR audio (not decoded in-process)" : "not a playable audio type",
+    };
+  }
+  return { ok: true, audio: { bytes, mime, ...wavDuration(bytes, mime) } };
+}
+
+/** AMR voice (older QQ clients): browsers and transcription endpoints read it rarely, so `get_record` converts it. */
+export function isAmr(bytes: Buffer): boolean {
+  return bytes.toString("latin1", 0, 5) === "#!AMR";
+}
+
+/** A 16-bit mono WAV around `pcm` (signed 16-bit little-endian samples at 24 kHz). */
+function wavOf(pcm: Uint8Array): Buffer {
+  const header = Buffer.alloc(44);
+  header.write("RIFF", 0, "latin1");
+  header.writeUInt32LE(36 + pcm.length, 4);
+  header.write("WAVEfmt ", 8, "latin1");
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(SILK_SAMPLE_RATE, 24);
+  header.writeUInt32LE(SILK_SAMPLE_RATE * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write("data", 36, "latin1");
+  header.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([header, pcm]);
+}
+
+/** A canonical WAV's length from its byte rate and size (the header fields every encoder writes). */
+function wavDuration(bytes: Buffer, mime: AudioMime): { durationMs?: number } {
+  if (mime !== "audio/wav" || bytes.length < 44) return {};
+  const byteRate = bytes.readUInt32LE(28);
+  return byteRate > 0 ? { durationMs: Math.round(((bytes.length - 44) / byteRate) * 1000) } : {};
+}
+
+/** The audio type `bytes` start with; undefined for anything else (QQ's SILK and AMR too: browsers cannot play them). */
+export function sniffAudioMime(bytes: Buffer): AudioMime | undefined {
+  const ascii = (start: number, end: number) => bytes.toString("latin1", start, end);
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WAVE") return "audio/wav";
+  if (ascii(0, 4) === "OggS") return "audio/ogg";
+  if (ascii(0, 4) === "fLaC") return "audio/flac";
+  if (ascii(4, 8) === "ftyp") return "audio/mp4";
+  if (bytes.subarray(0, 4).equals(WEBM_SIGNATURE)) return "audio/webm";
+  // An ID3 tag, or an MPEG audio frame's 11 sync bits.
+  if (ascii(0, 3) === "ID3" || (bytes.length >= 2 && bytes[0] === 0xff && (bytes[1]! & 0xe0) === 0xe0)) {
+    return "audio/mpeg";
+  }
+  return undefined;
+}
+
+const WEBM_SIGNATURE = Buffer.from([0x1a, 0x45, 0xdf, 0xa3]);
