@@ -30,6 +30,7 @@ import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
 import { Timeline } from "./monitor/timeline.ts";
+import { configForSession } from "./participation/chat-settings.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { PromptLibrary } from "./prompts/prompt-library.ts";
 import { Outbox } from "./reply/outbox.ts";
@@ -83,7 +84,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messageRetention: () => config.storage.retention,
     spoolLimit: config.storage.spoolSize,
     // Only ordering drops when the spool is full: a reply to the bot without a mention counts as untriggered.
-    isTrigger: (message) => detectTrigger(message, triggerSettings(config), false) !== undefined,
+    isTrigger: (message) =>
+      detectTrigger(message, triggerSettings(config, message.groupId), false) !== undefined,
   });
   const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
   /** This instance's OneBot connections (for /healthz and the cluster); `adapters` is what the bot uses. */
@@ -125,6 +127,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const createLlm = (current: TsumugiConfig) =>
     new LlmClient({
       ...current.llm, // providers, models, acceptsImages
+      modelsInChat: (sessionId) => configForSession(current, sessionId).llm.models,
       localModels: local.models,
       usage: (record) => {
         stores.usage.record(record);

@@ -40,7 +40,8 @@ export interface TurnRunnerDeps {
   /** The quote block (quote resolution) for a realtime turn's quoting message; never rejects. */
   quotes: TurnContextDeps["quotes"];
   names: TurnContextDeps["names"];
-  settings: () => AgentSettings;
+  /** The settings in force in the batch's chat (its per-group settings applied). */
+  settings: (batch: Batch) => AgentSettings;
   /** Plugin tools, enrichers and hooks. */
   plugins: TurnPlugins;
   /**
@@ -151,7 +152,7 @@ export class TurnRunner {
         return deps.llm.generate({ ...request, userKey: user });
       },
     };
-    const settings = deps.settings();
+    const settings = deps.settings(initial);
     const abort = new AbortController();
     this.running.add(abort);
     if (fence !== undefined) this.fenced.set(replyId, { fence, abort });

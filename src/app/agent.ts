@@ -13,6 +13,7 @@ import type { LlmClient } from "../llm/llm-client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import type { MonitorHub } from "../monitor/monitor.ts";
+import { configForSession } from "../participation/chat-settings.ts";
 import { createPluginAjv } from "../plugins/plugin-ajv.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import { ReplyExtensionRunner } from "../reply/extension-runner.ts";
@@ -101,7 +102,8 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     ...(parts.cluster ? clusterTurns(parts.cluster, monitor) : {}),
     quotes,
     names,
-    settings: () => agentSettings(config(), parts.clock(), prompts.templates()),
+    settings: (batch) =>
+      agentSettings(configForSession(config(), batch.sessionId), parts.clock(), prompts.templates()),
     plugins: turnPluginsOf(components, builtins, parts.contexts, monitor, logger, () => config().agent),
     picturesForTurn,
     memory: parts.memory,

@@ -157,7 +157,7 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
     batcher,
     digests,
     commands: parts.commands,
-    triggers: () => triggerSettings(config()),
+    triggers: (message) => triggerSettings(config(), message.groupId),
     access: () => config().access,
     monitor,
     logger,

@@ -30,7 +30,8 @@ export interface ChatServiceDeps {
   batcher: RealtimeBatcher;
   digests: DigestScheduler;
   commands: CommandHandler;
-  triggers: () => TriggerSettings;
+  /** What triggers the bot in the message's chat. */
+  triggers: (message: ChatMessage) => TriggerSettings;
   access: () => AccessSettings;
   monitor: Monitor;
   logger: Logger;
@@ -59,7 +60,7 @@ export class ChatService {
   /** Most messages reply to nothing and go on at once; for a reply, the store says whom it quotes. */
   trigger(arrival: Arrival): StageStep<Arrival> | Promise<StageStep<Arrival>> {
     const { message } = arrival;
-    const triggers = this.deps.triggers();
+    const triggers = this.deps.triggers(message);
     const quoted = quotedMessageId(message, triggers);
     if (quoted === undefined) return { go: { message, trigger: detectTrigger(message, triggers, false) } };
     return this.quotesOwn(message, quoted).then((own) => ({

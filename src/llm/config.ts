@@ -82,6 +82,7 @@ const modelsSchema = Type.Unsafe<{
   vision: string[];
   memory: string[];
   embedding: string[];
+  gate: string[];
   [task: string]: string[];
 }>(
   Type.Object(
@@ -93,6 +94,9 @@ const modelsSchema = Type.Unsafe<{
       ),
       memory: modelRefList(
         "Models that learn long-term memory in the background (a cheap chat model), tried in order; empty: only what the planner and plugins remember is kept.",
+      ),
+      gate: modelRefList(
+        "A small model asked yes or no before the bot joins a conversation unasked (chat.participation), to save the planner's cost; empty: no such question.",
       ),
       embedding: modelRefList(
         "Embedding models (openai, openai-compatible or gemini providers) whose vector similarity joins term search in memory recall, tried in order; empty: terms alone.",
