@@ -9,6 +9,7 @@ import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.
 import { healthReport } from "./app/health.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
+import { createParticipation } from "./app/participation.ts";
 import { accountPictureFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
@@ -202,6 +203,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
   });
   const recalled = new RecalledMessages();
+  // Joining conversations unasked, and the governor's rules for it (docs/participation.md).
+  const { participation, gate } = createParticipation({
+    config: () => config,
+    clock: chatClock,
+    llm: () => llm,
+    prompts,
+    hostCommands: components.hostCommands,
+    monitor,
+    logger,
+  });
   const turnRunner = createTurnRunner({
     llm: () => llm,
     stores,
@@ -218,6 +229,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     outbox,
     budgets: limits,
     recalled,
+    clearUnasked: (batch, replyId, text, signal) => participation.clearToSend(batch, replyId, text, signal),
     monitor,
     logger,
   });
@@ -237,6 +249,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     adapters,
     config: () => config,
     outbox,
+    participation,
+    gate,
     monitor,
     logger,
   });
@@ -279,6 +293,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     }),
     deleted: ({ sessionId, messageId }) =>
       recallMessage({ messages, recalled, turns: turnRunner, memory, logger }, sessionId, messageId),
+    typing: ({ sessionId, userId, typing }) => participation.typing(sessionId, userId, typing),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,
@@ -326,6 +341,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     localModels: local.service,
     pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, store: stores.pictures }),
     cluster: async () => cluster && { self: cluster.id, instances: await cluster.instances() },
+    participation,
     logger,
   });
 

@@ -35,6 +35,8 @@ export interface TurnPromptInput {
    * change per turn, so they go after the chat and leave the cached prefix intact.
    */
   enrichments?: string[];
+  /** Planner only: nobody addressed the bot; participation chose this chat moment (said after the chat). */
+  unasked?: boolean;
   /**
    * What is remembered about the people speaking and this group (memory section, or empty):
    * after the chat, so the cached prefix stays; the planner and the replyer both read it.
@@ -102,7 +104,10 @@ export function plannerMessages(
       content: prompts.render("planner_request", {
         conversation: conversationText(input),
         memories: sectionsText(input.memories ? [input.memories] : []),
-        enrichments: sectionsText(input.enrichments),
+        enrichments: sectionsText([
+          ...(input.enrichments ?? []),
+          ...(input.unasked ? [prompts.render("planner_unasked")] : []),
+        ]),
         now: nowText(prompts, input.now, input.clock),
       }),
       ...imagesOf(input),

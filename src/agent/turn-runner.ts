@@ -57,6 +57,16 @@ export interface TurnRunnerDeps {
   budgets: Pick<TurnLimits, "crossed">;
   /** Messages recalled while their batch waited: a turn leaves them out. */
   recalled: RecalledMessages;
+  /**
+   * The governor's send side for a turn nobody asked for (`batch.unasked`): why its reply text
+   * must not be sent, or undefined once it may go.
+   */
+  clearUnasked?: (
+    batch: Batch,
+    replyId: string,
+    text: string,
+    signal: AbortSignal,
+  ) => Promise<string | undefined>;
   monitor: Monitor;
   logger: Logger;
 }
@@ -169,12 +179,19 @@ export class TurnRunner {
       prompts: settings.prompts,
       pictures: pictures.texts,
     });
+    const { clearUnasked } = deps;
     const replies = deps.replyStage.forTurn({
       llm,
       replyId,
       sessionId: initial.sessionId,
       signal: abort.signal,
       textChunkLimit: settings.textChunkLimit,
+      // Asked for meanwhile (a trigger it absorbed), the turn answers like any other.
+      ...(initial.unasked &&
+        clearUnasked && {
+          holdBack: async (text: string) =>
+            turn.batch.unasked ? clearUnasked(turn.batch, replyId, text, abort.signal) : undefined,
+        }),
     });
     // Messages recalled while they waited never join the turn.
     const absorbUnrecalled = (current: Batch) => {

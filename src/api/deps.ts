@@ -9,6 +9,7 @@ import type { ChatMessage } from "../message/inbound.ts";
 import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { LiveTimeline } from "../monitor/timeline.ts";
+import type { Participation } from "../participation/participation.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { HealthReport } from "../server/health-report.ts";
 import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
@@ -47,6 +48,8 @@ export interface ConsoleApiDeps {
   pictures: ConsolePictures;
   /** The cluster's instances; undefined when this bot works alone (no `cluster.redisUrl`). */
   cluster: () => Promise<ClusterView | undefined>;
+  /** Participation per chat, and quiet switched from the console. */
+  participation: Pick<Participation, "chats" | "quiet" | "sessionsOf">;
   logger: Logger;
 }
 

@@ -8,6 +8,7 @@ import { registerMcpRoutes } from "./mcp-routes.ts";
 import { registerMemoryRoutes } from "./memory-routes.ts";
 import { registerModelRoutes } from "./models-routes.ts";
 import { registerMonitorRoutes } from "./monitor-routes.ts";
+import { registerParticipationRoutes } from "./participation-routes.ts";
 import { registerPictureRoutes } from "./picture-routes.ts";
 import { registerPlaygroundRoutes } from "./playground-routes.ts";
 import { registerPluginRoutes } from "./plugin-routes.ts";
@@ -29,4 +30,5 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerMcpRoutes(app, deps);
   registerMemoryRoutes(app, deps);
   registerClusterRoutes(app, deps);
+  registerParticipationRoutes(app, deps);
 }

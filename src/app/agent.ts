@@ -43,6 +43,7 @@ export interface AgentParts {
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
+  clearUnasked: TurnRunnerDeps["clearUnasked"];
   monitor: MonitorHub;
   logger: Logger;
 }
@@ -110,6 +111,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     replyStage,
     budgets: parts.budgets,
     recalled: parts.recalled,
+    clearUnasked: parts.clearUnasked,
     monitor,
     logger,
   });

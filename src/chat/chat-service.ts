@@ -4,6 +4,7 @@ import { renderSegments } from "../message/render.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import { clip } from "../util/values.ts";
+import type { UnaskedJoin } from "./batch.ts";
 import { accessDenial } from "./chat-access.ts";
 import type { AccessSettings } from "./config.ts";
 import type { DigestScheduler } from "./digest-scheduler.ts";
@@ -23,6 +24,8 @@ export interface Arrival {
   readonly message: ChatMessage;
   /** Why it triggers the bot (the trigger stage); undefined before that stage, or when it does not. */
   readonly trigger?: TriggerReason;
+  /** Set by the participation stage when nobody addressed the bot but it joins the conversation. */
+  readonly unasked?: UnaskedJoin;
 }
 
 export interface ChatServiceDeps {
@@ -102,10 +105,13 @@ export class ChatService {
     return this.deps.commands.dispatch(arrival.message) ? { stop: "a command" } : { go: arrival };
   }
 
-  /** A trigger opens or joins its sender's realtime window (as do the sender's next messages); other chatter waits for the digest. */
+  /**
+   * A trigger, or a message the bot joins unasked, opens or joins its sender's realtime window
+   * (as do the sender's next messages); other chatter waits for the digest.
+   */
   batch(arrival: Arrival): StageStep<Arrival> {
-    const { message, trigger } = arrival;
-    if (!this.deps.batcher.offer(message, trigger !== undefined)) this.deps.digests.offer(message);
+    const { message, trigger, unasked } = arrival;
+    if (!this.deps.batcher.offer(message, trigger !== undefined, unasked)) this.deps.digests.offer(message);
     return { go: arrival };
   }
 

@@ -139,6 +139,9 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.participation.maxConsecutive": "中间没有真人发言时机器人最多连续发几条消息；超过后不再主动发言",
   "chat.participation.quietPhrases": "成员的消息包含其中之一时，机器人在 quietMinutes 内不再主动发言。",
   "chat.participation.quietMinutes": "安静短语或 /quiet 让机器人不主动发言的时长（分钟）",
+  "chat.participation.pingPongMs":
+    "成员在机器人发言后这么短时间内就回应、连续 pingPongRounds 次，就在一小时内被当作机器人（毫秒；0 表示不检查）",
+  "chat.participation.pingPongRounds": "连续几次这样的快速回应会让成员被当作机器人",
   "chat.participation.settleMs": "主动发言要等到这么久没人发消息、也没人正在输入（毫秒）",
   "chat.participation.maxWaitMs": "主动发言最多等聊天安静下来这么久；仍然热闹就不发（毫秒）",
   "chat.otherBots":

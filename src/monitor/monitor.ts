@@ -31,7 +31,8 @@ export type MonitorEventType =
   | "adapter.connection"
   | "memory.recalled"
   | "memory.learned"
-  | "memory.forgotten";
+  | "memory.forgotten"
+  | "participation.decided";
 
 export interface MonitorEvent {
   type: MonitorEventType;

@@ -47,6 +47,12 @@ const participationFields = {
     description: "A member's message containing one of these makes the bot quiet (unasked) for quietMinutes.",
   }),
   quietMinutes: count("How long a quiet phrase or /quiet keeps the bot from speaking unasked", 30),
+  pingPongMs: milliseconds(
+    "A member answering the bot this soon after its message, pingPongRounds times in a row, is treated as a bot for an hour (0: never)",
+    1_000,
+    0,
+  ),
+  pingPongRounds: count("Quick answers in a row that make a member count as a bot", 3),
   settleMs: milliseconds(
     "An unasked message waits until nobody has written for this long and nobody is typing",
     2_000,
