@@ -97,3 +97,33 @@ describe("participation in the console", () => {
     expect((await apiClient(bot.baseUrl).get("/api/participation")).body.chats[0].talkValue).toBe(0);
   });
 });
+
+describe("the gate model", () => {
+  const start = chatScenes();
+
+  it("is asked yes or no before an unasked turn: no keeps the planner from running at all", async () => {
+    const llm = await ScriptedLlmServer.start();
+    const { bot, qq, expectReply, expectNoReply } = await start({
+      llm,
+      config: {
+        llm: { models: { gate: ["main/scripted-model"] } },
+        chat: { participation: { talkValue: 1, minGapMs: 0, settleMs: 0 } },
+      },
+    });
+    llm.enqueue({ text: "否" });
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("今天好累") });
+    await expectNoReply(600);
+    expect(llm.requests).toHaveLength(1);
+    expect(llm.requests[0]!.promptText).toContain("今天好累");
+    const decided = bot.events.filter((event) => event.type === "participation.decided");
+    expect(decided.map((event) => [event.data.joined, event.data.rule ?? null])).toEqual([
+      [true, null],
+      [false, "gate model"],
+    ]);
+
+    llm.enqueue({ text: "是" }, { toolCalls: [{ name: "reply", arguments: {} }] }, { text: "辛苦啦" });
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("加班到现在") });
+    await expectReply("辛苦啦");
+    expect(llm.requests).toHaveLength(4);
+  });
+});
