@@ -1,10 +1,10 @@
 import type { HostCommands } from "../components/host-commands.ts";
+import { configForSession } from "../config/chat-settings.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MonitorHub } from "../monitor/monitor.ts";
-import { configForSession } from "../participation/chat-settings.ts";
 import { GateModel } from "../participation/gate-model.ts";
 import { Participation } from "../participation/participation.ts";
 import { quietCommand } from "../participation/quiet-command.ts";
@@ -30,7 +30,20 @@ export function createParticipation(parts: ParticipationParts): {
   gate: GateModel;
 } {
   const { config, monitor, logger } = parts;
-  const participation = new Participation({ config, clock: parts.clock, monitor, logger });
+  const participation = new Participation({
+    inChat: (sessionId) => {
+      const inChat = configForSession(config(), sessionId);
+      return {
+        participation: inChat.chat.participation,
+        otherBots: inChat.chat.otherBots,
+        names: [inChat.bot.name, ...inChat.bot.aliases],
+        interests: inChat.bot.interests,
+      };
+    },
+    clock: parts.clock,
+    monitor,
+    logger,
+  });
   monitor.subscribe((event) => {
     if (event.type !== "message.sent" || event.sessionId === undefined) return;
     const { text, messageId } = event.data;
@@ -46,6 +59,19 @@ export function createParticipation(parts: ParticipationParts): {
       settings: (sessionId) => configForSession(config(), sessionId).chat.participation,
     }),
   );
-  const gate = new GateModel({ llm: parts.llm, config, prompts: () => parts.prompts.templates(), logger });
+  const prompts = () => parts.prompts.templates();
+  const gate = new GateModel({
+    llm: parts.llm,
+    inChat: (sessionId) => {
+      const inChat = configForSession(config(), sessionId);
+      const { name, aliases, persona } = inChat.bot;
+      return {
+        hasGateModel: (inChat.llm.models.gate ?? []).length > 0,
+        identity: { name, aliases, persona: persona ?? prompts().render("persona") },
+      };
+    },
+    prompts,
+    logger,
+  });
   return { participation, gate };
 }

@@ -1,9 +1,9 @@
 import type { AgentSettings } from "../agent/settings.ts";
 import type { BatchBounds } from "../chat/batch-bounds.ts";
 import type { TriggerSettings } from "../chat/triggers.ts";
+import { configForChat } from "../config/chat-settings.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import { type ZonedClock, zonedClock } from "../context/clock-text.ts";
-import { configForChat } from "../participation/chat-settings.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 
 // The settings each service reads, derived from the config on every read (so a reload

@@ -1,18 +1,17 @@
-import { identityText } from "../agent/prompt.ts";
+import { identityText, type PromptIdentity } from "../agent/prompt.ts";
 import type { Batch } from "../chat/batch.ts";
-import type { TsumugiConfig } from "../config/schema.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { renderSegments } from "../message/render.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
-import { configForSession } from "./chat-settings.ts";
 
 /** An answer starting with one of these is a yes; anything else (and a failed call) is a no. */
 const YES = /^\W*(yes|y|是|要|会)/iu;
 
 export interface GateModelDeps {
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
-  config: () => TsumugiConfig;
+  /** In a session: whether `llm.models.gate` lists a model there, and who the bot is there. */
+  inChat: (sessionId: string) => { hasGateModel: boolean; identity: PromptIdentity };
   prompts: () => PromptTemplates;
   logger: Logger;
 }
@@ -25,14 +24,10 @@ export class GateModel {
   constructor(private readonly deps: GateModelDeps) {}
 
   async allows(batch: Batch): Promise<boolean> {
-    const config = configForSession(this.deps.config(), batch.sessionId);
-    if ((config.llm.models.gate ?? []).length === 0) return true;
+    const inChat = this.deps.inChat(batch.sessionId);
+    if (!inChat.hasGateModel) return true;
     const prompts = this.deps.prompts();
-    const identity = identityText(prompts, {
-      name: config.bot.name,
-      aliases: config.bot.aliases,
-      persona: config.bot.persona ?? prompts.render("persona"),
-    });
+    const identity = identityText(prompts, inChat.identity);
     const messages = batch.messages
       .map((message) => `${message.senderName}: ${renderSegments(message.segments)}`)
       .join("\n");

@@ -2,23 +2,32 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Batch } from "../chat/batch.ts";
 import type { Arrival } from "../chat/chat-service.ts";
 import type { StageStep } from "../chat/stage-path.ts";
-import type { TsumugiConfig } from "../config/schema.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import { isSegment } from "../message/segment-guards.ts";
+import { groupOfSession } from "../message/session-id.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import { ChatRecord, type GovernorRule } from "./chat-record.ts";
-import { configForSession, groupOfSession } from "./chat-settings.ts";
 import type { ParticipationSettings } from "./config.ts";
 import { scoreMessage, talkValueAt, thresholdOf } from "./score.ts";
 
 /** How often a held unasked message looks again whether the chat has settled. */
 const SETTLE_POLL_MS = 200;
 
+/** What participation reads of the config in one chat (its per-group settings applied). */
+export interface ParticipationInChat {
+  participation: ParticipationSettings;
+  otherBots: string[];
+  /** The bot's name and aliases. */
+  names: string[];
+  interests: string[];
+}
+
 export interface ParticipationDeps {
-  config: () => TsumugiConfig;
+  /** The settings in force in a session, read on every use (a reloaded config applies at once). */
+  inChat: (sessionId: string) => ParticipationInChat;
   /** The clock of chat.timezone: the schedule's times are read on it. */
   clock: () => ZonedClock;
   monitor: Monitor;
@@ -68,8 +77,8 @@ export class Participation {
   stage(arrival: Arrival): StageStep<Arrival> {
     const { message, trigger } = arrival;
     const now = this.now();
-    const config = configForSession(this.deps.config(), message.sessionId);
-    const settings = config.chat.participation;
+    const inChat = this.deps.inChat(message.sessionId);
+    const settings = inChat.participation;
     const record = this.recordOf(message.sessionId);
     const text = renderSegments(message.segments);
     if (message.fromSelf) {
@@ -77,7 +86,7 @@ export class Participation {
       return { go: arrival };
     }
     record.watchQuickAnswer(message.userId, now, settings);
-    const otherBot = config.chat.otherBots.includes(message.userId);
+    const otherBot = inChat.otherBots.includes(message.userId);
     const asBot = otherBot || record.isSuspect(message.userId, now);
     record.heard(message.userId, now, asBot);
     const quoted = quotedId(message);
@@ -109,8 +118,8 @@ export class Participation {
       return { go: arrival };
     }
     const score = scoreMessage({ text, ...(quoted !== undefined && { quotedId: quoted }) }, record, {
-      names: [config.bot.name, ...config.bot.aliases],
-      interests: config.bot.interests,
+      names: inChat.names,
+      interests: inChat.interests,
       now,
     });
     const threshold = thresholdOf(talkValue);
@@ -209,7 +218,7 @@ export class Participation {
   }
 
   private settingsOf(sessionId: string): ParticipationSettings {
-    return configForSession(this.deps.config(), sessionId).chat.participation;
+    return this.deps.inChat(sessionId).participation;
   }
 
   private recordOf(sessionId: string): ChatRecord {

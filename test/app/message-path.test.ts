@@ -80,7 +80,12 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
     adapters: new Map(),
     config: () => validation.config,
     participation: new Participation({
-      config: () => validation.config,
+      inChat: () => ({
+        participation: validation.config.chat.participation,
+        otherBots: [],
+        names: [],
+        interests: [],
+      }),
       clock: () => zonedClock(undefined),
       monitor: new MonitorHub(),
       logger: captureLog().logger,

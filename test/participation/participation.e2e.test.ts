@@ -123,9 +123,10 @@ describe("participation: joining conversations unasked", () => {
       config: { chat: { participation: { talkValue: 1, maxConsecutive: 1, settleMs: 0 } } },
     });
     // Alice asks; while the bot is writing its answer, Bob chats; then the bot's answer leaves.
-    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "答案在这", delayMs: 400 });
+    llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "答案在这", delayMs: 1_000 });
     ask("这题怎么做");
-    await bot.waitForEvent("turn.started");
+    // Once the replyer is writing (the planner has decided and will not read new messages).
+    await waitFor(() => llm.requests.length === 2, 8_000, "the replyer's request");
     await chatter(qq, bot, "我也想知道", BOB);
     await expectReply("答案在这");
     // Bob's chatter would have made a turn of its own: the bot's answer came after it, so no.

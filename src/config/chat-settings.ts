@@ -1,5 +1,5 @@
-import type { TsumugiConfig } from "../config/schema.ts";
-import { parseSessionId } from "../message/session-id.ts";
+import { groupOfSession } from "../message/session-id.ts";
+import type { TsumugiConfig } from "./schema.ts";
 
 /**
  * The config as it applies in one chat: a group's entry in `chat.groups` replaces, in that group
@@ -23,12 +23,6 @@ export function configForChat(config: TsumugiConfig, groupId: string | undefined
         ? config.llm
         : { ...config.llm, models: { ...config.llm.models, ...override.models } },
   };
-}
-
-/** The group a session id names, or undefined for a private chat (or an id of another form). */
-export function groupOfSession(sessionId: string): string | undefined {
-  const address = parseSessionId(sessionId);
-  return address?.chatType === "group" ? address.peerId : undefined;
 }
 
 /** The config as it applies in the chat `sessionId` names. */
