@@ -9,7 +9,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG_FILE } from "../src/config/load.ts";
-import { errorMessage } from "../src/util/values.ts";
+import { errorMessage, isRecord } from "../src/util/values.ts";
 import { buildServer, serverBuildIsStale } from "./build-server.ts";
 import { type ScenarioResult, scoreScenario } from "./eval/checks.ts";
 import { startEvalBot } from "./eval/eval-bot.ts";
@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
     startEvalBot({
       ...("configFile" in source ? { configFile: source.configFile } : {}),
       base: llm ? scriptedModelConfig(llm) : {},
-      scenarioConfig: batch[0]?.scenario.config ?? {},
+      scenarioConfig: sharedConfig(batch),
     }),
   );
   const stopped: Array<Promise<void>> = [];
@@ -139,6 +139,19 @@ function byScenarioConfig(scenarios: Scenario[]): Array<Array<{ scenario: Scenar
     batches.set(key, [...(batches.get(key) ?? []), { scenario, index }]);
   });
   return [...batches.values()];
+}
+
+/**
+ * The `config` the batch's scenarios share, with `chat.otherBots` (user ids as the files write
+ * them) naming the wire ids of those users in every scenario of the batch.
+ */
+function sharedConfig(batch: Array<{ scenario: Scenario; index: number }>): Record<string, unknown> {
+  const config = batch[0]?.scenario.config ?? {};
+  const chat = config.chat;
+  if (!isRecord(chat) || !Array.isArray(chat.otherBots)) return config;
+  const otherBots = chat.otherBots.map(String);
+  const wireIds = batch.flatMap(({ index }) => otherBots.map((id) => scenarioIds(index).user(id)));
+  return { ...config, chat: { ...chat, otherBots: wireIds } };
 }
 
 /** The scenario's `script` (a fresh copy of its replies), under each of its users' wire ids. */

@@ -11,6 +11,7 @@ import { healthReport } from "./app/health.ts";
 import { createKnowledge } from "./app/knowledge.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
+import { createParticipation } from "./app/participation.ts";
 import { accountPictureFetchers, accountVoiceFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
@@ -24,6 +25,7 @@ import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
 import { createComponentSet } from "./components/component-set.ts";
+import { configForSession } from "./config/chat-settings.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { TsumugiConfig } from "./config/schema.ts";
@@ -88,7 +90,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     messageRetention: () => config.storage.retention,
     spoolLimit: config.storage.spoolSize,
     // Only ordering drops when the spool is full: a reply to the bot without a mention counts as untriggered.
-    isTrigger: (message) => detectTrigger(message, triggerSettings(config), false) !== undefined,
+    isTrigger: (message) =>
+      detectTrigger(message, triggerSettings(config, message.groupId), false) !== undefined,
   });
   const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
   /** This instance's OneBot connections (for /healthz and the cluster); `adapters` is what the bot uses. */
@@ -131,6 +134,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const createLlm = (current: TsumugiConfig) =>
     new LlmClient({
       ...current.llm, // providers, models, acceptsImages
+      modelsInChat: (sessionId) => configForSession(current, sessionId).llm.models,
       localModels: local.models,
       usage: (record) => {
         stores.usage.record(record);
@@ -231,6 +235,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const recalled = new RecalledMessages();
   const recallHere = ({ sessionId, messageId }: { sessionId: string; messageId: string }) =>
     recallMessage({ messages, recalled, turns: turnRunner, memory, logger }, sessionId, messageId);
+  // Joining conversations unasked, and the governor's rules for it (docs/participation.md).
+  const { participation, gate } = createParticipation({
+    config: () => config,
+    clock: chatClock,
+    llm: () => llm,
+    prompts,
+    hostCommands: components.hostCommands,
+    monitor,
+    logger,
+  });
   const turnRunner = createTurnRunner({
     llm: () => llm,
     stores,
@@ -251,6 +265,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     outbox,
     budgets: limits,
     recalled,
+    clearUnasked: (batch, replyId, text, signal) => participation.clearToSend(batch, replyId, text, signal),
     monitor,
     logger,
   });
@@ -270,6 +285,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     adapters,
     config: () => config,
     outbox,
+    participation,
+    gate,
     monitor,
     logger,
   });
@@ -312,6 +329,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     }),
     // In a cluster, the session's owner marks it: its turns and batches are the ones reading it.
     deleted: (recall) => (cluster ? cluster.recalled(recall) : recallHere(recall)),
+    typing: ({ sessionId, userId, typing }) => participation.typing(sessionId, userId, typing),
     botName: () => config.bot.name,
     stdioChannels,
     monitor,
@@ -370,6 +388,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     localModels: local.service,
     pictures: consolePicturesOf({ fetcherFor: pictureFetcherFor, voiceFetcherFor, store: stores.pictures }),
     cluster: async () => cluster && { self: cluster.id, instances: await cluster.instances() },
+    participation,
     logger,
   });
 

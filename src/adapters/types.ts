@@ -66,4 +66,12 @@ export interface AdapterEvents {
   connection(status: AccountStatus): void;
   /** A message was deleted on the platform (recalled by its sender or an admin). */
   deleted?(message: { sessionId: string; messageId: string }): void;
+  /** A member started or stopped typing in a chat (NapCat's `input_status` notice). */
+  typing?(status: TypingStatus): void;
+}
+
+export interface TypingStatus {
+  sessionId: string;
+  userId: string;
+  typing: boolean;
 }

@@ -17,6 +17,11 @@ export const botSchema = group("Who the bot is.", {
         "Persona prompt, part of every system prompt; absent: the `persona` template of prompts.language.",
     }),
   ),
+  interests: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description:
+      "Topics the bot cares about: a message about one is likelier to make it join a conversation unasked (chat.participation).",
+  }),
   admins: Type.Array(
     formattedString("admin-id", {
       description:

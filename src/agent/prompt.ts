@@ -35,6 +35,8 @@ export interface TurnPromptInput {
    * change per turn, so they go after the chat and leave the cached prefix intact.
    */
   enrichments?: string[];
+  /** Planner only: nobody addressed the bot; participation chose this chat moment (said after the chat). */
+  unasked?: boolean;
   /**
    * What is remembered about the people speaking and this group (memory section, or empty):
    * after the chat, so the cached prefix stays; the planner and the replyer both read it.
@@ -116,7 +118,10 @@ export function plannerMessages(
         memories: sectionsText(
           [input.memories, input.knowledge].filter((section): section is string => !!section),
         ),
-        enrichments: sectionsText(input.enrichments),
+        enrichments: sectionsText([
+          ...(input.enrichments ?? []),
+          ...(input.unasked ? [prompts.render("planner_unasked")] : []),
+        ]),
         now: nowText(prompts, input.now, input.clock),
       }),
       ...imagesOf(input),

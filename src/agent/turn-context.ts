@@ -197,7 +197,8 @@ export class TurnContext {
     const messages = this.batch.messages.filter((message) => unread.has(message));
     const ids = new Set(messages.map((message) => message.messageId));
     const triggerIds = this.batch.triggerIds.filter((id) => ids.has(id));
-    if (triggerIds.length === 0) return undefined;
+    // An unasked turn was a chance to join, not a question owed an answer.
+    if (triggerIds.length === 0 || this.batch.unasked) return undefined;
     return { kind: "realtime", sessionId: this.batch.sessionId, messages, triggerIds };
   }
 
@@ -337,6 +338,7 @@ export class TurnContext {
       quoteBlock: this.quoteBlock && `${this.quoteBlock}\n${this.labelledLine(this.quoteMessage!)}`,
       systemParts: this.systemParts,
       enrichments: this.enrichments,
+      unasked: batch.unasked !== undefined,
       memories: this.memories,
       expressions: this.expressions,
       ownRecent: this.ownRecent,

@@ -40,7 +40,8 @@ export interface TurnRunnerDeps {
   /** The quote block (quote resolution) for a realtime turn's quoting message; never rejects. */
   quotes: TurnContextDeps["quotes"];
   names: TurnContextDeps["names"];
-  settings: () => AgentSettings;
+  /** The settings in force in the batch's chat (its per-group settings applied). */
+  settings: (batch: Batch) => AgentSettings;
   /** Plugin tools, enrichers and hooks. */
   plugins: TurnPlugins;
   /**
@@ -59,6 +60,16 @@ export interface TurnRunnerDeps {
   budgets: Pick<TurnLimits, "crossed">;
   /** Messages recalled while their batch waited: a turn leaves them out. */
   recalled: RecalledMessages;
+  /**
+   * The governor's send side for a turn nobody asked for (`batch.unasked`): why its reply text
+   * must not be sent, or undefined once it may go.
+   */
+  clearUnasked?: (
+    batch: Batch,
+    replyId: string,
+    text: string,
+    signal: AbortSignal,
+  ) => Promise<string | undefined>;
   monitor: Monitor;
   logger: Logger;
 }
@@ -154,7 +165,7 @@ export class TurnRunner {
         return deps.llm.generate({ ...request, userKey: user });
       },
     };
-    const settings = deps.settings();
+    const settings = deps.settings(initial);
     const abort = new AbortController();
     this.running.add(abort);
     if (fence !== undefined) this.fenced.set(replyId, { fence, abort });
@@ -171,12 +182,19 @@ export class TurnRunner {
       prompts: settings.prompts,
       pictures: pictures.texts,
     });
+    const { clearUnasked } = deps;
     const replies = deps.replyStage.forTurn({
       llm,
       replyId,
       sessionId: initial.sessionId,
       signal: abort.signal,
       textChunkLimit: settings.textChunkLimit,
+      // Asked for meanwhile (a trigger it absorbed), the turn answers like any other.
+      ...(initial.unasked &&
+        clearUnasked && {
+          holdBack: async (text: string) =>
+            turn.batch.unasked ? clearUnasked(turn.batch, replyId, text, abort.signal) : undefined,
+        }),
     });
     // Messages recalled while they waited never join the turn.
     const absorbUnrecalled = (current: Batch) => {

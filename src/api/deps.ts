@@ -13,6 +13,7 @@ import type { LocalModelService } from "../models/local-model-service.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
 import type { LiveTimeline } from "../monitor/timeline.ts";
 import type { PluginInstaller } from "../plugins/install/plugin-installer.ts";
+import type { Participation } from "../participation/participation.ts";
 import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { ReminderService } from "../reminders/reminder-service.ts";
 import type { HealthReport } from "../server/health-report.ts";
@@ -63,6 +64,8 @@ export interface ConsoleApiDeps {
   reminders: Pick<ReminderService, "recent" | "cancel" | "timeText">;
   /** The cluster's instances; undefined when this bot works alone (no `cluster.redisUrl`). */
   cluster: () => Promise<ClusterView | undefined>;
+  /** Participation per chat, and quiet switched from the console. */
+  participation: Pick<Participation, "chats" | "quiet" | "sessionsOf">;
   logger: Logger;
 }
 

@@ -10,6 +10,7 @@ import { registerMcpRoutes } from "./mcp-routes.ts";
 import { registerMemoryRoutes } from "./memory-routes.ts";
 import { registerModelRoutes } from "./models-routes.ts";
 import { registerMonitorRoutes } from "./monitor-routes.ts";
+import { registerParticipationRoutes } from "./participation-routes.ts";
 import { registerPictureRoutes } from "./picture-routes.ts";
 import { registerPlaygroundRoutes } from "./playground-routes.ts";
 import { registerPluginInstallRoutes } from "./plugin-install-routes.ts";
@@ -37,4 +38,5 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerKnowledgeRoutes(app, deps);
   registerReminderRoutes(app, deps);
   registerClusterRoutes(app, deps);
+  registerParticipationRoutes(app, deps);
 }

@@ -1,7 +1,7 @@
 import { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import { OneBotAdapter } from "../adapters/onebot/onebot-adapter.ts";
 import { QqOfficialAdapter } from "../adapters/qq-official/qq-official-adapter.ts";
-import type { AccountStatus, ChatAdapter } from "../adapters/types.ts";
+import type { AccountStatus, ChatAdapter, TypingStatus } from "../adapters/types.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
@@ -25,6 +25,8 @@ export interface AdapterParts {
   connection?: (adapterId: string, status: AccountStatus) => void;
   /** Told when a platform deletes a message (a recall). */
   deleted: (message: { sessionId: string; messageId: string }) => void;
+  /** Told when a member starts or stops typing. */
+  typing: (status: TypingStatus) => void;
   botName: () => string;
   /** The stdio channel plugins' adapter, built before the plugins. */
   stdioChannels: ChatAdapter;
@@ -52,6 +54,7 @@ export function addAdapters(
       events: {
         message: parts.deliver,
         deleted: parts.deleted,
+        typing: parts.typing,
         connection: (status: AccountStatus) => {
           logger.debug({ adapter: adapterConfig.id, ...status }, "adapter account status");
           parts.monitor.emit({ type: "adapter.connection", data: { adapter: adapterConfig.id, ...status } });

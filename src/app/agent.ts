@@ -4,6 +4,7 @@ import { TurnRunner, type TurnRunnerDeps } from "../agent/turn-runner.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import type { CallContexts } from "../components/types.ts";
+import { configForSession } from "../config/chat-settings.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import { MemberNames } from "../context/member-names.ts";
@@ -49,6 +50,7 @@ export interface AgentParts {
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
+  clearUnasked: TurnRunnerDeps["clearUnasked"];
   monitor: MonitorHub;
   logger: Logger;
 }
@@ -117,7 +119,8 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     ...(parts.cluster ? clusterTurns(parts.cluster, monitor) : {}),
     quotes,
     names,
-    settings: () => agentSettings(config(), parts.clock(), prompts.templates()),
+    settings: (batch) =>
+      agentSettings(configForSession(config(), batch.sessionId), parts.clock(), prompts.templates()),
     plugins: turnPluginsOf(components, builtins, parts.contexts, monitor, logger, () => config().agent),
     picturesForTurn,
     memory: parts.memory,
@@ -126,6 +129,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     replyStage,
     budgets: parts.budgets,
     recalled: parts.recalled,
+    clearUnasked: parts.clearUnasked,
     monitor,
     logger,
   });

@@ -2,11 +2,11 @@
  * The path of a message, every stage in order. Read this file to follow a message from an
  * adapter to a turn:
  *
- *   accept → poker's name → route → store → trigger → access → commands → notice → pending triggers → batch
+ *   accept → poker's name → route → store → trigger → access → commands → notice → participation → pending triggers → batch
  *
  * and a batch, one turn at a time per session (SessionRunner), through the turn gates:
  *
- *   ownership → limits → turn
+ *   ownership → governor → limits → gate model → turn
  *
  * `route`, `pending triggers` and `ownership` are the cluster's stages, there only with
  * `cluster.redisUrl`. Platform adapters' messages enter at `accept`; the console playground,
@@ -14,6 +14,8 @@
  * stage hands a message to a realtime window or the digest; their batches go to the session
  * runner when the window closes. A turn the planner left with unread triggers submits them as
  * the session's next batch; a turn a crash interrupted runs again through the same runner.
+ * `participation` decides whether the bot joins a conversation nobody addressed it in (and
+ * drops other bots' triggers); `governor` and `gate model` apply only to such unasked turns.
  */
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { TurnRunner } from "../agent/turn-runner.ts";
@@ -34,6 +36,8 @@ import type { Logger } from "../log/logger.ts";
 import type { MemoryLearner } from "../memory/memory-learner.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import type { GateModel } from "../participation/gate-model.ts";
+import type { Participation } from "../participation/participation.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { runsAccount } from "./adapters.ts";
@@ -56,6 +60,9 @@ export interface MessagePathParts {
   config: () => TsumugiConfig;
   /** The bot's sends on their way: a reply may quote one before its message id is known. */
   outbox: Pick<Outbox, "sendsInFlight">;
+  /** Joining conversations unasked and the governor's rules for it. */
+  participation: Pick<Participation, "stage" | "mayStart" | "heldBack">;
+  gate: Pick<GateModel, "allows">;
   monitor: Monitor;
   logger: Logger;
 }
@@ -95,11 +102,21 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
             }),
           ]
         : []),
+      stage<TurnRequest>("governor", (request) => {
+        // An unasked turn waited: quiet or a cap may hold now. A rerun was let through before.
+        const held = request.rerunOf ? undefined : parts.participation.mayStart(request.batch);
+        return held === undefined ? { go: request } : { stop: held };
+      }),
       stage<TurnRequest>("limits", async (request) => {
         // A turn run again after a crash was admitted before it.
         if (request.rerunOf) return { go: request };
         const admitted = await parts.limits.admit(request.batch);
         return admitted ? { go: { ...request, batch: admitted } } : { stop: "over a limit" };
+      }),
+      stage<TurnRequest>("gate model", async (request) => {
+        const { batch } = request;
+        if (!batch.unasked || request.rerunOf || (await parts.gate.allows(batch))) return { go: request };
+        return { stop: parts.participation.heldBack(batch, "gate model") };
       }),
       stage<TurnRequest>("turn", async (request) => {
         const unanswered = await parts.turnRunner.run(request);
@@ -158,7 +175,7 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
     batcher,
     digests,
     commands: parts.commands,
-    triggers: () => triggerSettings(config()),
+    triggers: (message) => triggerSettings(config(), message.groupId),
     access: () => config().access,
     monitor,
     logger,
@@ -193,6 +210,7 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
         for (const learner of parts.learners) learner.noticed(arrival.message);
         return { go: arrival };
       }),
+      stage("participation", (arrival) => parts.participation.stage(arrival)),
       ...(cluster
         ? [
             stage<Arrival>("pending triggers", (arrival) => {

@@ -1,6 +1,7 @@
 import type { AgentSettings } from "../agent/settings.ts";
 import type { BatchBounds } from "../chat/batch-bounds.ts";
 import type { TriggerSettings } from "../chat/triggers.ts";
+import { configForChat } from "../config/chat-settings.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import { type ZonedClock, zonedClock } from "../context/clock-text.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
@@ -47,8 +48,10 @@ export function turnBounds(config: TsumugiConfig): BatchBounds {
   };
 }
 
-export function triggerSettings(config: TsumugiConfig): TriggerSettings {
-  return { ...config.chat.triggers, names: [config.bot.name, ...config.bot.aliases] };
+/** What triggers the bot in the chat of `groupId` (its `chat.groups` entry applied). */
+export function triggerSettings(config: TsumugiConfig, groupId: string | undefined): TriggerSettings {
+  const inChat = configForChat(config, groupId);
+  return { ...inChat.chat.triggers, names: [inChat.bot.name, ...inChat.bot.aliases] };
 }
 
 /** The clock of the zone `zone()` names now: rebuilt only when that value changes (`chat.timezone`). */

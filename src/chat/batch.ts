@@ -6,6 +6,12 @@ import type { ChatMessage } from "../message/inbound.ts";
  */
 export type BatchKind = "realtime" | "digest" | "summary";
 
+/** Why a batch nobody addressed became a turn: the score of its message and the threshold it passed. */
+export interface UnaskedJoin {
+  score: number;
+  threshold: number;
+}
+
 /** Messages handed to the agent together as one turn's new input. */
 export interface Batch {
   kind: BatchKind;
@@ -21,6 +27,11 @@ export interface Batch {
    * They stay stored; the prompt says how many are missing.
    */
   omitted?: OmittedMessages;
+  /**
+   * Set when nobody addressed the bot and participation chose to join (src/participation):
+   * the planner is told it was not addressed, and the governor clears what it sends.
+   */
+  unasked?: UnaskedJoin;
 }
 
 export interface OmittedMessages {
@@ -39,6 +50,8 @@ export function mergeBatches(batches: Batch[]): Batch {
     sessionId: first.sessionId,
     messages: batches.flatMap((b) => b.messages),
     triggerIds: batches.flatMap((b) => b.triggerIds),
+    // Once anyone addressed the bot, the turn answers them: it is no longer unasked.
+    ...(batches.every((b) => b.unasked) && { unasked: first.unasked }),
     ...(batches.some((b) => b.omitted) && {
       omitted: {
         messageIds: batches.flatMap((b) => b.omitted?.messageIds ?? []),

@@ -4,6 +4,7 @@ import { renderSegments } from "../message/render.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { MessageStore } from "../store/types.ts";
 import { clip } from "../util/values.ts";
+import type { UnaskedJoin } from "./batch.ts";
 import { accessDenial } from "./chat-access.ts";
 import type { AccessSettings } from "./config.ts";
 import type { DigestScheduler } from "./digest-scheduler.ts";
@@ -23,6 +24,8 @@ export interface Arrival {
   readonly message: ChatMessage;
   /** Why it triggers the bot (the trigger stage); undefined before that stage, or when it does not. */
   readonly trigger?: TriggerReason;
+  /** Set by the participation stage when nobody addressed the bot but it joins the conversation. */
+  readonly unasked?: UnaskedJoin;
 }
 
 export interface ChatServiceDeps {
@@ -30,7 +33,8 @@ export interface ChatServiceDeps {
   batcher: RealtimeBatcher;
   digests: DigestScheduler;
   commands: CommandHandler;
-  triggers: () => TriggerSettings;
+  /** What triggers the bot in the message's chat. */
+  triggers: (message: ChatMessage) => TriggerSettings;
   access: () => AccessSettings;
   monitor: Monitor;
   logger: Logger;
@@ -59,7 +63,7 @@ export class ChatService {
   /** Most messages reply to nothing and go on at once; for a reply, the store says whom it quotes. */
   trigger(arrival: Arrival): StageStep<Arrival> | Promise<StageStep<Arrival>> {
     const { message } = arrival;
-    const triggers = this.deps.triggers();
+    const triggers = this.deps.triggers(message);
     const quoted = quotedMessageId(message, triggers);
     if (quoted === undefined) return { go: { message, trigger: detectTrigger(message, triggers, false) } };
     return this.quotesOwn(message, quoted).then((own) => ({
@@ -101,10 +105,13 @@ export class ChatService {
     return this.deps.commands.dispatch(arrival.message) ? { stop: "a command" } : { go: arrival };
   }
 
-  /** A trigger opens or joins its sender's realtime window (as do the sender's next messages); other chatter waits for the digest. */
+  /**
+   * A trigger, or a message the bot joins unasked, opens or joins its sender's realtime window
+   * (as do the sender's next messages); other chatter waits for the digest.
+   */
   batch(arrival: Arrival): StageStep<Arrival> {
-    const { message, trigger } = arrival;
-    if (!this.deps.batcher.offer(message, trigger !== undefined)) this.deps.digests.offer(message);
+    const { message, trigger, unasked } = arrival;
+    if (!this.deps.batcher.offer(message, trigger !== undefined, unasked)) this.deps.digests.offer(message);
     return { go: arrival };
   }
 

@@ -1,6 +1,6 @@
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
-import type { Batch } from "./batch.ts";
+import type { Batch, UnaskedJoin } from "./batch.ts";
 import type { Clock, Timer } from "./clock.ts";
 import type { RealtimeSettings } from "./config.ts";
 
@@ -10,6 +10,8 @@ export type RealtimeFlushReason = "quiet" | "max-window" | "max-messages" | "max
 interface OpenWindow {
   messages: ChatMessage[];
   triggerIds: string[];
+  /** Set while only unasked messages (participation) opened and joined it: no one addressed the bot. */
+  unasked?: UnaskedJoin;
   chars: number;
   /** Restarted by every message the window takes. */
   quietTimer?: Timer;
@@ -31,14 +33,19 @@ export class RealtimeBatcher {
     private readonly onBatch: (batch: Batch, reason: RealtimeFlushReason) => void,
   ) {}
 
-  /** Offers a message; returns true when it was taken into a window. */
-  offer(message: ChatMessage, triggered: boolean): boolean {
+  /**
+   * Offers a message; returns true when it was taken into a window. `unasked`: nobody addressed
+   * the bot, but participation joins the conversation at this message: it opens a window too.
+   */
+  offer(message: ChatMessage, triggered: boolean, unasked?: UnaskedJoin): boolean {
     const key = `${message.sessionId}::${message.userId}`;
     const open = this.windows.get(key);
-    if (!open && !triggered) return false;
-    const window = open ?? this.open(key);
+    const starts = triggered || unasked !== undefined;
+    if (!open && !starts) return false;
+    const window = open ?? this.open(key, triggered ? undefined : unasked);
     window.messages.push(message);
-    if (triggered) window.triggerIds.push(message.messageId);
+    if (starts) window.triggerIds.push(message.messageId);
+    if (triggered) delete window.unasked;
     window.chars += renderSegments(message.segments).length;
     if (window.messages.length >= this.settings().maxMessages) {
       this.flush(key, "max-messages");
@@ -59,10 +66,11 @@ export class RealtimeBatcher {
     for (const key of [...this.windows.keys()]) this.flush(key, "shutdown");
   }
 
-  private open(key: string): OpenWindow {
+  private open(key: string, unasked: UnaskedJoin | undefined): OpenWindow {
     const window: OpenWindow = {
       messages: [],
       triggerIds: [],
+      ...(unasked && { unasked }),
       chars: 0,
       maxTimer: this.clock.setTimer(() => this.flush(key, "max-window"), this.settings().maxWindowMs),
     };
@@ -83,6 +91,7 @@ export class RealtimeBatcher {
         sessionId: first.sessionId,
         messages: window.messages,
         triggerIds: window.triggerIds,
+        ...(window.unasked && { unasked: window.unasked }),
       },
       reason,
     );

@@ -40,7 +40,10 @@ export function detectTrigger(
     return "mention";
   }
   if (quotesOwnMessage && quotedMessageId(message, settings) !== undefined) return "reply_to_self";
-  const words = [...settings.keywords, ...settings.names].filter((w) => w.length > 0);
+  // The name counts as a mention: with mentions off, only the keywords are words that trigger.
+  const words = [...settings.keywords, ...(settings.mention ? settings.names : [])].filter(
+    (w) => w.length > 0,
+  );
   if (words.length > 0) {
     const text = renderSegments(message.segments).toLowerCase();
     if (words.some((word) => text.includes(word.toLowerCase()))) return "keyword";

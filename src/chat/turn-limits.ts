@@ -100,7 +100,7 @@ export class TurnLimits {
     const now = this.deps.clock.now();
     const breach = await this.budgetBreach(batch, turnUser(batch), settings, now);
     if (!breach) return undefined;
-    const notify = settings.notify && batch.kind !== "digest" && this.firstNotice(batch, breach, now);
+    const notify = settings.notify && saysLimits(batch) && this.firstNotice(batch, breach, now);
     const reason = `${breachReason(breach)}; the turn stopped before its next model call`;
     this.deps.monitor.emit({
       type: "limit.reached",
@@ -212,7 +212,7 @@ export class TurnLimits {
   }
 
   private async refuse(batch: Batch, breach: Breach, settings: LimitSettings, now: number): Promise<void> {
-    const notify = settings.notify && batch.kind !== "digest" && this.firstNotice(batch, breach, now);
+    const notify = settings.notify && saysLimits(batch) && this.firstNotice(batch, breach, now);
     const origin = originOf(batch);
     await recordRefusal(
       this.deps,
@@ -279,6 +279,11 @@ function rateBreach(
     period: String(freesAt),
     periodEndsAt: freesAt,
   };
+}
+
+/** Whether a limit that stops the batch's turn is said in the chat: not for turns nobody asked for (digests, unasked joins). */
+function saysLimits(batch: Batch): boolean {
+  return batch.kind !== "digest" && batch.unasked === undefined;
 }
 
 /** One message per user who started the batch: the senders of its triggers, or who asked for a summary. */

@@ -21,6 +21,7 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "bot.aliases": "其他也算作提到机器人的名字。",
   "bot.persona":
     "人设提示词，出现在每个系统提示词中；不设置时使用 prompts.language 对应语言的 `persona` 模板。",
+  "bot.interests": "机器人关心的话题：谈到其中之一的消息更容易让它主动加入对话（chat.participation）。",
   "bot.admins":
     '可以使用管理员命令的用户，例如 `["10001"]`：只写号码表示 QQ（OneBot）用户；stdio 频道的用户必须连同插件一起写成 `"stdio.<pluginId>:<userId>"` 才算管理员。',
   adapters: "平台连接列表；各连接的 `id` 不能重复。",
@@ -71,6 +72,7 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "在后台学习长期记忆的模型（便宜的对话模型即可），按顺序尝试；为空时只保存规划器和插件主动记住的内容。",
   "llm.models.expressions":
     "在后台学习各群说话方式（chat.expressions）的模型，按顺序尝试；留空则用回复模型。",
+  "llm.models.gate": "机器人主动加入对话之前先问一个小模型“要不要说”，以节省规划模型的花费；留空表示不问。",
   "llm.models.embedding":
     "向量模型（openai、openai-compatible 或 gemini 类型的服务商），其向量相似度和词项搜索一起用于回忆记忆，按顺序尝试；为空时只用词项。",
   "llm.models.speech":
@@ -145,6 +147,28 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.summary.maxTranscriptChars": "一次总结中聊天记录的最大字符数",
   "chat.timezone":
     '模型看到的所有时间（历史消息、引用块、当前时间）所用的 IANA 时区，例如 `"Asia/Shanghai"`；留空表示使用系统时区。',
+  "chat.participation.talkValue":
+    "机器人主动加入对话的积极程度，0 到 1：0 表示只在被叫到时回答；1 表示每条消息都会考虑",
+  "chat.participation.schedule":
+    '时段内使用另一个 talkValue，例如 `[{ from: "23:00", to: "08:00", talkValue: 0 }]`；取第一个包含当前时间的时段。',
+  "chat.participation.schedule[].from": '开始时间，chat.timezone 中的 `"HH:MM"`。',
+  "chat.participation.schedule[].to":
+    '结束时间（不含），chat.timezone 中的 `"HH:MM"`；早于 `from` 时跨过午夜。',
+  "chat.participation.schedule[].talkValue": "该时段内生效的 talkValue。",
+  "chat.participation.minGapMs": "同一聊天中两条主动发言之间的最短间隔（毫秒）",
+  "chat.participation.maxPerHour": "同一聊天中任意 60 分钟内最多主动发言几条",
+  "chat.participation.maxConsecutive": "中间没有真人发言时机器人最多连续发几条消息；超过后不再主动发言",
+  "chat.participation.quietPhrases": "成员的消息包含其中之一时，机器人在 quietMinutes 内不再主动发言。",
+  "chat.participation.quietMinutes": "安静短语或 /quiet 让机器人不主动发言的时长（分钟）",
+  "chat.participation.pingPongMs":
+    "成员在机器人发言后这么短时间内就回应、连续 pingPongRounds 次，就在一小时内被当作机器人（毫秒；0 表示不检查）",
+  "chat.participation.pingPongRounds": "连续几次这样的快速回应会让成员被当作机器人",
+  "chat.participation.settleMs": "主动发言要等到这么久没人发消息、也没人正在输入（毫秒）",
+  "chat.participation.maxWaitMs": "主动发言最多等聊天安静下来这么久；仍然热闹就不发（毫秒）",
+  "chat.otherBots":
+    "群里其他机器人的用户 id：它们的消息从不触发机器人，也不算作机器人两条消息之间的真人发言。",
+  "chat.groups":
+    '按群号的单独设置：`{ "123456": { participation, persona, triggers, models } }`；写了的键只在那个群里替换全局设置。',
   "chat.textChunkLimit": "单条文字消息的最大长度；更长的回复会被拆成多条发送",
   "access.privateChats": "是否回复私聊。",
   "access.allow":

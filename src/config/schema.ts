@@ -24,6 +24,7 @@ import { mediaSchema } from "../media/config.ts";
 import { stickersSchema } from "../media/sticker-config.ts";
 import { memorySchema } from "../memory/config.ts";
 import { monitorSchema } from "../monitor/config.ts";
+import { chatGroupsSchema, otherBotsSchema, participationSchema } from "../participation/config.ts";
 import { pluginsSchema } from "../plugins/config.ts";
 import { promptsSchema } from "../prompts/config.ts";
 import { typingDelaySchema } from "../reply/typing-delay.ts";
@@ -54,6 +55,9 @@ const chatSchema = group("How the bot reads and answers chats.", {
   summary: summarySchema,
   timezone: timezoneSchema,
   textChunkLimit: textChunkLimitSchema,
+  participation: participationSchema,
+  otherBots: otherBotsSchema,
+  groups: chatGroupsSchema,
 });
 
 export const configJsonSchema = Type.Object(

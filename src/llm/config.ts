@@ -84,6 +84,7 @@ const modelsSchema = Type.Unsafe<{
   embedding: string[];
   expressions: string[];
   speech: string[];
+  gate: string[];
   [task: string]: string[];
 }>(
   Type.Object(
@@ -95,6 +96,9 @@ const modelsSchema = Type.Unsafe<{
       ),
       memory: modelRefList(
         "Models that learn long-term memory in the background (a cheap chat model), tried in order; empty: only what the planner and plugins remember is kept.",
+      ),
+      gate: modelRefList(
+        "A small model asked yes or no before the bot joins a conversation unasked (chat.participation), to save the planner's cost; empty: no such question.",
       ),
       embedding: modelRefList(
         "Embedding models (openai, openai-compatible or gemini providers) whose vector similarity joins term search in memory recall, tried in order; empty: terms alone.",

@@ -30,6 +30,8 @@ export interface LlmClientOptions {
   localModels?: LocalLanguageModels;
   /** Task → ordered fallback list of `"provider/model"` references. */
   models: Record<string, string[]>;
+  /** The task lists in force in one chat (its per-group models), for a request that names its chat. */
+  modelsInChat?: (sessionId: string) => Record<string, string[]>;
   /** `"provider/model"` references of models that accept images (`llm.acceptsImages`). */
   acceptsImages?: readonly string[];
   usage: (record: LlmUsageRecord) => void;
@@ -81,7 +83,10 @@ export class LlmClient {
   }
 
   async generate(request: LlmRequest): Promise<LlmResult> {
-    const refs = this.options.models[request.task] ?? [];
+    const { models, modelsInChat } = this.options;
+    const inForce =
+      request.sessionId !== undefined && modelsInChat ? modelsInChat(request.sessionId) : models;
+    const refs = inForce[request.task] ?? [];
     if (refs.length === 0) {
       throw new LlmError(
         "no_model",

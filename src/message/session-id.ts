@@ -14,6 +14,12 @@ export function formatSessionId(address: SessionAddress): string {
   return `${address.platform}:${address.selfId}:${address.chatType}:${address.peerId}`;
 }
 
+/** The group a session id names, or undefined for a private chat (or an id of another form). */
+export function groupOfSession(sessionId: string): string | undefined {
+  const address = parseSessionId(sessionId);
+  return address?.chatType === "group" ? address.peerId : undefined;
+}
+
 export function parseSessionId(sessionId: string): SessionAddress | undefined {
   const match = /^([^:]+):([^:]+):(group|private):(.+)$/.exec(sessionId);
   if (!match) return undefined;

@@ -39,7 +39,8 @@ export type MonitorEventType =
   | "memory.recalled"
   | "memory.learned"
   | "expressions.learned"
-  | "memory.forgotten";
+  | "memory.forgotten"
+  | "participation.decided";
 
 export interface MonitorEvent {
   type: MonitorEventType;

@@ -23,6 +23,8 @@ export const TEMPLATE_PLACEHOLDERS = {
   planner: ["identity", "channel_prompts", "expressions"],
   planner_single: ["identity", "channel_prompts", "expressions"],
   planner_request: ["conversation", "memories", "enrichments", "now"],
+  planner_unasked: [],
+  participation_gate: ["identity", "messages"],
   replyer: ["identity", "channel_prompts", "expressions"],
   replyer_request: ["conversation", "memories", "own_recent", "now", "target", "intent", "extra_prompts"],
   replyer_intent: ["intent"],

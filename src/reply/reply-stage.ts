@@ -38,6 +38,11 @@ export interface ReplyTurn {
   sessionId: string;
   signal: AbortSignal;
   textChunkLimit: number;
+  /**
+   * For a turn nobody asked for: why `text` must not be sent (it may first wait for the chat to
+   * settle), or undefined when it may go. Such a turn's reply is written whole before it leaves.
+   */
+  holdBack?: (text: string) => Promise<string | undefined>;
 }
 
 /**
@@ -88,7 +93,9 @@ export class TurnReplies {
     const prompt = await writing.prompt(extraPrompts);
     const sender = this.sender(plan);
     const early =
-      plan.extensions.length === 0 ? new StreamedSends(sender, this.turn.textChunkLimit) : undefined;
+      plan.extensions.length === 0 && !this.turn.holdBack
+        ? new StreamedSends(sender, this.turn.textChunkLimit)
+        : undefined;
     let written: LlmResult;
     try {
       written = await this.turn.llm.generate({
@@ -125,7 +132,7 @@ export class TurnReplies {
     });
     if (written.text.trim() === "") throw new ReplyFailure("replyer returned no text");
     if (early) return this.result(await early.finish(), written.text);
-    const guarded = guardReply(written.text);
+    const guarded = await this.cleared(written.text);
     if ("dropped" in guarded) return this.result(guarded, written.text);
     const group = await extensions.beforeSend(guarded.text, this.split(guarded.text));
     await sender.sendAll(group);
@@ -143,11 +150,19 @@ export class TurnReplies {
     const requirements = await this.chain(plan, fresh).prepare();
     for (const step of fresh) this.prepared.add(step.extension.fullName);
     if (requirements.length > 0) return { requirements };
-    const guarded = guardReply(text);
+    const guarded = await this.cleared(text);
     if ("dropped" in guarded) return this.result(guarded, text);
     const group = await this.chain(plan, plan.extensions).beforeSend(guarded.text, this.split(guarded.text));
     await this.sender(plan).sendAll(group);
     return { sent: true };
+  }
+
+  /** The outbound guard's verdict, then, for an unasked turn, the governor's. */
+  private async cleared(text: string): Promise<GuardedReply> {
+    const guarded = guardReply(text);
+    if ("dropped" in guarded || !this.turn.holdBack) return guarded;
+    const held = await this.turn.holdBack(guarded.text);
+    return held === undefined ? guarded : { dropped: held };
   }
 
   /** A guarded reply's result; a dropped one is logged with what the model wrote. */

@@ -10,9 +10,11 @@ import { KeyedQueue } from "../../src/chat/keyed-queue.ts";
 import type { TurnRequest } from "../../src/chat/session-runner.ts";
 import type { Cluster } from "../../src/cluster/cluster.ts";
 import { validateConfig } from "../../src/config/validate.ts";
+import { zonedClock } from "../../src/context/clock-text.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import type { Segment } from "../../src/message/segment.ts";
 import { MonitorHub } from "../../src/monitor/monitor.ts";
+import { Participation } from "../../src/participation/participation.ts";
 import type { HistoryQuery, MessageStore } from "../../src/store/types.ts";
 import { groupChatMessage, SELF } from "../support/messages.ts";
 import { captureLog } from "../support/store.ts";
@@ -77,6 +79,18 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
     outbox: { sendsInFlight: () => undefined },
     adapters: new Map(),
     config: () => validation.config,
+    participation: new Participation({
+      inChat: () => ({
+        participation: validation.config.chat.participation,
+        otherBots: [],
+        names: [],
+        interests: [],
+      }),
+      clock: () => zonedClock(undefined),
+      monitor: new MonitorHub(),
+      logger: captureLog().logger,
+    }),
+    gate: { allows: async () => true },
     monitor: new MonitorHub(),
     logger: captureLog().logger,
   });
@@ -103,9 +117,10 @@ describe("the message path", () => {
       "access",
       "commands",
       "notice",
+      "participation",
       "batch",
     ]);
-    expect(path.turnGates.names).toEqual(["limits", "turn"]);
+    expect(path.turnGates.names).toEqual(["governor", "limits", "gate model", "turn"]);
   });
 
   it("has the cluster's stages in a cluster: route, pending triggers and ownership", () => {
@@ -120,10 +135,11 @@ describe("the message path", () => {
       "access",
       "commands",
       "notice",
+      "participation",
       "pending triggers",
       "batch",
     ]);
-    expect(path.turnGates.names).toEqual(["ownership", "limits", "turn"]);
+    expect(path.turnGates.names).toEqual(["ownership", "governor", "limits", "gate model", "turn"]);
   });
 
   it("takes a trigger through every stage to a turn, and chatter to the digest", async () => {

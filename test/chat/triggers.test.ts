@@ -55,6 +55,8 @@ describe("detectTrigger", () => {
   it("honours switched-off triggers and never triggers on the bot's own messages", () => {
     const off = { ...settings, mention: false, privateAlways: false, names: [], keywords: [] };
     expect(detectTrigger(message([{ type: "at", data: { qq: "10000" } }]), off, false)).toBe(undefined);
+    // The name is a mention too: off with mentions, whatever the names are.
+    expect(detectTrigger(message([text("紬 你好")]), { ...settings, mention: false }, false)).toBe(undefined);
     expect(detectTrigger(message([text("hi")], { chatType: "private" }), off, false)).toBe(undefined);
     expect(detectTrigger(message([text("紬")], { fromSelf: true }), settings, false)).toBe(undefined);
     // Nobody looks up whom a message replies to when that cannot trigger the bot.

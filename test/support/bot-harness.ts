@@ -96,8 +96,9 @@ export async function storedRows<R = Row>(dataDir: string, sql: string): Promise
 
 /**
  * The config the harnesses run the bot with, before validation: an ephemeral port, storage of
- * its own (storageUrlOf), short batching windows, limits off (tests ask far faster than people do;
- * test/security/limits.test.ts turns them on), debug logs, and the scripted model when given.
+ * its own (storageUrlOf), short batching windows, limits and the ping-pong guard off (tests ask far
+ * faster than people do; test/security/limits.test.ts turns limits on), debug logs, and the scripted
+ * model when given.
  */
 export async function harnessConfig(
   dataDir: string,
@@ -107,7 +108,8 @@ export async function harnessConfig(
   const base: Record<string, unknown> = {
     server: { port: 0 },
     storage: { url: await storageUrlOf(dataDir) },
-    chat: { realtime: { windowMs: 30, maxWindowMs: 300 } },
+    // The ping-pong guard off: tests answer the bot far faster than people do (participation tests turn it on).
+    chat: { realtime: { windowMs: 30, maxWindowMs: 300 }, participation: { pingPongMs: 0 } },
     limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     log: { level: "debug" },
   };

@@ -40,6 +40,7 @@ const EVENT_LABELS: Record<MonitorEventType, [string, string]> = {
   "memory.recalled": ["想起记忆", "Memories recalled"],
   "memory.learned": ["记住 / 修改记忆", "Memory learned or changed"],
   "expressions.learned": ["学到群里的说法", "Group expressions learned"],
+  "participation.decided": ["主动参与的决定", "Participation decision"],
   "memory.forgotten": ["忘记", "Memories forgotten"],
 };
 

@@ -75,7 +75,8 @@ export class OneBotEventDispatcher {
   }
 
   /**
-   * Recalls (撤回) delete a message, a poke reaches the chat like a message, NapCat's
+   * Recalls (撤回) delete a message, a poke reaches the chat like a message, a typing notice
+   * reaches the participation rules, NapCat's
    * `bot_offline` (the account was logged out) sets the account offline at once; other notices
    * are logged at debug.
    */
@@ -92,6 +93,9 @@ export class OneBotEventDispatcher {
         return;
       case "poke":
         events.message(notice.message);
+        return;
+      case "typing":
+        events.typing?.({ sessionId: notice.sessionId, userId: notice.userId, typing: notice.typing });
         return;
       case "offline":
         logger.warn(

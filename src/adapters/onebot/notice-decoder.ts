@@ -1,6 +1,7 @@
 import type { ChatMessage } from "../../message/inbound.ts";
 import { idToString } from "../../message/onebot-values.ts";
 import { type ChatType, formatSessionId } from "../../message/session-id.ts";
+import type { TypingStatus } from "../types.ts";
 import type { DecodeContext } from "./event-decoder.ts";
 
 /** What a OneBot notice means to the bot; `other` notices are only logged. */
@@ -8,13 +9,16 @@ export type DecodedNotice =
   | { kind: "recall"; sessionId: string; messageId: string }
   | { kind: "poke"; message: ChatMessage }
   | { kind: "offline" }
+  | ({ kind: "typing" } & TypingStatus)
   | { kind: "other" };
 
 /**
  * Reads the notices the bot acts on, in the shapes NapCat, LLOneBot, Lagrange and go-cqhttp
  * send them: `group_recall` / `friend_recall`, a poke (`notify` with `sub_type` `poke`; in
  * private chats NapCat names the friend in `user_id` and the poker in `sender_id`, go-cqhttp
- * the poker in both), and NapCat's `bot_offline`.
+ * the poker in both), NapCat's `bot_offline`, and NapCat's typing notice (`notify` with
+ * `sub_type` `input_status`: QQ reports typing only in private chats, so NapCat sends
+ * `group_id` 0 and the typing friend in `user_id`; an empty `status_text` means they stopped).
  */
 export function decodeNotice(event: Record<string, unknown>, context: DecodeContext): DecodedNotice {
   const group = idToString(event.group_id);
@@ -32,6 +36,7 @@ export function decodeNotice(event: Record<string, unknown>, context: DecodeCont
     case "bot_offline":
       return { kind: "offline" };
     case "notify":
+      if (event.sub_type === "input_status") return decodeTyping(event, context, group, user);
       return event.sub_type === "poke" ? decodePoke(event, context, group, user) : { kind: "other" };
     default:
       return { kind: "other" };
@@ -68,6 +73,19 @@ function decodePoke(
   };
   if (group !== undefined) message.groupId = group;
   return { kind: "poke", message };
+}
+
+function decodeTyping(
+  event: Record<string, unknown>,
+  context: DecodeContext,
+  group: string | undefined,
+  user: string | undefined,
+): DecodedNotice {
+  if (user === undefined || user === "0") return { kind: "other" };
+  const inGroup = group !== undefined && group !== "0";
+  const typing = typeof event.status_text === "string" && event.status_text !== "";
+  const sessionId = sessionOf(context.selfId, inGroup ? "group" : "private", inGroup ? group : user);
+  return { kind: "typing", sessionId, userId: user, typing };
 }
 
 function sessionOf(selfId: string, chatType: ChatType, peerId: string): string {
