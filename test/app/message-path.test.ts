@@ -71,6 +71,7 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
     learner: { noticed: (message) => noticed.push(message.messageId) },
     queue: new KeyedQueue(() => {}),
     limits: { admit: async (batch) => (options.overLimit ? undefined : batch) },
+    pluginsReady: { gate: (request) => ({ go: request }) },
     turnRunner,
     cluster: options.cluster,
     platformAdapters: new Map(),
@@ -105,7 +106,7 @@ describe("the message path", () => {
       "notice",
       "batch",
     ]);
-    expect(path.turnGates.names).toEqual(["limits", "turn"]);
+    expect(path.turnGates.names).toEqual(["limits", "plugins", "turn"]);
   });
 
   it("has the cluster's stages in a cluster: route, pending triggers and ownership", () => {
@@ -123,7 +124,7 @@ describe("the message path", () => {
       "pending triggers",
       "batch",
     ]);
-    expect(path.turnGates.names).toEqual(["ownership", "limits", "turn"]);
+    expect(path.turnGates.names).toEqual(["ownership", "limits", "plugins", "turn"]);
   });
 
   it("takes a trigger through every stage to a turn, and chatter to the digest", async () => {
