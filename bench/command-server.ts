@@ -1,18 +1,19 @@
 /**
  * One side of the command benchmark, in its own process so no side inherits another's heap:
- * Tsumugi with its ping plugin, or a bare `ws` server that answers `ping N` with a send_group_msg action and does nothing else.
- * Each serves OneBot reverse WebSocket on 127.0.0.1 and prints `{"url": …}` once it accepts
- * connections; it stops when its stdin closes. argv JSON: { side }.
+ * Tsumugi with its ping plugin (this checkout's, or another's: `checkout`), or a bare `ws`
+ * server that answers `ping N` with a send_group_msg action and does nothing else. Each serves
+ * OneBot reverse WebSocket on 127.0.0.1 and prints `{"url": …}` once it accepts connections; it
+ * stops when its stdin closes. argv JSON: { side, checkout? }.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import pino from "pino";
 import { WebSocketServer } from "ws";
-import { startApp } from "../src/app.ts";
-import { validateConfig } from "../src/config/validate.ts";
-import { createLogger } from "../src/log/logger.ts";
+import type * as AppModule from "../src/app.ts";
+import type * as ValidateModule from "../src/config/validate.ts";
+import type * as LoggerModule from "../src/log/logger.ts";
 
 /** Koishi has its own server script (koishi-command-server.mjs). */
 export type ServedSide = "tsumugi" | "bare";
@@ -22,12 +23,22 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serveTsumugi(): Promise<Served> {
+const THIS_CHECKOUT = fileURLToPath(new URL("..", import.meta.url));
+
+/** A module of `checkout`'s source tree. */
+async function sourceOf<T>(checkout: string, path: string): Promise<T> {
+  return (await import(pathToFileURL(resolve(checkout, path)).href)) as T;
+}
+
+async function serveTsumugi(checkout: string): Promise<Served> {
+  const { startApp } = await sourceOf<typeof AppModule>(checkout, "src/app.ts");
+  const { validateConfig } = await sourceOf<typeof ValidateModule>(checkout, "src/config/validate.ts");
+  const { createLogger } = await sourceOf<typeof LoggerModule>(checkout, "src/log/logger.ts");
   const dataDir = mkdtempSync(join(tmpdir(), "tsumugi-bench-"));
   const validation = validateConfig({
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
-    plugins: { dirs: [fileURLToPath(new URL("../plugins", import.meta.url))] },
+    plugins: { dirs: [resolve(checkout, "plugins")] },
   });
   if (!validation.ok) throw new Error(validation.problems.join("; "));
   // Info level, as users run it, written to /dev/null.
@@ -79,13 +90,8 @@ async function serveBare(): Promise<Served> {
   };
 }
 
-const SERVE: Record<ServedSide, () => Promise<Served>> = {
-  tsumugi: serveTsumugi,
-  bare: serveBare,
-};
-
-const { side } = JSON.parse(process.argv[2] ?? "{}") as { side: ServedSide };
-SERVE[side]().then(
+const { side, checkout } = JSON.parse(process.argv[2] ?? "{}") as { side: ServedSide; checkout?: string };
+(side === "tsumugi" ? serveTsumugi(checkout ?? THIS_CHECKOUT) : serveBare()).then(
   (served) => {
     process.stdout.write(`${JSON.stringify({ url: served.url })}\n`);
     process.stdin.resume();

@@ -9,6 +9,8 @@
  * calling the same handler directly.
  *
  * TSUMUGI_BENCH_CPU_PROF=<dir> writes a CPU profile of Tsumugi's side of each round there.
+ * TSUMUGI_BENCH_BASELINE=<checkout> adds that checkout's Tsumugi (e.g. the commit before a
+ * change) to each round, as `baseline`, before Koishi.
  */
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
@@ -24,8 +26,7 @@ const SEQUENTIAL = 2_000;
 const CONCURRENT = 10_000;
 const IN_FLIGHT = 64;
 const ROUNDS = 2;
-const SIDES = ["tsumugi", "koishi", "bare"] as const;
-type Side = (typeof SIDES)[number];
+type Side = "tsumugi" | "baseline" | "koishi" | "bare";
 
 interface SideFigures {
   commandsPerSecond: number;
@@ -35,26 +36,41 @@ interface SideFigures {
   commandMsP99: number;
 }
 
-interface Round extends Record<Side, SideFigures> {
+type Round = Partial<Record<Side, SideFigures>> & {
   timesKoishi: number;
   shareOfBare: number;
-}
+  baselineTimesKoishi?: number;
+  baselineShareOfBare?: number;
+};
 
 export async function benchCommands(): Promise<Record<string, unknown>> {
+  const baselineDir = process.env.TSUMUGI_BENCH_BASELINE;
+  const sides: Side[] = baselineDir
+    ? ["tsumugi", "baseline", "koishi", "bare"]
+    : ["tsumugi", "koishi", "bare"];
   const loadBefore = loadavg();
   const rounds: Round[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const figures = {} as Record<Side, SideFigures>;
-    for (const side of SIDES) figures[side] = await measureSide(side);
+    const figures: Partial<Record<Side, SideFigures>> = {};
+    for (const side of sides) figures[side] = await measureSide(side, baselineDir);
+    const koishi = figures.koishi!.commandsPerSecond;
+    const bare = figures.bare!.commandsPerSecond;
+    const baseline = figures.baseline?.commandsPerSecond;
     rounds.push({
       ...figures,
-      timesKoishi: round(figures.tsumugi.commandsPerSecond / figures.koishi.commandsPerSecond, 2),
-      shareOfBare: round(figures.tsumugi.commandsPerSecond / figures.bare.commandsPerSecond, 3),
+      timesKoishi: round(figures.tsumugi!.commandsPerSecond / koishi, 2),
+      shareOfBare: round(figures.tsumugi!.commandsPerSecond / bare, 3),
+      ...(baseline === undefined
+        ? {}
+        : {
+            baselineTimesKoishi: round(baseline / koishi, 2),
+            baselineShareOfBare: round(baseline / bare, 3),
+          }),
     });
   }
   const loadAfter = loadavg();
   const dispatch = await measureToolDispatch();
-  const ofTsumugi = (key: keyof SideFigures) => median(rounds.map((r) => r.tsumugi[key]));
+  const ofTsumugi = (key: keyof SideFigures) => median(rounds.map((r) => r.tsumugi![key]));
   return {
     sequentialCommands: SEQUENTIAL,
     inFlight: IN_FLIGHT,
@@ -76,8 +92,8 @@ export async function benchCommands(): Promise<Record<string, unknown>> {
   };
 }
 
-async function measureSide(side: Side): Promise<SideFigures> {
-  const server = startSide(side);
+async function measureSide(side: Side, baselineDir: string | undefined): Promise<SideFigures> {
+  const server = startSide(side, baselineDir);
   try {
     const { url } = (await nextLine(server)) as { url: string };
     const cpuBefore = cpuMs(server.pid!);
@@ -108,11 +124,13 @@ async function measureSide(side: Side): Promise<SideFigures> {
   }
 }
 
-function startSide(side: Side): ChildProcess {
+function startSide(side: Side, baselineDir: string | undefined): ChildProcess {
   if (side === "koishi") {
     const script = fileURLToPath(new URL("./koishi-command-server.mjs", import.meta.url));
     return spawn(process.execPath, [script], { stdio: ["pipe", "pipe", "inherit"] });
   }
+  if (side === "baseline")
+    return spawnScript("./command-server.ts", { side: "tsumugi", checkout: baselineDir });
   const profileDir = side === "tsumugi" ? process.env.TSUMUGI_BENCH_CPU_PROF : undefined;
   return spawnScript(
     "./command-server.ts",
