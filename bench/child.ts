@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-/** Starts a bench helper script (TypeScript, through tsx) as its own process. */
-export function spawnScript(script: string, argument: unknown): ChildProcess {
+/** Starts a bench helper script (TypeScript, through tsx) as its own process, with these node flags. */
+export function spawnScript(script: string, argument: unknown, nodeFlags: string[] = []): ChildProcess {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  return spawn(process.execPath, ["--import", "tsx", path, JSON.stringify(argument)], {
+  return spawn(process.execPath, [...nodeFlags, "--import", "tsx", path, JSON.stringify(argument)], {
     stdio: ["pipe", "pipe", "inherit"],
   });
 }
@@ -34,11 +34,12 @@ export function nextLine(child: ChildProcess): Promise<Record<string, unknown>> 
       const newline = buffered.indexOf("\n");
       if (newline === -1) return;
       child.stdout?.off("data", onData);
-      child.off("exit", onExit);
+      child.off("close", onClose);
       resolve(JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>);
     };
-    const onExit = (code: number | null) => reject(new Error(`bench helper exited with ${code}`));
+    // "close", not "exit": a helper that prints and exits at once may exit before its output is read.
+    const onClose = (code: number | null) => reject(new Error(`bench helper exited with ${code}`));
     child.stdout?.on("data", onData);
-    child.once("exit", onExit);
+    child.once("close", onClose);
   });
 }

@@ -30,12 +30,15 @@ const TURNS = 50;
  * turn with the mention and the reply), a conversation with the bot (every message a mention:
  * two per turn), and a busy group the bot reads along and mostly leaves alone (every message
  * names the bot, the planner answers no_reply: one new message per turn, the window moving by
- * one message per turn).
+ * one message per turn); and a group where the bot is talkative, answering every few messages
+ * while five members chat.
  */
 const SCENES = {
-  busyGroup: { chatterPerTurn: 3, replies: true },
-  conversation: { chatterPerTurn: 0, replies: true },
-  readingAlong: { chatterPerTurn: 0, replies: false },
+  busyGroup: { chatterPerTurn: 3, replies: true, turns: TURNS },
+  conversation: { chatterPerTurn: 0, replies: true, turns: TURNS },
+  readingAlong: { chatterPerTurn: 0, replies: false, turns: TURNS },
+  /** Five members chatting, the bot answering every fifth message: 30 consecutive replied turns. */
+  talkativeGroup: { chatterPerTurn: 4, replies: true, turns: 30 },
 } as const;
 type Scene = (typeof SCENES)[keyof typeof SCENES];
 const HISTORY_MESSAGES = 24;
@@ -85,6 +88,7 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
     const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0 }, scene);
     const previousCommit = baselineDir ? await runScene(baselineDir, {}, scene) : undefined;
     scenes[name] = {
+      turns: scene.turns,
       messagesBetweenMentions: scene.chatterPerTurn,
       botReplies: scene.replies,
       stepped,
@@ -93,7 +97,6 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
     };
   }
   return {
-    turns: TURNS,
     historyMaxMessages: HISTORY_MESSAGES,
     tokenEstimate: "1 per CJK character + 1 per 4 other characters, +4 per message",
     ...scenes,
@@ -106,7 +109,7 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
 async function runScene(
   checkout: string,
   history: Record<string, number>,
-  { chatterPerTurn, replies }: Scene,
+  { chatterPerTurn, replies, turns }: Scene,
 ): Promise<SceneFigures> {
   const harness = pathToFileURL(resolve(checkout, "test/support/bot-harness.ts")).href;
   const { startBot } = (await import(harness)) as { startBot: StartBot };
@@ -135,7 +138,7 @@ async function runScene(
     }
   };
   chatter(PREFILL);
-  for (let turn = 0; turn < TURNS; turn++) {
+  for (let turn = 0; turn < turns; turn++) {
     if (turn > 0) chatter(chatterPerTurn);
     if (replies) {
       llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: answerText(turn) });

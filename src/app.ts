@@ -14,6 +14,7 @@ import { createMessagePath } from "./app/message-path.ts";
 import { createParticipation } from "./app/participation.ts";
 import { accountPictureFetchers, accountVoiceFetchers, consolePicturesOf } from "./app/pictures.ts";
 import { createPluginHosts } from "./app/plugin-hosts.ts";
+import { PluginsReady } from "./app/plugins-ready.ts";
 import { recoverClusterWork, recoverInterruptedTurns } from "./app/recover-turns.ts";
 import { createReminders } from "./app/reminders.ts";
 import { clockOfZone, triggerSettings } from "./app/service-settings.ts";
@@ -66,7 +67,7 @@ export interface RunningApp {
   address: { host: string; port: number };
   /**
    * Settles once every plugin found at start-up has had its first activation attempt. The
-   * bot does not wait for it (a message meanwhile is answered without those plugins' tools).
+   * bot does not wait for it; turns that start meanwhile do, at most PLUGINS_READY_WAIT_MS.
    */
   pluginsActivated: Promise<void>;
   stop(): Promise<void>;
@@ -273,12 +274,22 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger.error({ sessionId, err: error }, "session task failed unexpectedly"),
   );
   // Every stage a message and a turn pass, in order: src/app/message-path.ts.
+  const pluginsReady = new PluginsReady({
+    activating: () =>
+      plugins.host
+        .list()
+        .filter((plugin) => plugin.process?.state === "starting")
+        .map((plugin) => plugin.id),
+    monitor,
+    logger,
+  });
   const path = createMessagePath({
     messages,
     commands: plugins.commands,
     learners: [memoryLearner, groupVoice.learner],
     queue,
     limits,
+    pluginsReady,
     turnRunner,
     cluster,
     platformAdapters,
@@ -395,11 +406,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const address = await server.listen();
   listening = { host: config.server.host, port: address.port };
   // Plugins start in the background: one slow to activate holds up neither the adapters nor
-  // /healthz. The built-in commands are registered before `start()` returns its promise.
+  // /healthz, only the turns that start meanwhile (bounded). The built-in commands are
+  // registered before `start()` returns its promise.
   const pluginsActivated = plugins.start().then(
     () => plugins.activated(),
     (error: unknown) => logger.error({ err: error }, "plugins failed to start"),
   );
+  pluginsReady.follow(pluginsActivated);
   // Turns a crash interrupted are queued before the adapters deliver anything new, so each
   // stays first in its session; they wait for their account to connect before they start.
   // In a cluster, only this instance's own turns: those of instances that died are taken over

@@ -6,7 +6,7 @@
  *
  * and a batch, one turn at a time per session (SessionRunner), through the turn gates:
  *
- *   ownership → governor → limits → gate model → turn
+ *   ownership → governor → limits → gate model → plugins → turn
  *
  * `route`, `pending triggers` and `ownership` are the cluster's stages, there only with
  * `cluster.redisUrl`. Platform adapters' messages enter at `accept`; the console playground,
@@ -42,6 +42,7 @@ import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { runsAccount } from "./adapters.ts";
 import { deliveryLedger, mayRunHere } from "./cluster-member.ts";
+import type { PluginsReady } from "./plugins-ready.ts";
 import { triggerSettings, turnBounds } from "./service-settings.ts";
 
 export interface MessagePathParts {
@@ -51,6 +52,8 @@ export interface MessagePathParts {
   learners: Array<Pick<MemoryLearner, "noticed">>;
   queue: KeyedQueue;
   limits: Pick<TurnLimits, "admit">;
+  /** Holds turns that start while plugins are still in their first activation (bounded). */
+  pluginsReady: Pick<PluginsReady, "gate">;
   turnRunner: Pick<TurnRunner, "run">;
   cluster: Cluster | undefined;
   /** This instance's OneBot connections: only their chats are routed and owned in the cluster. */
@@ -118,6 +121,7 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
         if (!batch.unasked || request.rerunOf || (await parts.gate.allows(batch))) return { go: request };
         return { stop: parts.participation.heldBack(batch, "gate model") };
       }),
+      stage<TurnRequest>("plugins", (request) => parts.pluginsReady.gate(request)),
       stage<TurnRequest>("turn", async (request) => {
         const unanswered = await parts.turnRunner.run(request);
         if (unanswered) sessions.submit(unanswered);

@@ -34,6 +34,7 @@ export type MonitorEventType =
   | "plugin.loaded"
   | "plugin.failed"
   | "plugin.process"
+  | "plugins.not_ready"
   | "mcp.server"
   | "adapter.connection"
   | "memory.recalled"

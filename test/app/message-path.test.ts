@@ -73,6 +73,7 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
     learners: [{ noticed: (message) => noticed.push(message.messageId) }],
     queue: new KeyedQueue(() => {}),
     limits: { admit: async (batch) => (options.overLimit ? undefined : batch) },
+    pluginsReady: { gate: (request) => ({ go: request }) },
     turnRunner,
     cluster: options.cluster,
     platformAdapters: new Map(),
@@ -120,7 +121,7 @@ describe("the message path", () => {
       "participation",
       "batch",
     ]);
-    expect(path.turnGates.names).toEqual(["governor", "limits", "gate model", "turn"]);
+    expect(path.turnGates.names).toEqual(["governor", "limits", "gate model", "plugins", "turn"]);
   });
 
   it("has the cluster's stages in a cluster: route, pending triggers and ownership", () => {
@@ -139,7 +140,7 @@ describe("the message path", () => {
       "pending triggers",
       "batch",
     ]);
-    expect(path.turnGates.names).toEqual(["ownership", "governor", "limits", "gate model", "turn"]);
+    expect(path.turnGates.names).toEqual(["ownership", "governor", "limits", "gate model", "plugins", "turn"]);
   });
 
   it("takes a trigger through every stage to a turn, and chatter to the digest", async () => {

@@ -11,6 +11,10 @@ const EVENT_LABELS: Record<MonitorEventType, [string, string]> = {
   "batch.flushed": ["消息成批", "Messages batched"],
   "batch.trimmed": ["消息过多，较早的未放入提示词", "Too many messages: the oldest left out"],
   "turn.started": ["回合开始", "Turn started"],
+  "plugins.not_ready": [
+    "插件仍在启动，回合未等其工具",
+    "Plugins still activating: the turn went on without them",
+  ],
   "quote.resolved": ["读取引用", "Quote read"],
   "vision.described": ["看懂图片", "Picture described"],
   "vision.failed": ["图片未能看懂", "Picture not described"],

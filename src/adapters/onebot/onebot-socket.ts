@@ -1,8 +1,9 @@
+import type { Socket } from "node:net";
 import { type RawData, WebSocket } from "ws";
 import type { Logger } from "../../log/logger.ts";
 import { actionDisconnected } from "./action-error.ts";
 import { frameSample, MAX_FRAME_BYTES, parseFrame } from "./frame.ts";
-import { WsActionCaller } from "./ws-action-caller.ts";
+import { type FrameWriter, WsActionCaller } from "./ws-action-caller.ts";
 
 /** A peer that does not answer a ping within this interval is considered gone (half-open sockets). */
 const KEEPALIVE_INTERVAL_MS = 30_000;
@@ -34,11 +35,7 @@ export class OneBotSocket {
     this.#ws = ws;
     this.#logger = logger;
     this.#handlers = handlers;
-    this.#caller = new WsActionCaller((text, onError) =>
-      ws.send(text, (error) => {
-        if (error) onError(error);
-      }),
-    );
+    this.#caller = new WsActionCaller(coalescingWriter(ws));
     this.#closed = new Promise((resolve) => ws.once("close", () => resolve()));
     ws.on("message", (data, isBinary) => this.#receive(data, isBinary));
     ws.on("pong", () => {
@@ -126,6 +123,31 @@ export class OneBotSocket {
     this.#caller.failAll(`connection closed (code ${code}${reason ? `, ${reason}` : ""})`);
     this.#handlers.onClose(code, reason);
   }
+}
+
+/**
+ * Writes frames so that those sent in one event-loop turn leave in one write: the TCP socket is
+ * corked at the turn's first frame and uncorked once its callbacks and promise jobs are done.
+ * Under load the answers to a whole read of events go out in one system call instead of one
+ * each; a lone frame leaves as soon as before, at the end of the turn that sent it.
+ */
+function coalescingWriter(ws: WebSocket): FrameWriter {
+  let corked: Socket | undefined;
+  const uncork = () => {
+    corked?.uncork();
+    corked = undefined;
+  };
+  return (text, onError) => {
+    if (!corked) {
+      // ws keeps its TCP socket private; without one (not connected yet) frames go one by one.
+      corked = (ws as unknown as { _socket?: Socket | null })._socket ?? undefined;
+      corked?.cork();
+      if (corked) process.nextTick(uncork);
+    }
+    ws.send(text, (error) => {
+      if (error) onError(error);
+    });
+  };
 }
 
 function rawDataBytes(data: RawData): Buffer {

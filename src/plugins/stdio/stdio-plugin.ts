@@ -281,6 +281,11 @@ export class StdioPlugin {
 
   private call(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     const process = this.process;
+    // A process that has not answered `activate` is not the plugin yet: the guards kept from
+    // the one before deny rather than ask it (`activate` itself goes to the process directly).
+    if (process && this.activating) {
+      return Promise.reject(new Error(`the plugin ${this.request.manifest.id} is still activating`));
+    }
     if (!process) {
       const { lastError } = this.supervisor.status;
       const why = lastError ? ` (${lastError})` : "";
