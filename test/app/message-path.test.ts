@@ -140,7 +140,14 @@ describe("the message path", () => {
       "pending triggers",
       "batch",
     ]);
-    expect(path.turnGates.names).toEqual(["ownership", "governor", "limits", "gate model", "plugins", "turn"]);
+    expect(path.turnGates.names).toEqual([
+      "ownership",
+      "governor",
+      "limits",
+      "gate model",
+      "plugins",
+      "turn",
+    ]);
   });
 
   it("takes a trigger through every stage to a turn, and chatter to the digest", async () => {

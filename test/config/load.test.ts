@@ -56,7 +56,16 @@ describe("loadConfig without a file", () => {
     ]);
     expect(config.llm).toEqual({
       providers: [],
-      models: { planner: [], replyer: [], vision: [], memory: [], embedding: [], expressions: [], speech: [], gate: [] },
+      models: {
+        planner: [],
+        replyer: [],
+        vision: [],
+        memory: [],
+        embedding: [],
+        expressions: [],
+        speech: [],
+        gate: [],
+      },
       acceptsImages: [],
       prices: {},
     });
