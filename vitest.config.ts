@@ -9,8 +9,9 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 const WHOLE_BOT_STORAGE_TESTS = ["test/**/*.e2e.test.ts", "test/faults/turns.test.ts"];
 
 /**
- * Fault scenes of two instances whose bound is a wall-clock one (every trigger answered within
- * 15 s through a Redis or PostgreSQL restart, a SIGKILL, a SIGSTOP): `npm test` runs them after
+ * Scenes of two instance processes whose bound is a wall-clock one (every trigger answered within
+ * 15 s through a Redis or PostgreSQL restart, a SIGKILL, a SIGSTOP; a recall reaching the
+ * instance that does not own the chat): `npm test` runs them after
  * the rest, on their own, so the bound measures the cluster and not the other test files
  * competing for the same two cores.
  */
@@ -39,8 +40,8 @@ export default defineConfig({
       {
         test: { ...shared, name: "default", include: ["test/**/*.test.ts"], exclude: CLUSTER_FAULT_SCENES },
       },
-      // The Redis-restart hand-over scene still misses its bound now and then (an instance's Redis
-      // connection late back after the restart): two more tries in CI while that is open.
+      // Each scene starts two bot processes from source; on a machine loaded by other work their
+      // start-up alone has outlasted its minute: two more tries in CI.
       {
         test: {
           ...shared,
