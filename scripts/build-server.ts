@@ -41,7 +41,20 @@ export async function buildServer(outdir = SERVER_DIST): Promise<void> {
     // finds its own files at run time.
     // pg-native: pg's optional native binding, which we do not use. sharp loads libvips for
     // the platform it finds at run time.
-    external: ["better-sqlite3", "esbuild", "pg-native", "sharp"],
+    // The voice codec and the knowledge base's document readers are imported on first use and
+    // stay packages: silk-wasm reads its WebAssembly file beside itself, and none of them should
+    // cost a start that never sees a voice message or a document.
+    external: [
+      "better-sqlite3",
+      "esbuild",
+      "pg-native",
+      "sharp",
+      "silk-wasm",
+      "unpdf",
+      "mammoth",
+      "linkedom",
+      "@mozilla/readability",
+    ],
     // CommonJS packages in an ES module bundle still call require() for Node's built-ins.
     banner: {
       js: 'import { createRequire as __tsumugiRequire } from "node:module"; const require = __tsumugiRequire(import.meta.url);',

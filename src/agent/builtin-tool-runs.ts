@@ -5,16 +5,13 @@ import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
 import type { ToolComponent } from "../components/types.ts";
 import type { KnowledgeSettings } from "../knowledge/config.ts";
 import type { KnowledgeService } from "../knowledge/knowledge-service.ts";
-import { searchKnowledgeTool } from "../knowledge/knowledge-tool.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import { type StickerCollection, stickerSegment } from "../media/sticker-collection.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import { memoryToolSpecs, RECALL_TOOL, REMEMBER_TOOL, runMemoryTool } from "../memory/memory-tools.ts";
 import { shippedPromptTemplates } from "../prompts/templates.ts";
 import type { ReminderService } from "../reminders/reminder-service.ts";
-import { runScheduleTool, scheduleToolSpec } from "../reminders/schedule-tool.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
-import { type SearchToolDeps, searchTools } from "../search/search-tools.ts";
 import {
   type BuiltinCall,
   type BuiltinTool,
@@ -25,8 +22,11 @@ import {
   type ToolTexts,
   toolSearchSpec,
 } from "./builtin-tools.ts";
+import { searchKnowledgeTool } from "./knowledge-tool.ts";
 import { pokeBack, pokeOfBot, pokeToolSpec } from "./poke-tool.ts";
 import { runReply } from "./reply-tool.ts";
+import { runScheduleTool, scheduleToolSpec } from "./schedule-tool.ts";
+import { type SearchToolDeps, searchTools } from "./search-tools.ts";
 
 /** What the built-in tools' rules and runs use beside their turn. */
 export interface BuiltinToolDeps {

@@ -6,8 +6,8 @@ import { stringify } from "yaml";
 import { documentKindOf } from "../knowledge/extract.ts";
 import type { KnowledgeService } from "../knowledge/knowledge-service.ts";
 import { sourceOf } from "../knowledge/passages.ts";
-import { type KnowledgeScope, SIDECAR_SUFFIX, scopeSchema } from "../knowledge/scope.ts";
-import type { KnowledgeDocument } from "../store/knowledge-types.ts";
+import { SIDECAR_SUFFIX, scopeSchema } from "../knowledge/scope.ts";
+import type { KnowledgeDocument, KnowledgeScope } from "../store/knowledge-types.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });

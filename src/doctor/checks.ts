@@ -1,6 +1,5 @@
 import { createServer } from "node:net";
 import type { AdapterConfig } from "../adapters/config.ts";
-import { describeFetchError } from "../adapters/onebot/http-mode.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import { LlmClient } from "../llm/llm-client.ts";
 import { LlmError } from "../llm/types.ts";
@@ -8,6 +7,7 @@ import type { Logger } from "../log/logger.ts";
 import type { McpServerStatus } from "../mcp/status.ts";
 import type { PluginStatus } from "../plugins/status-types.ts";
 import type { HealthReport } from "../server/health-report.ts";
+import { describeFetchError } from "../util/fetch-error.ts";
 import { isRecord } from "../util/values.ts";
 import { probeOneBot } from "./onebot-probe.ts";
 

@@ -1,6 +1,6 @@
 import { WebSocket } from "ws";
 import type { OneBotAdapterConfig } from "../adapters/onebot/config.ts";
-import { describeFetchError } from "../adapters/onebot/http-mode.ts";
+import { describeFetchError } from "../util/fetch-error.ts";
 import { isRecord } from "../util/values.ts";
 
 /** What a OneBot implementation said about the account, asked directly (http and forward-ws modes). */

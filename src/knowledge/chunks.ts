@@ -1,15 +1,5 @@
+import type { KnowledgeChunk } from "../store/knowledge-types.ts";
 import type { TextBlock } from "./html-blocks.ts";
-
-/** One passage of a document: what is searched and shown, with where it is. */
-export interface KnowledgeChunk {
-  /** 0-based order within the document. */
-  position: number;
-  /** The headings above it, outermost first, joined by " › " ("" before any heading). */
-  heading: string;
-  /** The PDF page it starts on. */
-  page?: number;
-  text: string;
-}
 
 /**
  * Cuts a document's blocks into passages by its structure: a heading starts a new passage,

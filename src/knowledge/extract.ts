@@ -1,6 +1,5 @@
 import { extname } from "node:path";
-import mammoth from "mammoth";
-import { getDocumentProxy } from "unpdf";
+import type { DocumentKind } from "../store/knowledge-types.ts";
 import { htmlBlocks, mainTextBlocks, type TextBlock } from "./html-blocks.ts";
 
 /** The document kinds the knowledge base reads, by file extension. */
@@ -12,9 +11,7 @@ const KINDS = {
   ".htm": "html",
   ".pdf": "pdf",
   ".docx": "docx",
-} as const;
-
-export type DocumentKind = (typeof KINDS)[keyof typeof KINDS];
+} as const satisfies Record<string, DocumentKind>;
 
 /** The kind of a document file, or undefined for a file the knowledge base does not read. */
 export function documentKindOf(path: string): DocumentKind | undefined {
@@ -45,11 +42,13 @@ export async function extractDocument(
     case "text":
       return { blocks: paragraphsOf(bytes.toString("utf8")) };
     case "html":
-      return mainTextBlocks(bytes.toString("utf8"));
+      return await mainTextBlocks(bytes.toString("utf8"));
     case "docx": {
       // Mammoth maps Word's heading styles to <h1>…<h6>, so the structure survives.
+      // The extractors load with the first document of their kind, not at start-up.
+      const { default: mammoth } = await import("mammoth");
       const { value } = await mammoth.convertToHtml({ buffer: bytes });
-      return { blocks: htmlBlocks(value) };
+      return { blocks: await htmlBlocks(value) };
     }
     case "pdf":
       return pdfBlocks(bytes, limits.maxPdfPages);
@@ -96,6 +95,7 @@ function paragraphsOf(text: string, page?: number): TextBlock[] {
 
 /** A PDF's pages (the first `maxPages`), each page's text by its paragraphs. */
 async function pdfBlocks(bytes: Buffer, maxPages: number): Promise<ExtractedDocument> {
+  const { getDocumentProxy } = await import("unpdf");
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
   try {
     const read = Math.min(pdf.numPages, maxPages);

@@ -1,6 +1,3 @@
-import { Readability } from "@mozilla/readability";
-import { parseHTML } from "linkedom";
-
 /** One block of a document's text: a heading (with its level, 1 the highest) or a paragraph. */
 export interface TextBlock {
   text: string;
@@ -39,18 +36,24 @@ export function collapseSpaces(text: string): string {
  * The main text of a web page (readability: navigation, footers and ads left out) with its
  * title, as blocks; a page readability finds no article in is read whole.
  */
-export function mainTextBlocks(html: string): { title: string; blocks: TextBlock[] } {
+export async function mainTextBlocks(html: string): Promise<{ title: string; blocks: TextBlock[] }> {
+  // The DOM and readability load with the first page or HTML document, not at start-up.
+  const [{ parseHTML }, { Readability }] = await Promise.all([
+    import("linkedom"),
+    import("@mozilla/readability"),
+  ]);
   const document = parseHTML(html).document as unknown as DomDocument;
   const title = collapseSpaces(document.title ?? "");
   const article = new Readability(
     document as unknown as ConstructorParameters<typeof Readability>[0],
   ).parse();
-  const blocks = htmlBlocks(article?.content ?? html);
+  const blocks = await htmlBlocks(article?.content ?? html);
   return { title: collapseSpaces(article?.title ?? "") || title, blocks };
 }
 
 /** Headings and paragraphs of an HTML fragment, in document order. */
-export function htmlBlocks(html: string): TextBlock[] {
+export async function htmlBlocks(html: string): Promise<TextBlock[]> {
+  const { parseHTML } = await import("linkedom");
   const document = parseHTML(`<!doctype html><html><body>${html}</body></html>`)
     .document as unknown as DomDocument;
   const blocks: TextBlock[] = [];

@@ -3,10 +3,16 @@ import { basename } from "node:path";
 import type { Embedder } from "../llm/embedder.ts";
 import type { Logger } from "../log/logger.ts";
 import { EMBEDDING_TASK } from "../memory/turn-recall.ts";
-import type { ChunkVectors, KnowledgeStore, NewKnowledgeDocument } from "../store/knowledge-types.ts";
-import { chunkBlocks, type KnowledgeChunk } from "./chunks.ts";
+import type {
+  ChunkVectors,
+  DocumentKind,
+  KnowledgeChunk,
+  KnowledgeStore,
+  NewKnowledgeDocument,
+} from "../store/knowledge-types.ts";
+import { chunkBlocks } from "./chunks.ts";
 import type { KnowledgeSettings } from "./config.ts";
-import { type DocumentKind, documentKindOf, extractDocument } from "./extract.ts";
+import { documentKindOf, extractDocument } from "./extract.ts";
 import { scopeOfFile } from "./scope.ts";
 
 /** Passages embedded per request. */

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
 import { parseSessionId } from "../message/session-id.ts";
+import type { KnowledgeScope } from "../store/knowledge-types.ts";
 
 /**
  * Where a document may be used: in every chat, in the listed groups only, or in private chats
@@ -19,8 +20,6 @@ export const scopeSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export type KnowledgeScope = Static<typeof scopeSchema>;
 
 export const ALL_CHATS: KnowledgeScope = { chats: "all", groups: [], autoRetrieve: true };
 

@@ -1,5 +1,3 @@
-import { decode as decodeSilk, isSilk } from "silk-wasm";
-
 /** The audio types a browser plays, told by magic bytes (never by what a server claimed). */
 export type AudioMime = "audio/wav" | "audio/ogg" | "audio/mpeg" | "audio/flac" | "audio/mp4" | "audio/webm";
 
@@ -22,6 +20,8 @@ export type AudioConversion = { ok: true; audio: PlayableAudio } | { ok: false; 
  * and anything else is refused here (NapCat's `get_record` converts it instead).
  */
 export async function playableAudio(bytes: Buffer): Promise<AudioConversion> {
+  // silk-wasm (and its WebAssembly) loads on the first voice message, not at start-up.
+  const { decode: decodeSilk, isSilk } = await import("silk-wasm");
   if (isSilk(bytes)) {
     try {
       const pcm = await decodeSilk(bytes, SILK_SAMPLE_RATE);

@@ -1,9 +1,10 @@
 import type { ZonedClock } from "../context/clock-text.ts";
-import { cosine, type Embedder } from "../llm/embedder.ts";
+import type { Embedder } from "../llm/embedder.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { renderSegments } from "../message/render.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import { cosine } from "../util/vectors.ts";
 import type { MemorySettings } from "./config.ts";
 import { unique, uniqueEntries } from "./entries.ts";
 import { linesWithin, memoryLine } from "./memory-lines.ts";

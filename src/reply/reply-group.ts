@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { makeSegment, type Segment } from "../message/segment.ts";
 import type { ReplyMessage, ReplySegment } from "../sdk/types.ts";
-import { audioFormat } from "./audio-format.ts";
+import { audioFormat } from "../util/audio-format.ts";
 
 /** A message ready for the adapter; the sender adds the quote. */
 export interface OutgoingReply {

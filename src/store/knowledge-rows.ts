@@ -1,8 +1,12 @@
-import type { KnowledgeChunk } from "../knowledge/chunks.ts";
-import type { DocumentKind } from "../knowledge/extract.ts";
-import type { KnowledgeScope } from "../knowledge/scope.ts";
-import { cosine } from "../llm/embedder.ts";
-import type { ChunkScore, KnowledgeDocument, StoredChunk } from "./knowledge-types.ts";
+import { cosine } from "../util/vectors.ts";
+import type {
+  ChunkScore,
+  DocumentKind,
+  KnowledgeChunk,
+  KnowledgeDocument,
+  KnowledgeScope,
+  StoredChunk,
+} from "./knowledge-types.ts";
 import { memoryQueryTerms, memoryTerms } from "./memory-terms.ts";
 
 /** Knowledge rows as both databases hold them, and the terms passages are indexed by. */

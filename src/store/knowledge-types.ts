@@ -1,6 +1,26 @@
-import type { KnowledgeChunk } from "../knowledge/chunks.ts";
-import type { DocumentKind } from "../knowledge/extract.ts";
-import type { KnowledgeScope } from "../knowledge/scope.ts";
+/** One passage of a document: what is searched and shown, with where it is. */
+export interface KnowledgeChunk {
+  /** 0-based order within the document. */
+  position: number;
+  /** The headings above it, outermost first, joined by " › " ("" before any heading). */
+  heading: string;
+  /** The PDF page it starts on. */
+  page?: number;
+  text: string;
+}
+
+/** The document kinds the knowledge base reads. */
+export type DocumentKind = "markdown" | "text" | "html" | "pdf" | "docx";
+
+/**
+ * Where a document may be used: in every chat, in the listed groups only, or in private chats
+ * only; `autoRetrieve: false` keeps its passages out of prompts (the tool still finds them).
+ */
+export interface KnowledgeScope {
+  chats: "all" | "groups" | "private";
+  groups: string[];
+  autoRetrieve: boolean;
+}
 
 /** A document of the knowledge base as stored: its file, scope and how its indexing went. */
 export interface KnowledgeDocument {

@@ -25,10 +25,11 @@ function layerOf(path: string): string {
   return first === path ? path.replace(/\.[cm]?[jt]s$/, "") : first;
 }
 
-/** What outside adapters/ may import: the shared types, each adapter's entry file and config fragment. */
+/** What outside adapters/ may import: the shared types and config, each adapter's entry file and config fragment. */
 function isAdapterPublic(path: string): boolean {
   return (
     path === "adapters/types.ts" ||
+    path === "adapters/config.ts" ||
     /^adapters\/([^/]+)\/\1-adapter\.ts$/.test(path) ||
     /^adapters\/[^/]+\/config\.ts$/.test(path)
   );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { audioFormat } from "../../src/reply/audio-format.ts";
 import { ReplyAttachments, textGroup, toOutgoing } from "../../src/reply/reply-group.ts";
 import type { ReplyMessage, ReplySegment } from "../../src/sdk/types.ts";
+import { audioFormat } from "../../src/util/audio-format.ts";
 
 const PIXEL =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

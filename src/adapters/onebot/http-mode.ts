@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, scrubText } from "../../log/logger.ts";
 import { idToString } from "../../message/onebot-values.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
+import { describeFetchError } from "../../util/fetch-error.ts";
 import { parseJsonLossless } from "../../util/json.ts";
 import { isRecord } from "../../util/values.ts";
 import { actionDisconnected, actionTimedOut, settleActionResponse } from "./action-error.ts";
@@ -194,10 +195,4 @@ function parseBody(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The reason a `fetch` failed, as short as it is said (ECONNREFUSED, ENOTFOUND, …). */
-export function describeFetchError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message;
 }

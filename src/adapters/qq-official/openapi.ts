@@ -1,6 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
+import { describeFetchError } from "../../util/fetch-error.ts";
 import { isRecord } from "../../util/values.ts";
-import { describeFetchError } from "../onebot/http-mode.ts";
 import type { AccessTokenSource } from "./access-token.ts";
 
 export interface OpenApiOptions {

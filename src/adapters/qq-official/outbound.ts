@@ -1,6 +1,5 @@
-import { encode as encodeSilk } from "silk-wasm";
 import type { Segment } from "../../message/segment.ts";
-import { audioFormat } from "../../reply/audio-format.ts";
+import { audioFormat } from "../../util/audio-format.ts";
 
 /**
  * Our segments as the OpenAPI's message bodies. Text (and `@name` for a mention: openids
@@ -79,6 +78,7 @@ async function mediaOf(
 async function asSilk(base64: string): Promise<string> {
   const bytes = Buffer.from(base64, "base64");
   if (audioFormat(bytes) !== "wav") return base64;
+  const { encode: encodeSilk } = await import("silk-wasm");
   const silk = await encodeSilk(bytes, 0);
   return Buffer.from(silk.data).toString("base64");
 }

@@ -1,5 +1,3 @@
-import type { KnowledgeChunk } from "../../knowledge/chunks.ts";
-import type { KnowledgeScope } from "../../knowledge/scope.ts";
 import type { Logger } from "../../log/logger.ts";
 import {
   CHUNK_COLUMNS,
@@ -13,7 +11,9 @@ import {
 import type {
   ChunkScore,
   ChunkVectors,
+  KnowledgeChunk,
   KnowledgeDocument,
+  KnowledgeScope,
   KnowledgeStore,
   NewKnowledgeDocument,
   StoredChunk,

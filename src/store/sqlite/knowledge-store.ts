@@ -1,6 +1,4 @@
 import type { Database } from "better-sqlite3";
-import type { KnowledgeChunk } from "../../knowledge/chunks.ts";
-import type { KnowledgeScope } from "../../knowledge/scope.ts";
 import {
   byCosine,
   CHUNK_COLUMNS,
@@ -14,7 +12,9 @@ import {
 import type {
   ChunkScore,
   ChunkVectors,
+  KnowledgeChunk,
   KnowledgeDocument,
+  KnowledgeScope,
   KnowledgeStore,
   NewKnowledgeDocument,
   StoredChunk,

@@ -1,7 +1,7 @@
-import type { BuiltinCall, ToolRun } from "../agent/builtin-tools.ts";
 import type { ToolSpec } from "../llm/types.ts";
-import { originOf } from "./reminder-commands.ts";
-import type { ReminderService } from "./reminder-service.ts";
+import { originOf } from "../reminders/reminder-commands.ts";
+import type { ReminderService } from "../reminders/reminder-service.ts";
+import type { BuiltinCall, ToolRun } from "./builtin-tools.ts";
 
 export const SCHEDULE_TOOL = "schedule";
 

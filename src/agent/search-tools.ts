@@ -1,11 +1,11 @@
-import type { BuiltinTool, ToolRun } from "../agent/builtin-tools.ts";
 import { collapseSpaces, mainTextBlocks } from "../knowledge/html-blocks.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { systemResolver, vettedGet } from "../media/vetted-get.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
-import type { SearchSettings } from "./config.ts";
-import { webSearch } from "./web-search.ts";
+import type { SearchSettings } from "../search/config.ts";
+import { webSearch } from "../search/web-search.ts";
+import type { BuiltinTool, ToolRun } from "./builtin-tools.ts";
 
 export const WEB_SEARCH_TOOL = "web_search";
 export const FETCH_PAGE_TOOL = "fetch_page";
@@ -84,7 +84,7 @@ export function searchTools(deps: SearchToolDeps): Array<Pick<BuiltinTool, "spec
             accept: "text/html, text/plain;q=0.8",
           });
           if (!page.ok) return failed(deps, FETCH_PAGE_TOOL, page.reason);
-          const { title, blocks } = mainTextBlocks(page.body.toString("utf8"));
+          const { title, blocks } = await mainTextBlocks(page.body.toString("utf8"));
           const text = blocks.map((block) => collapseSpaces(block.text)).join("\n");
           return { output: { output: { url, title, text: text.slice(0, settings.maxPageChars) } } };
         } catch (error) {

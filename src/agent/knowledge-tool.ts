@@ -1,9 +1,9 @@
-import type { BuiltinTool } from "../agent/builtin-tools.ts";
+import type { KnowledgeSettings } from "../knowledge/config.ts";
+import type { KnowledgeService } from "../knowledge/knowledge-service.ts";
+import { sourceOf } from "../knowledge/passages.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
-import type { KnowledgeSettings } from "./config.ts";
-import type { KnowledgeService } from "./knowledge-service.ts";
-import { sourceOf } from "./passages.ts";
+import type { BuiltinTool } from "./builtin-tools.ts";
 
 export const SEARCH_KNOWLEDGE_TOOL = "search_knowledge";
 
