@@ -127,3 +127,13 @@ export function withPluginSetting(text: string, change: PluginSettingChange): st
   document.setIn(["plugins", "disabled"], document.createNode(next));
   return document.toString();
 }
+
+/**
+ * The config text with one group's talkValue set (`chat.groups.<id>.participation.talkValue`,
+ * the map made where missing); every other line, comments included, stays as it was.
+ */
+export function withGroupTalkValue(text: string, groupId: string, talkValue: number): string {
+  const document = parseDocument(text);
+  document.setIn(["chat", "groups", groupId, "participation", "talkValue"], talkValue);
+  return document.toString();
+}

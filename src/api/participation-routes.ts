@@ -1,5 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { readConfigText, saveConfigText, withGroupTalkValue } from "./config-file.ts";
+import { notEditable } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 
 const QuietBody = Type.Object(
@@ -14,9 +16,22 @@ const QuietBody = Type.Object(
   { additionalProperties: false },
 );
 
+const TalkValueBody = Type.Object(
+  {
+    group: Type.String({ pattern: "^[0-9A-Za-z_-]{1,64}$", description: "A group id." }),
+    talkValue: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "How readily the bot joins unasked there.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
 /**
  * Participation for the console: per chat the talkValue in force, quiet, the unasked messages
- * of the last hour and the last decision; and quiet switched on or off from the console.
+ * of the last hour and the last decision; quiet switched on or off, and a group's talkValue
+ * written into the config file (`chat.groups`) as an edit on the Config page would be.
  */
 export function registerParticipationRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {
   app.get("/api/participation", async () => ({ chats: deps.participation.chats() }));
@@ -28,5 +43,16 @@ export function registerParticipationRoutes(app: FastifyInstance, deps: ConsoleA
       return reply.code(404).send({ error: "no_such_chat", message: `no chat "${chat}" seen since start` });
     const quietUntil = sessions.map((sessionId) => deps.participation.quiet(sessionId, minutes))[0]!;
     return { sessions, quietUntil: quietUntil > 0 ? quietUntil : null };
+  });
+
+  app.post("/api/participation/talk-value", { schema: { body: TalkValueBody } }, async (request, reply) => {
+    const file = deps.configFile;
+    if (file === undefined) return notEditable(reply);
+    const { group, talkValue } = request.body as Static<typeof TalkValueBody>;
+    const saved = saveConfigText(file, withGroupTalkValue(readConfigText(file), group, talkValue), deps.env);
+    if (!saved.ok) return reply.code(400).send({ problems: saved.problems });
+    deps.logger.info({ file, group, talkValue }, "a group's talkValue set from the console");
+    deps.applyConfig(saved.config);
+    return { group, talkValue };
   });
 }

@@ -69,6 +69,11 @@ describe("the Groups page", () => {
     expect(await row.getByRole("link", { name: "聊天记录" }).getAttribute("href")).toBe(
       `/chats?session=${encodeURIComponent(groupSession())}`,
     );
+    // Participation: the talk value in force, and quiet switched on and off from the row.
+    expect(await row.locator("select").inputValue()).toBe("0");
+    await row.getByRole("button", { name: "安静 30 分钟" }).click();
+    await row.getByRole("button", { name: /结束安静/ }).click();
+    await row.getByRole("button", { name: "安静 30 分钟" }).waitFor();
 
     await row.getByRole("button", { name: "开黑群 (20000)" }).click();
     const items = shown.locator(".group-expressions .expression");

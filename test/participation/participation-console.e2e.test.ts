@@ -2,6 +2,7 @@
  * Participation as the console sees and drives it (GET /api/participation, POST
  * /api/participation/quiet, the timeline's `participation.decided` events), and the schedule.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { apiClient } from "../support/api-client.ts";
 import { chatScenes } from "../support/chat-scene.ts";
@@ -62,6 +63,33 @@ describe("participation in the console", () => {
 
     expect((await api.post("/api/participation/quiet", { chat: "99999", minutes: 5 })).status).toBe(404);
     expect((await api.post("/api/participation/quiet", { chat: GROUP, minutes: -1 })).status).toBe(400);
+  });
+
+  it("sets one group's talkValue from the console: written to the config file, in force at once", async () => {
+    const llm = await chatty();
+    const { bot, qq, expectReply, expectNoReply } = await start({
+      llm,
+      configFile: true,
+      config: { chat: { participation: { talkValue: 0, minGapMs: 0, settleMs: 0 } } },
+    });
+    const api = apiClient(bot.baseUrl);
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("周末干嘛") });
+    await expectNoReply(600);
+
+    const set = await api.post("/api/participation/talk-value", { group: GROUP, talkValue: 1 });
+    expect(set.status).toBe(200);
+    expect(readFileSync(bot.configFile!, "utf8")).toMatch(
+      new RegExp(`"?${GROUP}"?:\\s*\\n\\s+participation:\\s*\\n\\s+talkValue: 1`),
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: plain("那去爬山") });
+    await expectReply(/^说点什么/);
+
+    expect((await api.post("/api/participation/talk-value", { group: GROUP, talkValue: 2 })).status).toBe(
+      400,
+    );
+    expect((await api.post("/api/participation/talk-value", { group: "a b", talkValue: 0.5 })).status).toBe(
+      400,
+    );
   });
 
   it("answers only with the token when server.token is set", async () => {

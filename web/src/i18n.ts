@@ -41,6 +41,10 @@ const TEXT = {
   groupsLast: ["最后一条", "Last message"],
   groupsChat: ["聊天记录", "Chat"],
   groupsNotListed: ["不在群列表中", "not in the group list"],
+  groupsTalkValue: ["主动参与", "Talk value"],
+  groupsQuiet: ["安静", "Quiet"],
+  groupsQuietStart: ["安静 30 分钟", "Quiet for 30 min"],
+  groupsQuietEnd: ["结束安静", "End quiet"],
   groupsExpressions: ["{name} 的说法", "Expressions of {name}"],
   groupsExpressionsNone: [
     "还没有学到这个群的说法（在群里攒够消息后会在后台学习）。",

@@ -6,25 +6,80 @@ import { Link } from "../link.tsx";
 import type { GroupExpression, GroupExpressionsAnswer, GroupsAnswer, GroupView } from "../types.ts";
 import { Confirm, failureText } from "./memory-forms.tsx";
 
+/** What the page reads of a chat's participation (GET /api/participation). */
+interface ParticipationView {
+  sessionId: string;
+  talkValue: number;
+  quietUntil: number | null;
+}
+
+/** A group's row: the group, its participation state (absent before its first message since start), and a refresh. */
+interface GroupRow {
+  group: GroupView;
+  participation: ParticipationView | undefined;
+  changed: () => void;
+}
+
 /** One column of the groups table: its heading and what it shows of a group. */
 interface GroupColumn {
   heading: TextKey;
-  cell: (group: GroupView) => ComponentChildren;
+  cell: (row: GroupRow) => ComponentChildren;
 }
+
+const TALK_VALUES = [0, 0.2, 0.4, 0.6, 0.8, 1];
 
 /** The table's columns in order; a column about a group (its participation, say) is one more entry. */
 const COLUMNS: GroupColumn[] = [
-  { heading: "groupsHour", cell: (group) => group.messagesLastHour },
-  { heading: "groupsDay", cell: (group) => group.messagesLastDay },
-  { heading: "groupsMembers", cell: (group) => group.activeMembersLastDay },
-  { heading: "groupsBotShare", cell: (group) => `${Math.round(group.botShare * 100)}%` },
+  { heading: "groupsHour", cell: ({ group }) => group.messagesLastHour },
+  { heading: "groupsDay", cell: ({ group }) => group.messagesLastDay },
+  { heading: "groupsMembers", cell: ({ group }) => group.activeMembersLastDay },
+  { heading: "groupsBotShare", cell: ({ group }) => `${Math.round(group.botShare * 100)}%` },
   {
     heading: "groupsLast",
-    cell: (group) => (group.lastMessageAt === null ? "—" : formatTime(group.lastMessageAt)),
+    cell: ({ group }) => (group.lastMessageAt === null ? "—" : formatTime(group.lastMessageAt)),
   },
   {
     heading: "groupsChat",
-    cell: (group) => <Link href={withQuery("/chats", { session: group.sessionId })}>{t("groupsChat")}</Link>,
+    cell: ({ group }) => (
+      <Link href={withQuery("/chats", { session: group.sessionId })}>{t("groupsChat")}</Link>
+    ),
+  },
+  {
+    // Written into the config file as chat.groups.<id>.participation.talkValue.
+    heading: "groupsTalkValue",
+    cell: ({ group, participation, changed }) => (
+      <select
+        value={String(participation?.talkValue ?? "")}
+        onChange={async (event) => {
+          const talkValue = Number((event.target as HTMLSelectElement).value);
+          await api.post("/api/participation/talk-value", { group: group.groupId, talkValue });
+          changed();
+        }}
+      >
+        {participation === undefined && <option value="">—</option>}
+        {TALK_VALUES.map((value) => (
+          <option key={value} value={String(value)}>
+            {value}
+          </option>
+        ))}
+      </select>
+    ),
+  },
+  {
+    heading: "groupsQuiet",
+    cell: ({ group, participation, changed }) => {
+      const quiet = participation?.quietUntil ?? null;
+      const toggle = async () => {
+        await api.post("/api/participation/quiet", { chat: group.sessionId, minutes: quiet ? 0 : 30 });
+        changed();
+      };
+      if (participation === undefined) return "—";
+      return (
+        <button type="button" class="quiet-toggle" onClick={toggle}>
+          {quiet ? `${formatTime(quiet)} · ${t("groupsQuietEnd")}` : t("groupsQuietStart")}
+        </button>
+      );
+    },
   },
 ];
 
@@ -41,13 +96,20 @@ export function GroupsPage() {
   const [groups, setGroups] = useState<GroupView[] | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [open, setOpen] = useState<GroupView | null>(null);
+  const [participation, setParticipation] = useState<Map<string, ParticipationView>>(new Map());
+  const [loads, setLoads] = useState(0);
 
   useEffect(() => {
     api.get<GroupsAnswer>("/api/groups").then(
       (answer) => setGroups(answer.groups),
       (error: unknown) => setFailure(failureText(error)),
     );
-  }, []);
+    api.get<{ chats: ParticipationView[] }>("/api/participation").then(
+      (answer) => setParticipation(new Map(answer.chats.map((chat) => [chat.sessionId, chat]))),
+      (error: unknown) => setFailure(failureText(error)),
+    );
+  }, [loads]);
+  const changed = () => setLoads((n) => n + 1);
 
   if (failure) return <p class="error">{failure}</p>;
   if (!groups) return <p>{t("loading")}</p>;
@@ -79,7 +141,9 @@ export function GroupsPage() {
                   {!group.listed && <span class="muted small"> · {t("groupsNotListed")}</span>}
                 </td>
                 {COLUMNS.map((column) => (
-                  <td key={column.heading}>{column.cell(group)}</td>
+                  <td key={column.heading}>
+                    {column.cell({ group, participation: participation.get(group.sessionId), changed })}
+                  </td>
                 ))}
               </tr>
             ))}
