@@ -205,6 +205,10 @@ function workPending(seen: MonitorEvent[]): boolean {
       (later) =>
         later.type === "turn.finished" ||
         later.type === "message.sent" ||
+        // Held back by participation's rules (another bot's mention): no batch will come.
+        (later.type === "participation.decided" &&
+          later.data.joined === false &&
+          String(later.data.messageId) === String(event.data.messageId)) ||
         (later.type === "batch.flushed" &&
           Array.isArray(later.data.messageIds) &&
           later.data.messageIds.map(String).includes(String(event.data.messageId))),
