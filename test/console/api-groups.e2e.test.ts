@@ -98,7 +98,7 @@ describe("the Groups page's API and groups' learned expressions, over the real w
     scene = await startScene({
       config: {
         bot: { admins: [ALICE] },
-        chat: { expressions: { learnEvery: 3, maxLearnCallsPerDay: 1 } },
+        chat: { expressions: { enabled: true, learnEvery: 3, maxLearnCallsPerDay: 1 } },
         llm: { models: { expressions: ["main/expressions-model"] } },
       },
     });

@@ -28,7 +28,7 @@ describe("the Groups page", () => {
     scene = await startScene({
       config: {
         server: { token: TOKEN },
-        chat: { expressions: { learnEvery: 3 } },
+        chat: { expressions: { enabled: true, learnEvery: 3 } },
         llm: { models: { expressions: ["main/expressions-model"] } },
       },
     });

@@ -106,7 +106,7 @@ describe("prompt templates users edit", () => {
     expect(code).toBe(2);
     expect(stderrLines).toEqual([
       "prompts.templates.plannr: unknown template (the names are listed in docs/prompts.md)",
-      `prompts.dir: ${join(dataDir, "my-prompts", "planner.md")}: unknown placeholder {{botname}} in template planner (known: identity, channel_prompts)`,
+      `prompts.dir: ${join(dataDir, "my-prompts", "planner.md")}: unknown placeholder {{botname}} in template planner (known: identity, channel_prompts, expressions)`,
       "prompts.templates.summary: unknown placeholder {{who}} in template summary (known: identity)",
     ]);
   });

@@ -108,8 +108,14 @@ export async function harnessConfig(
   const base: Record<string, unknown> = {
     server: { port: 0 },
     storage: { url: await storageUrlOf(dataDir) },
-    // The ping-pong guard off: tests answer the bot far faster than people do (participation tests turn it on).
-    chat: { realtime: { windowMs: 30, maxWindowMs: 300 }, participation: { pingPongMs: 0 } },
+    // The ping-pong guard off: tests answer the bot far faster than people do (participation tests
+    // turn it on). Expression learning off: its background model calls would take the scripted
+    // answers a test queued for its turns (the Groups tests turn it on).
+    chat: {
+      realtime: { windowMs: 30, maxWindowMs: 300 },
+      participation: { pingPongMs: 0 },
+      expressions: { enabled: false },
+    },
     limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     log: { level: "debug" },
   };
