@@ -194,6 +194,14 @@ describe("knowledge base", () => {
     llm.enqueue(NO_REPLY);
     ask(qq, OTHER_GROUP, "wyrm weakness?");
     await bot.turnFinished(1);
+    const noVectors = bot.logs.some((line) => String(line.msg).includes("PostgreSQL has no pgvector"));
+    if (process.env.TSUMUGI_TEST_STORAGE === "postgres" && noVectors) {
+      // A PostgreSQL without pgvector searches by full text only, says so once, and finds nothing
+      // for a question that shares no word with any passage.
+      expect(bot.logs.filter((line) => String(line.msg).includes("no pgvector"))).toHaveLength(1);
+      expect(llm.requests[0]!.promptText).not.toContain("The dragon is weak to ice arrows.");
+      return;
+    }
     expect(llm.requests[0]!.promptText).toContain("The dragon is weak to ice arrows.");
     expect(llm.requests[0]!.promptText).not.toContain("iron ore");
   });
