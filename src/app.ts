@@ -170,38 +170,29 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
   );
   const components = createComponentSet();
+  // What the services that read the chats and call models beside the turns share.
+  const background = {
+    stores,
+    llm: () => llm,
+    config: () => config,
+    prompts,
+    clock: chatClock,
+    monitor,
+    logger,
+  };
   const { memory, learner: memoryLearner } = createMemory({
-    stores,
+    ...background,
     hostCommands: components.hostCommands,
-    llm: () => llm,
-    config: () => config,
-    prompts,
-    clock: chatClock,
     forgetGroupExpressions: (sessionId) => stores.groups.forget(sessionId, Date.now()),
-    monitor,
-    logger,
   });
-  const groupVoice = createGroupVoice({
-    stores,
-    llm: () => llm,
-    config: () => config,
-    prompts,
-    clock: chatClock,
-    monitor,
-    logger,
-  });
-  const knowledge = createKnowledge({ stores, llm: () => llm, config: () => config, prompts, logger });
+  const groupVoice = createGroupVoice(background);
+  const knowledge = createKnowledge(background);
   const reminders = createReminders({
-    stores,
+    ...background,
     messages,
     hostCommands: components.hostCommands,
     adapters,
-    llm: () => llm,
-    config: () => config,
     outbox,
-    prompts,
-    monitor,
-    logger,
   });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
@@ -238,13 +229,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     recallMessage({ messages, recalled, turns: turnRunner, memory, logger }, sessionId, messageId);
   // Joining conversations unasked, and the governor's rules for it (docs/participation.md).
   const { participation, gate } = createParticipation({
-    config: () => config,
-    clock: chatClock,
-    llm: () => llm,
-    prompts,
+    ...background,
     hostCommands: components.hostCommands,
-    monitor,
-    logger,
   });
   const turnRunner = createTurnRunner({
     llm: () => llm,
