@@ -25,7 +25,7 @@ const WARMUP = 2_000;
 const SEQUENTIAL = 2_000;
 const CONCURRENT = 10_000;
 const IN_FLIGHT = 64;
-const ROUNDS = 2;
+const ROUNDS = 5;
 type Side = "tsumugi" | "baseline" | "koishi" | "bare";
 
 interface SideFigures {

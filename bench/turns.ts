@@ -49,7 +49,8 @@ export async function runTurns(options: TurnRunOptions): Promise<TurnRun> {
   const validation = validateConfig({
     server: { port: 0 },
     storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
-    chat: { realtime: { windowMs: 0 } },
+    // The peer answers each reply at once, as a bot would: the ping-pong guard would take it for one.
+    chat: { realtime: { windowMs: 0 }, participation: { pingPongMs: 0 } },
     // One user asks again and again, as fast as it can: the per-minute turn limits would refuse it.
     limits: { userTurnsPerMinute: 0, groupTurnsPerMinute: 0 },
     // The framework alone: the built-in example plugins (stdio processes, voice) stay out.
