@@ -60,16 +60,19 @@ export class ChatRecord {
   /**
    * The ping-pong guard: counts how often in a row `userId` answered within `pingPongMs` of the
    * bot's last message; at `pingPongRounds` the member is treated as a bot for an hour.
+   * True when this message made them one.
    */
-  watchQuickAnswer(userId: string, now: number, settings: ParticipationSettings): void {
-    if (settings.pingPongMs === 0) return;
+  watchQuickAnswer(userId: string, now: number, settings: ParticipationSettings): boolean {
+    if (settings.pingPongMs === 0) return false;
     const quick = now - this.lastBotAt <= settings.pingPongMs;
     const streak = quick ? (this.quickAnswers.get(userId) ?? 0) + 1 : 0;
     this.quickAnswers.set(userId, streak);
     if (streak >= settings.pingPongRounds) {
       this.suspectUntil.set(userId, now + SUSPECT_FOR_MS);
       this.quickAnswers.delete(userId);
+      return true;
     }
+    return false;
   }
 
   isSuspect(userId: string, now: number): boolean {

@@ -85,7 +85,13 @@ export class Participation {
       record.botSpoke(now, text, message.messageId);
       return { go: arrival };
     }
-    record.watchQuickAnswer(message.userId, now, settings);
+    if (record.watchQuickAnswer(message.userId, now, settings)) {
+      // Their mentions go unanswered for an hour: an operator reading why must find it here.
+      this.deps.logger.info(
+        { sessionId: message.sessionId, userId: message.userId, pingPongMs: settings.pingPongMs },
+        `member answered the bot within pingPongMs ${settings.pingPongRounds} times in a row: treated as a bot for an hour (chat.participation.pingPongMs 0 turns this off)`,
+      );
+    }
     const otherBot = inChat.otherBots.includes(message.userId);
     const asBot = otherBot || record.isSuspect(message.userId, now);
     record.heard(message.userId, now, asBot);

@@ -212,6 +212,9 @@ describe("the governor against other bots", () => {
     echo();
     // The first answer was no quick one; three quick ones followed, the third of them dropped.
     expect(qq.sent.map((sent) => sent.text)).toHaveLength(3);
+    // The operator can read why that member's mentions go unanswered.
+    const told = bot.logs.filter((line) => String(line.msg).includes("treated as a bot for an hour"));
+    expect(told.map((line) => line.userId)).toEqual([ALICE]);
   });
 });
 
