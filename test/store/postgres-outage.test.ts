@@ -170,11 +170,17 @@ describe("a PostgreSQL connection lost in the middle of a transaction", () => {
     const db = await PgDatabase.open(url, log.logger);
     try {
       // The server goes away (a restart, a crash) while a transaction waits on its statement.
-      const outcome = db.transaction((tx) => tx.query("SELECT pg_sleep(10)")).then(
-        () => "committed",
-        (error: Error) => error.message,
+      const outcome = db
+        .transaction((tx) => tx.query("SELECT pg_sleep(10)"))
+        .then(
+          () => "committed",
+          (error: Error) => error.message,
+        );
+      await waitFor(
+        async () => (await backendsRunning(url, "pg_sleep")) === 1,
+        5_000,
+        "the statement to run",
       );
-      await waitFor(async () => (await backendsRunning(url, "pg_sleep")) === 1, 5_000, "the statement to run");
       await setReachable(url, false);
       expect(await outcome).toMatch(/terminat/);
       await setReachable(url, true);
