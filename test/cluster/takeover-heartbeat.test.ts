@@ -137,7 +137,7 @@ describe("taking over a dead instance's work", () => {
     });
     const failures = () =>
       log.lines.filter((line) =>
-        line.msg.startsWith("could not take over the work of an instance that stopped"),
+        String(line.msg).startsWith("could not take over the work of an instance that stopped"),
       );
     await waitFor(() => failures().length === 1, 5_000, "the failed take-over to be logged");
     await sleep(3 * LEASE_MS); // several heartbeats fail meanwhile: still one line
@@ -168,7 +168,7 @@ describe("taking over a dead instance's work", () => {
     const seeded = await connectRedis(server.url, "a", log.logger);
     await seeded.set(keys.instance("a"), "{}", "PX", 60_000);
     seeded.disconnect();
-    const logged = (text: string) => log.lines.some((line) => line.msg.startsWith(text));
+    const logged = (text: string) => log.lines.some((line) => String(line.msg).startsWith(text));
 
     // Redis goes away long enough for b's heartbeat to fail, and comes back empty. a, which may
     // be alive and still reconnecting, gets four leases to re-join before it is taken over.
