@@ -182,13 +182,6 @@ export class TwoInstanceScene {
   }
 
   async dispose(): Promise<void> {
-    if (process.env.SCENE_LOG_DIR) {
-      const { writeFileSync } = await import("node:fs");
-      const stamp = `${Date.now()}`;
-      for (const [id, bot] of this.bots)
-        writeFileSync(`${process.env.SCENE_LOG_DIR}/${stamp}-${id}.jsonl`, bot.logs.map((l) => JSON.stringify(l)).join("\n"));
-      writeFileSync(`${process.env.SCENE_LOG_DIR}/${stamp}-scene.json`, JSON.stringify({ triggers: this.triggers, replies: [...this.replies], exits: [...this.bots].map(([id, bot]) => [id, bot.child.exitCode, bot.child.signalCode, bot.otherOutput]) }));
-    }
     for (const gate of this.gates.values()) gate.open();
     for (const bot of this.bots.values()) if (bot.child.signalCode === null) bot.child.kill("SIGCONT");
     await this.qq.close();
