@@ -88,6 +88,8 @@ export interface TakeoverDeps {
 export class Takeover {
   /** The dead instances whose work this one is taking over now. */
   readonly #taking = new Set<string>();
+  /** The dead instances whose take-over failed and is tried again: one log line per failure spell. */
+  readonly #failed = new Set<string>();
 
   constructor(private readonly deps: TakeoverDeps) {}
 
@@ -112,14 +114,22 @@ export class Takeover {
       if (won !== "OK") continue;
       this.#taking.add(dead);
       this.#takeOver(dead)
-        .then(() => coordinator.forget(dead))
-        .catch((error: unknown) =>
-          // The lock lapses: this or another instance tries again then.
-          logger.error(
-            { err: error, instance: dead },
-            "could not take over the work of an instance that stopped",
-          ),
-        )
+        .then(async () => {
+          this.#failed.delete(dead);
+          await coordinator.forget(dead);
+        })
+        .catch(async (error: unknown) => {
+          if (!this.#failed.has(dead)) {
+            logger.error(
+              { err: error, instance: dead },
+              "could not take over the work of an instance that stopped; trying again at every heartbeat",
+            );
+          }
+          this.#failed.add(dead);
+          // Let go of the lock at once, not after its minute: the database or Redis is usually
+          // back within seconds, and the dead instance's triggers wait on this take-over.
+          await coordinator.release(coordinator.keys.takeover(dead)).catch(() => undefined);
+        })
         .finally(() => this.#taking.delete(dead));
     }
   }

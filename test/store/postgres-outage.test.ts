@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { openStore } from "../../src/store/open-store.ts";
+import { PgDatabase } from "../../src/store/postgres/database.ts";
 import { DEFAULT_OPTIONS } from "../../src/store/store-options.ts";
 import type { Stores } from "../../src/store/types.ts";
 import { committedRows } from "../support/database-rows.ts";
@@ -161,3 +162,41 @@ describe("PostgreSQL storage outages", () => {
     expect(String(quarantined[0]?.row)).toContain('"messageId":"2"');
   });
 });
+
+describe("a PostgreSQL connection lost in the middle of a transaction", () => {
+  it("fails that transaction and nothing else: the process keeps running and the next query is answered", async () => {
+    const url = await freshPostgresUrl();
+    const log = captureLog();
+    const db = await PgDatabase.open(url, log.logger);
+    try {
+      // The server goes away (a restart, a crash) while a transaction waits on its statement.
+      const outcome = db
+        .transaction((tx) => tx.query("SELECT pg_sleep(10)"))
+        .then(
+          () => "committed",
+          (error: Error) => error.message,
+        );
+      await waitFor(
+        async () => (await backendsRunning(url, "pg_sleep")) === 1,
+        5_000,
+        "the statement to run",
+      );
+      await setReachable(url, false);
+      expect(await outcome).toMatch(/terminat/);
+      await setReachable(url, true);
+      expect(await db.query<{ answer: number }>("SELECT 1 AS answer")).toEqual([{ answer: 1 }]);
+    } finally {
+      await setReachable(url, true);
+      await db.close();
+    }
+  });
+});
+
+/** How many of the database's connections run a statement containing `text` now. */
+async function backendsRunning(url: string, text: string): Promise<number> {
+  const rows = await committedRows(
+    url,
+    `SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${text}%' AND pid <> pg_backend_pid()`,
+  );
+  return rows.length;
+}

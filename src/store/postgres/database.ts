@@ -135,6 +135,13 @@ export class PgDatabase implements PgQuery {
         (await client.query(queryConfig(sql, params, name))).rows as R[],
     };
     let broken: Error | undefined;
+    // The pool listens for a lost connection only while the client is idle: checked out, an
+    // 'error' event without a listener (the server restarted mid-transaction) would end the
+    // process. The statements under way fail with it; the client is given back destroyed.
+    const lost = (error: Error) => {
+      broken = error;
+    };
+    client.on("error", lost);
     try {
       // Pipelined: BEGIN leaves with the first statement instead of taking a round trip alone,
       // and with `atOnce` COMMIT right behind the last (after a failed one it is a ROLLBACK).
@@ -157,6 +164,7 @@ export class PgDatabase implements PgQuery {
       }
       throw error;
     } finally {
+      client.removeListener("error", lost);
       client.release(broken);
     }
   }
