@@ -61,4 +61,44 @@ describe("one write transaction per event-loop turn", () => {
     reader.close();
     await stores.close();
   });
+
+  it("commits a turn's start with the messages queued before it, in one commit, before begin resolves", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tsumugi-tick-"));
+    dirs.push(dir);
+    const file = join(dir, "t.db");
+    const stores = await openStore(`sqlite:${file}`, createLogger({ level: "silent" }));
+    const reader = new Database(file, { readonly: true });
+    const count = (table: string) =>
+      (reader.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const commitsBefore = reader.pragma("data_version", { simple: true }) as number;
+    stores.messages.append({
+      platform: "onebot",
+      adapterId: "qq",
+      selfId: "1",
+      sessionId: "s",
+      chatType: "group",
+      groupId: "3",
+      userId: "2",
+      senderName: "A",
+      messageId: "m1",
+      segments: [{ type: "text", data: { text: "在吗" } }],
+      time: 1,
+      fromSelf: false,
+    });
+    await stores.turns.begin({
+      replyId: "r1",
+      sessionId: "s",
+      status: "running",
+      kind: "realtime",
+      triggerMessageIds: ["m1"],
+      messageIds: ["m1"],
+      createdAt: 1,
+    });
+    expect([count("messages"), count("turns")]).toEqual([1, 1]);
+    // A turn's start is one commit (the trigger message and the running record together), not two.
+    expect(reader.pragma("data_version", { simple: true })).toBe(commitsBefore + 1);
+    expect((await stores.turns.get("r1"))?.status).toBe("running");
+    reader.close();
+    await stores.close();
+  });
 });
