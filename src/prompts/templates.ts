@@ -10,7 +10,7 @@ import {
   TEMPLATE_PLACEHOLDERS,
   type TemplateName,
 } from "./catalogue.ts";
-import { placeholdersIn, renderTemplate, templateText } from "./template-syntax.ts";
+import { type CompiledTemplate, compileTemplate, placeholdersIn, templateText } from "./template-syntax.ts";
 
 /** The shipped templates, one folder per language. */
 export const SHIPPED_PROMPTS = projectPath("prompts/");
@@ -24,13 +24,17 @@ export interface PromptSettings {
 
 /** The checked templates in use; rendering cannot fail. */
 export class PromptTemplates {
-  constructor(private readonly texts: ReadonlyMap<TemplateName, string>) {}
+  readonly #compiled = new Map<TemplateName, CompiledTemplate>();
+
+  constructor(texts: ReadonlyMap<TemplateName, string>) {
+    for (const [name, text] of texts) this.#compiled.set(name, compileTemplate(text));
+  }
 
   render<Name extends TemplateName>(
     name: Name,
     ...values: [Placeholder<Name>] extends [never] ? [] : [Record<Placeholder<Name>, string>]
   ): string {
-    return renderTemplate(this.texts.get(name)!, values[0] ?? {});
+    return this.#compiled.get(name)!(values[0] ?? {});
   }
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config/load.ts";
 import { TEMPLATE_NAMES } from "../../src/prompts/catalogue.ts";
 import { loadPromptTemplates, shippedPromptTemplates } from "../../src/prompts/templates.ts";
@@ -101,5 +101,16 @@ describe("rendering a template", () => {
 
   it("leaves the final line break of a template out, as the shipped files are written", () => {
     expect(shippedPromptTemplates("zh").render("result_tool_acted")).toBe("已完成。");
+  });
+
+  it("parses a template once when it is loaded, not again at each of a turn's renders", () => {
+    const templates = shippedPromptTemplates("zh");
+    const split = vi.spyOn(String.prototype, "split");
+    const replace = vi.spyOn(String.prototype, "replace");
+    const identity = templates.render("identity", { bot_name: "紬", aliases: "", persona: "一个群友" });
+    const parsing = split.mock.calls.length + replace.mock.calls.length;
+    vi.restoreAllMocks();
+    expect(identity).toBe("你的名字是紬。\n一个群友");
+    expect(parsing).toBe(0);
   });
 });

@@ -50,6 +50,16 @@ export class BatchWriter<T> implements TickWriter {
     this.#options.tick.run();
   }
 
+  /**
+   * Commits everything queued now together with `write`, in one transaction; throws when that
+   * cannot be committed (the rows then stay spooled).
+   */
+  flushWith(write: () => void): void {
+    this.#spool.undelay();
+    if (this.#spool.items.length > 0) this.#options.tick.schedule(this);
+    this.#options.tick.commitWith(write);
+  }
+
   /** Writes what is queued and refuses further pushes. */
   close(): void {
     if (this.#spool.close()) this.flush();

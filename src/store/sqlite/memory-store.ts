@@ -46,6 +46,7 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #clearVector: Statement<[number]>;
   readonly #confirm: Statement<[number, number]>;
   readonly #count: Statement<[]>;
+  readonly #anyMemory: Statement<[]>;
   readonly #deleteMemory: Statement<[number]>;
   readonly #deleteSources: Statement<[number]>;
   readonly #aboutOrOnlyFrom: Statement<{ subject: string; userId: string; prefix: string }>;
@@ -99,6 +100,7 @@ export class SqliteMemoryStore implements MemoryStore {
       "UPDATE memories SET confirmations = confirmations + 1, confirmed_at = ? WHERE id = ?",
     );
     this.#count = db.prepare("SELECT COUNT(*) AS n FROM memories");
+    this.#anyMemory = db.prepare("SELECT EXISTS (SELECT 1 FROM memories)").pluck();
     this.#deleteMemory = db.prepare("DELETE FROM memories WHERE id = ?");
     this.#deleteSources = db.prepare("DELETE FROM memory_sources WHERE memory_id = ?");
     this.#aboutOrOnlyFrom = db
@@ -241,6 +243,8 @@ export class SqliteMemoryStore implements MemoryStore {
    */
   async search(search: MemorySearch): Promise<MemoryHit[]> {
     if (search.limit <= 0 || search.subjects?.length === 0) return [];
+    // Every turn searches; until something is remembered, a full-text query is its dearest part.
+    if (this.#anyMemory.get() === 0) return [];
     let candidates: Candidate[];
     if (search.query === undefined) {
       const excluded = JSON.stringify(search.excludeSubjectPrefix ?? []);

@@ -75,16 +75,15 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
 }
 
 /**
- * A turn starts with everything queued committed first (the trigger messages among it): a
- * running turn on disk can always be run again from its stored messages. One instance has no
- * lease to fence: the token is ignored and there is nothing to record.
+ * A turn's start is committed with everything queued (the trigger messages among it), in one
+ * transaction: a running turn on disk can always be run again from its stored messages. One
+ * instance has no lease to fence: the token is ignored and there is nothing to record.
  */
 function sqliteTurnStart(sql: SqliteSql, queue: BatchWriter<TurnRecord>): TurnStart {
-  const writeNow = sql.batch(turnWrites);
+  const writeTurn = sql.batch(turnWrites);
   return {
     async begin(turn) {
-      queue.flush();
-      writeNow([turn]);
+      queue.flushWith(() => writeTurn([turn]));
     },
     async advanceFence() {},
   };

@@ -40,7 +40,7 @@ export class WriteTick {
   readonly spoolLimit: number;
   readonly #writers = new Set<TickWriter>();
   readonly #dirty = new Set<TickWriter>();
-  readonly #commit: (writers: TickWriter[]) => void;
+  readonly #commit: (writers: TickWriter[], alsoWrite?: () => void) => void;
   #scheduled: NodeJS.Immediate | undefined;
   #retry: NodeJS.Timeout | undefined;
   readonly #health: SpoolHealth;
@@ -54,8 +54,9 @@ export class WriteTick {
     this.spoolLimit = options.spoolLimit;
     this.#health = new SpoolHealth(logger, options.spoolLimit, () => this.#queued());
     this.quarantine = new Quarantine(db, logger);
-    this.#commit = db.transaction((writers: TickWriter[]) => {
+    this.#commit = db.transaction((writers: TickWriter[], alsoWrite?: () => void) => {
       for (const writer of writers) writer.writeQueued();
+      alsoWrite?.();
     });
   }
 
@@ -75,6 +76,25 @@ export class WriteTick {
     if (this.#scheduled) clearImmediate(this.#scheduled);
     this.#scheduled = undefined;
     if (this.#retry === undefined) this.#commitDirty();
+  }
+
+  /**
+   * Commits everything scheduled together with `write` in ONE transaction, now, also while
+   * degraded: for what must be on disk before the caller goes on (a turn's start), without a
+   * commit of its own after the tick's. Throws when it cannot be committed; the scheduled rows
+   * then stay spooled and go with the next tick.
+   */
+  commitWith(write: () => void): void {
+    if (this.#scheduled) clearImmediate(this.#scheduled);
+    this.#scheduled = undefined;
+    const writers = [...this.#dirty];
+    try {
+      this.#commit(writers, write);
+    } catch (error) {
+      if (this.#retry === undefined && this.#dirty.size > 0) this.#scheduled = setImmediate(() => this.run());
+      throw error;
+    }
+    this.#committed(writers);
   }
 
   status(): StorageStatus {
@@ -113,6 +133,10 @@ export class WriteTick {
       this.#degrade(error);
       return;
     }
+    this.#committed(writers);
+  }
+
+  #committed(writers: TickWriter[]): void {
     this.#dirty.clear();
     for (const writer of writers) writer.committed();
     this.#health.succeeded();
