@@ -80,6 +80,11 @@ interface SceneFigures {
   historyMessagesFirstTurn: number;
   /** The window grows and steps back: what a turn shows on average. */
   historyMessagesMean: number;
+  /**
+   * Planner tokens a provider caching prefixes (tools first) cannot serve from its cache, per
+   * turn: each request's tokens times the share it does not have in common with the one before.
+   */
+  plannerTokensNotCachedMean: number;
 }
 
 export async function benchPromptCache(): Promise<Record<string, unknown>> {
@@ -205,6 +210,11 @@ function figures(requests: RecordedLlmRequest[], replies: boolean): SceneFigures
     tokensPerTurnMean: Math.round(mean(turnTokens)),
     historyMessagesFirstTurn: timedLines(planners[0]!) - 1,
     historyMessagesMean: round(mean(planners.map((planner) => timedLines(planner) - 1)), 1),
+    plannerTokensNotCachedMean: Math.round(
+      mean(
+        planners.map((planner, i) => requestTokens(planner) * (i === 0 ? 1 : 1 - toolsFirst.ofNext[i - 1]!)),
+      ),
+    ),
   };
 }
 

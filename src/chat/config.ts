@@ -61,7 +61,7 @@ export const historySchema = group("Recent messages shown to the models.", {
     maximum: 0.9,
     default: 0.5,
     description:
-      "Share of maxMessages and maxChars dropped when the window is full: it then starts again with the newest (1 − dropFraction) × maxMessages (0.5: half). Until then history only grows, so consecutive prompts share it as the provider's cached prefix; 0 with growth 1 drops only what no longer fits (the window slides every turn and the cache misses).",
+      "When the window is full it steps back to the newest (1 − dropFraction) × maxMessages messages within (1 − dropFraction) × maxChars characters (0.5: half). Until then history only grows, so consecutive prompts share it as the provider's cached prefix; 0 with growth 1 drops only what no longer fits (the window slides every turn and the cache misses).",
   }),
   growth: Type.Number({
     minimum: 1,

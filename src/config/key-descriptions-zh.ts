@@ -126,7 +126,7 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "会话第一次提示词显示的历史消息条数；之后窗口增长到 growth × 此值，再退回到 (1 − dropFraction) × 此值",
   "chat.history.maxChars": "会话第一次提示词显示的历史字符数；与 maxMessages 一样限定窗口",
   "chat.history.dropFraction":
-    "窗口满了时丢弃 maxMessages 和 maxChars 的比例：之后从最新的 (1 − dropFraction) × maxMessages 条重新开始（0.5：一半）。在此之前历史只增不减，相邻的提示词共享这段历史，可命中服务商的前缀缓存；0 且 growth 为 1 时只丢弃放不下的部分（窗口每轮滑动，缓存失效）。",
+    "窗口满了时退回到最新的 (1 − dropFraction) × maxMessages 条、(1 − dropFraction) × maxChars 个字符以内（0.5：一半）。在此之前历史只增不减，相邻的提示词共享这段历史，可命中服务商的前缀缓存；0 且 growth 为 1 时只丢弃放不下的部分（窗口每轮滑动，缓存失效）。",
   "chat.history.growth":
     "窗口一次退回之前最多增长到多大：growth × maxMessages 条、growth × maxChars 个字符。越大退回越少（每次提示词更多部分命中服务商的缓存），但每次提示词的历史更多；1 表示窗口不超过 maxMessages 和 maxChars。",
   "chat.expressions.enabled":
