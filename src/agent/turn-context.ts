@@ -382,7 +382,7 @@ export class TurnContext {
   }
 }
 
-/** The chat's newest messages searched for the bot's own: as many as the recent-message cache keeps. */
+/** The chat's newest messages searched for the bot's own: within what the recent-message cache keeps. */
 const OWN_RECENT_SCAN = 64;
 
 /**
