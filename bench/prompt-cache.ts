@@ -10,12 +10,12 @@
  *   the next turn keeps); also with the tool declarations in front, as Anthropic and OpenAI
  *   cache a prompt.
  * - Tokens per replied turn (planner request with its tools + planner answer + replyer request
- *   + replyer answer) on the first turn, whose window holds the full 24 history messages, and
+ *   + replyer answer) on the first turn, whose window holds 24 history messages (maxMessages), and
  *   on average. Estimated with `estimateTokens` for both calls alike.
  *
- * Baselines in the same run: `chat.history.dropFraction: 0` (the window slides by one message
- * per turn, as before), and, when TSUMUGI_BENCH_BASELINE names another checkout (e.g. the
- * commit before the change), that checkout's bot with its own defaults.
+ * Baselines in the same run: `chat.history.dropFraction: 0` with `growth: 1` (the window slides
+ * by one message per turn, as before), and, when TSUMUGI_BENCH_BASELINE names another checkout
+ * (e.g. the commit before the change), that checkout's bot with its own defaults.
  */
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -78,6 +78,13 @@ interface SceneFigures {
   tokensFirstTurn: number;
   tokensPerTurnMean: number;
   historyMessagesFirstTurn: number;
+  /** The window grows and steps back: what a turn shows on average. */
+  historyMessagesMean: number;
+  /**
+   * Planner tokens a provider caching prefixes (tools first) cannot serve from its cache, per
+   * turn: each request's tokens times the share it does not have in common with the one before.
+   */
+  plannerTokensNotCachedMean: number;
 }
 
 export async function benchPromptCache(): Promise<Record<string, unknown>> {
@@ -85,7 +92,7 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
   const scenes: Record<string, unknown> = {};
   for (const [name, scene] of Object.entries(SCENES)) {
     const stepped = await runScene(THIS_CHECKOUT, { dropFraction: 0.5 }, scene);
-    const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0 }, scene);
+    const sliding = await runScene(THIS_CHECKOUT, { dropFraction: 0, growth: 1 }, scene);
     const previousCommit = baselineDir ? await runScene(baselineDir, {}, scene) : undefined;
     scenes[name] = {
       turns: scene.turns,
@@ -202,6 +209,12 @@ function figures(requests: RecordedLlmRequest[], replies: boolean): SceneFigures
     tokensFirstTurn: turnTokens[0]!,
     tokensPerTurnMean: Math.round(mean(turnTokens)),
     historyMessagesFirstTurn: timedLines(planners[0]!) - 1,
+    historyMessagesMean: round(mean(planners.map((planner) => timedLines(planner) - 1)), 1),
+    plannerTokensNotCachedMean: Math.round(
+      mean(
+        planners.map((planner, i) => requestTokens(planner) * (i === 0 ? 1 : 1 - toolsFirst.ofNext[i - 1]!)),
+      ),
+    ),
   };
 }
 

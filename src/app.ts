@@ -73,8 +73,11 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-/** Recent history kept in memory: enough for any default prompt, bounded for many groups. */
-const RECENT_CACHE = { perSession: 64, sessions: 500 };
+/**
+ * Recent history kept in memory: enough for any default prompt (the history window at its
+ * largest, 20 × 3 messages, and a turn's new messages), bounded for many groups.
+ */
+const RECENT_CACHE = { perSession: 96, sessions: 500 };
 
 /** The built console front end (`npm run build:web`). */
 const WEB_DIST = projectPath("web/dist");

@@ -2,10 +2,18 @@ import { boundedHistory } from "./transcript.ts";
 
 /** `chat.history`: how much earlier chat the models read, and how the window moves. */
 export interface HistoryBounds {
+  /** The window of a session's first prompt; the base of the bounds below. */
   maxMessages: number;
   maxChars: number;
-  /** Share of the window dropped at once when it is full; 0 drops only what no longer fits. */
+  /** Share of `maxMessages`/`maxChars` dropped at a step: the window then holds the rest of them. */
   dropFraction: number;
+  /** The window grows to `growth` × `maxMessages`/`maxChars` before it steps; 1 keeps it within them. */
+  growth: number;
+}
+
+/** The most stored messages a window can hold: what a turn reads to choose it from. */
+export function mostHistoryMessages(bounds: HistoryBounds): number {
+  return Math.floor(bounds.maxMessages * bounds.growth);
 }
 
 /** One history message: its line as the models read it and a key that names it across turns. */
@@ -19,6 +27,8 @@ export interface HistoryEntry {
  * grows and drops the oldest part at once when it overflows, so consecutive prompts of a
  * session share their whole history as the provider's cached prefix until such a step (a
  * window sliding by one message per turn changes the prompt right where history begins).
+ * A step keeps only the tools and the system prompt, so the window grows well beyond where it
+ * steps back to: a chat adding several messages a turn then steps once in many turns.
  * Held by the turn runner; after a restart each session starts with a full window.
  */
 export class HistoryWindows {
@@ -27,6 +37,17 @@ export class HistoryWindows {
 
   /** `sessions` bounds the memory: a session forgotten meanwhile starts with a full window. */
   constructor(private readonly sessions = 1_000) {}
+
+  /**
+   * The messages this session's next window is chosen among (its lines must render as in the
+   * last prompt: their pictures described, their mentions named): from the last window's start
+   * on, else the newest `maxMessages`. `messages` are the session's newest, oldest first.
+   */
+  candidates<T>(sessionId: string, messages: T[], keyOf: (message: T) => string, bounds: HistoryBounds): T[] {
+    const previous = this.starts.get(sessionId);
+    const start = previous === undefined ? -1 : messages.findIndex((message) => keyOf(message) === previous);
+    return start === -1 ? messages.slice(-bounds.maxMessages) : messages.slice(start);
+  }
 
   /** The lines to show, oldest first; `entries` are the session's newest messages, oldest first. */
   select(sessionId: string, entries: HistoryEntry[], bounds: HistoryBounds): string[] {
@@ -43,9 +64,10 @@ export class HistoryWindows {
 }
 
 /**
- * The window after `previousStart`: everything from it while that fits the bounds; else (or
- * when that message is no longer among `entries`) the newest entries that fit bounds shrunk
- * by `dropFraction`. A session without a previous window gets the newest entries that fit.
+ * The window after `previousStart`: everything from it while that fits the bounds grown by
+ * `growth`; else (or when that message is no longer among `entries`) the newest entries that
+ * fit the bounds shrunk by `dropFraction`. A session without a previous window gets the newest
+ * entries that fit the bounds.
  */
 export function windowFrom(
   entries: HistoryEntry[],
@@ -56,7 +78,12 @@ export function windowFrom(
   const start = entries.findIndex((entry) => entry.key === previousStart);
   if (start !== -1) {
     const grown = entries.slice(start);
-    if (newestFitting(grown, bounds.maxMessages, bounds.maxChars).length === grown.length) return grown;
+    const fitting = newestFitting(
+      grown,
+      mostHistoryMessages(bounds),
+      Math.floor(bounds.maxChars * bounds.growth),
+    );
+    if (fitting.length === grown.length) return grown;
   }
   const keep = 1 - bounds.dropFraction;
   return newestFitting(entries, Math.floor(bounds.maxMessages * keep), Math.floor(bounds.maxChars * keep));

@@ -14,7 +14,7 @@ import type { Segment } from "../message/segment.ts";
 import type { SessionOrigin } from "../reply/outbox.ts";
 import type { TurnReplies } from "../reply/reply-stage.ts";
 import type { MessageStore } from "../store/types.ts";
-import type { HistoryWindows } from "./history-window.ts";
+import { type HistoryWindows, mostHistoryMessages } from "./history-window.ts";
 import type { TurnPromptInput } from "./prompt.ts";
 import type { AgentSettings } from "./settings.ts";
 import type { TurnJournal } from "./turn-journal.ts";
@@ -259,7 +259,12 @@ export class TurnContext {
    */
   async gatherContext(): Promise<void> {
     const batch = this.batch;
-    const history = (await this.storedHistory(batch)).slice(-this.settings.history.maxMessages);
+    const history = this.deps.historyWindows.candidates(
+      batch.sessionId,
+      await this.storedHistory(batch),
+      messageKey,
+      this.settings.history,
+    );
     await this.pictures.describe(
       [...batch.messages, ...history].reverse().map((message) => message.segments),
     );
@@ -273,7 +278,7 @@ export class TurnContext {
     this.memories = await this.deps.memory.recallForTurn({
       replyId: this.replyId,
       messages: batch.messages,
-      participants: history,
+      participants: history.slice(-this.settings.history.maxMessages),
     });
     this.expressions = await this.deps.expressions(batch.sessionId);
     this.ownRecent = await this.ownRecentSection(batch.sessionId);
@@ -368,7 +373,7 @@ export class TurnContext {
     const messages = withoutNewest(
       await this.deps.messages.recent({
         sessionId: batch.sessionId,
-        limit: this.settings.history.maxMessages + batch.messages.length,
+        limit: mostHistoryMessages(this.settings.history) + batch.messages.length,
       }),
       batch.messages,
     );
@@ -377,7 +382,7 @@ export class TurnContext {
   }
 }
 
-/** The chat's newest messages searched for the bot's own: as many as the recent-message cache keeps. */
+/** The chat's newest messages searched for the bot's own: within what the recent-message cache keeps. */
 const OWN_RECENT_SCAN = 64;
 
 /**

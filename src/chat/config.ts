@@ -50,14 +50,25 @@ export const digestSchema = group("Periodic look at untriggered group chatter.",
 });
 
 export const historySchema = group("Recent messages shown to the models.", {
-  maxMessages: count("Most history messages", 20, 0),
-  maxChars: count("Most history characters", 4_000, 0),
+  maxMessages: count(
+    "History messages a session's first prompt shows; the window then grows to growth × this and steps back to (1 − dropFraction) × this",
+    20,
+    0,
+  ),
+  maxChars: count("History characters a session's first prompt shows; bounded like maxMessages", 4_000, 0),
   dropFraction: Type.Number({
     minimum: 0,
     maximum: 0.9,
     default: 0.5,
     description:
-      "Share of the history dropped at once when it is full (0.5: the oldest half). Until then history only grows, so consecutive prompts share it as the provider's cached prefix; 0 drops only what no longer fits (the window slides every turn and the cache misses).",
+      "When the window is full it steps back to the newest (1 − dropFraction) × maxMessages messages within (1 − dropFraction) × maxChars characters (0.5: half). Until then history only grows, so consecutive prompts share it as the provider's cached prefix; 0 with growth 1 drops only what no longer fits (the window slides every turn and the cache misses).",
+  }),
+  growth: Type.Number({
+    minimum: 1,
+    maximum: 10,
+    default: 3,
+    description:
+      "How far the window grows before it steps: up to growth × maxMessages messages and growth × maxChars characters. Larger steps less often (more of each prompt served from the provider's cache) for more history per prompt; 1 keeps the window within maxMessages and maxChars.",
   }),
 });
 

@@ -122,10 +122,13 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.digest.minMessages": "至少攒够这么多条新消息才旁听一次",
   "chat.digest.maxMessages": "一次旁听最多看的消息数",
   "chat.digest.maxTranscriptChars": "一次旁听中聊天记录的最大字符数",
-  "chat.history.maxMessages": "历史消息的最大条数",
-  "chat.history.maxChars": "历史消息的最大字符数",
+  "chat.history.maxMessages":
+    "会话第一次提示词显示的历史消息条数；之后窗口增长到 growth × 此值，再退回到 (1 − dropFraction) × 此值",
+  "chat.history.maxChars": "会话第一次提示词显示的历史字符数；与 maxMessages 一样限定窗口",
   "chat.history.dropFraction":
-    "历史消息满了时一次丢弃的比例（0.5：最早的一半）。在此之前历史只增不减，相邻的提示词共享这段历史，可命中服务商的前缀缓存；0 表示只丢弃放不下的部分（窗口每轮滑动，缓存失效）。",
+    "窗口满了时退回到最新的 (1 − dropFraction) × maxMessages 条、(1 − dropFraction) × maxChars 个字符以内（0.5：一半）。在此之前历史只增不减，相邻的提示词共享这段历史，可命中服务商的前缀缓存；0 且 growth 为 1 时只丢弃放不下的部分（窗口每轮滑动，缓存失效）。",
+  "chat.history.growth":
+    "窗口一次退回之前最多增长到多大：growth × maxMessages 条、growth × maxChars 个字符。越大退回越少（每次提示词更多部分命中服务商的缓存），但每次提示词的历史更多；1 表示窗口不超过 maxMessages 和 maxChars。",
   "chat.expressions.enabled":
     "是否学习各群的说话方式（用 llm.models.expressions，没有就用回复模型），并写进提示词；关闭时既不学习也不展示（已存的保留）。",
   "chat.expressions.learnEvery": "群里每有这么多条成员消息做一次学习",

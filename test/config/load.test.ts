@@ -103,7 +103,7 @@ describe("loadConfig without a file", () => {
       maxMessages: 50,
       maxTranscriptChars: 20000,
     });
-    expect(config.chat.history).toEqual({ maxMessages: 20, maxChars: 4000, dropFraction: 0.5 });
+    expect(config.chat.history).toEqual({ maxMessages: 20, maxChars: 4000, dropFraction: 0.5, growth: 3 });
     expect(config.chat.quote).toEqual({
       enabled: true,
       resolveForward: true,
