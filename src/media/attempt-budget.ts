@@ -1,3 +1,7 @@
+/** An item that failed is not tried again for this long (its url expired, the model refuses it). */
+const FAILURE_PAUSE_MS = 10 * 60_000;
+const MAX_REMEMBERED_FAILURES = 1_000;
+
 /**
  * What a media model task (describing pictures, transcribing voice) may still try: attempts
  * per local calendar day, counted in memory before each fetch whatever its outcome, and items
@@ -13,8 +17,6 @@ export class AttemptBudget<Shown> {
       maxPerDay: () => number;
       /** Names the current day; the process's local date unless a test sets it. */
       today?: () => string;
-      pauseMs: number;
-      maxRemembered: number;
     },
   ) {}
 
@@ -42,7 +44,7 @@ export class AttemptBudget<Shown> {
   }
 
   pause(key: string, shown?: Shown): void {
-    if (this.failures.size >= this.options.maxRemembered) this.failures.clear();
-    this.failures.set(key, { until: Date.now() + this.options.pauseMs, ...(shown ? { shown } : {}) });
+    if (this.failures.size >= MAX_REMEMBERED_FAILURES) this.failures.clear();
+    this.failures.set(key, { until: Date.now() + FAILURE_PAUSE_MS, ...(shown ? { shown } : {}) });
   }
 }
