@@ -4,7 +4,7 @@ import type { ZonedClock } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
-import { PassQueue } from "../memory/pass-queue.ts";
+import { BackgroundLearner } from "../memory/pass-queue.ts";
 import { senderSubject } from "../memory/visibility.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
@@ -46,34 +46,23 @@ const LEARN_TIMEOUT_MS = 120_000;
  * day (`maxLearnCallsPerDay`, stored, so restarts do not reset it). A list edited in the console
  * or forgotten while a pass ran is not overwritten by it.
  */
-export class ExpressionLearner {
-  private readonly passes: PassQueue;
-
+export class ExpressionLearner extends BackgroundLearner {
   constructor(private readonly deps: ExpressionLearnerDeps) {
-    this.passes = new PassQueue(
-      (sessionId, signal) => this.pass(sessionId, signal),
-      (error, sessionId) =>
-        deps.logger.warn({ err: error, sessionId }, "learning a group's expressions failed"),
-    );
+    super(deps.logger, "learning a group's expressions failed");
   }
 
-  /** A message a member sent in an allowed chat (not a command): group messages count towards the next pass. */
-  noticed(message: ChatMessage): void {
-    if (message.fromSelf || message.chatType !== "group") return;
+  /** Only group messages count. */
+  protected passEvery(message: ChatMessage): number | undefined {
     const settings = this.deps.settings();
-    if (!settings.enabled || settings.maxLearnCallsPerDay === 0 || this.deps.task() === undefined) return;
-    this.passes.noticed(message.sessionId, settings.learnEvery);
+    const learning =
+      message.chatType === "group" &&
+      settings.enabled &&
+      settings.maxLearnCallsPerDay > 0 &&
+      this.deps.task() !== undefined;
+    return learning ? settings.learnEvery : undefined;
   }
 
-  stop(): Promise<void> {
-    return this.passes.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.passes.idle();
-  }
-
-  private async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
+  protected async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
     const { deps } = this;
     const settings = deps.settings();
     const task = deps.task();

@@ -13,7 +13,7 @@ import type { MemorySettings } from "./config.ts";
 import { type LearnOperation, parseLearnAnswer } from "./learn-answer.ts";
 import { memoryLine } from "./memory-lines.ts";
 import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
-import { PassQueue } from "./pass-queue.ts";
+import { BackgroundLearner } from "./pass-queue.ts";
 import type { MemoryEntry, MemoryStore, MemorySubject } from "./types.ts";
 import {
   changeableAt,
@@ -62,36 +62,18 @@ interface LearnedChange {
  * to is stored, so a restart neither re-reads nor skips. Bounded per chat per day
  * (`memory.maxLearnCallsPerDay`). Never in the way of a reply: it runs after the fact.
  */
-export class MemoryLearner {
-  private readonly passes: PassQueue;
-
+export class MemoryLearner extends BackgroundLearner {
   constructor(private readonly deps: MemoryLearnerDeps) {
-    this.passes = new PassQueue(
-      (sessionId, signal) => this.pass(sessionId, signal),
-      (error, sessionId) => deps.logger.warn({ err: error, sessionId }, "memory learning failed"),
-    );
+    super(deps.logger, "memory learning failed");
   }
 
-  /** A message a member sent in an allowed chat (not a command): counts towards the next pass. */
-  noticed(message: ChatMessage): void {
-    if (message.fromSelf) return;
+  protected passEvery(): number | undefined {
     const settings = this.deps.settings();
-    if (!settings.enabled || !this.deps.hasModel()) return;
-    this.passes.noticed(message.sessionId, settings.learnEvery);
-  }
-
-  /** Stops learning: a pass in flight is aborted and awaited. */
-  stop(): Promise<void> {
-    return this.passes.stop();
-  }
-
-  /** Settles once no pass is running or waiting (tests and benches). */
-  idle(): Promise<void> {
-    return this.passes.idle();
+    return settings.enabled && this.deps.hasModel() ? settings.learnEvery : undefined;
   }
 
   /** Reads one chat's new stretch and applies what the model proposes. */
-  private async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
+  protected async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
     const { deps } = this;
     const settings = deps.settings();
     if (!(await this.takePass(sessionId, settings.maxLearnCallsPerDay))) {

@@ -1,9 +1,12 @@
+import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
+
 /**
  * Background passes over chats, one at a time: every `every()` messages a chat is noticed with,
  * the chat waits for a pass; passes run in turn, never two at once, each given the chat's
  * session id and an abort signal that `stop()` fires. A failed pass is reported with `failed`.
  */
-export class PassQueue {
+class PassQueue {
   /** Messages noticed per chat since its last pass was queued. */
   private readonly counts = new Map<string, number>();
   private readonly waiting = new Set<string>();
@@ -57,4 +60,43 @@ export class PassQueue {
         this.next();
       });
   }
+}
+
+/**
+ * A learner that reads chats in the background: each message a member sent counts towards its
+ * chat's next pass, which runs once `passEvery` such messages have been noticed there, one pass
+ * at a time across chats. A failed pass is one warning, `failure`, and the next one runs.
+ */
+export abstract class BackgroundLearner {
+  private readonly passes: PassQueue;
+
+  constructor(logger: Logger, failure: string) {
+    this.passes = new PassQueue(
+      (sessionId, signal) => this.pass(sessionId, signal),
+      (error, sessionId) => logger.warn({ err: error, sessionId }, failure),
+    );
+  }
+
+  /** A message a member sent in an allowed chat (not a command): counts towards the next pass. */
+  noticed(message: ChatMessage): void {
+    if (message.fromSelf) return;
+    const every = this.passEvery(message);
+    if (every !== undefined) this.passes.noticed(message.sessionId, every);
+  }
+
+  /** Stops learning: a pass in flight is aborted and awaited. */
+  stop(): Promise<void> {
+    return this.passes.stop();
+  }
+
+  /** Settles once no pass is running or waiting (tests and benches). */
+  idle(): Promise<void> {
+    return this.passes.idle();
+  }
+
+  /** Every how many noticed messages the chat of `message` gets a pass; undefined: it does not count now. */
+  protected abstract passEvery(message: ChatMessage): number | undefined;
+
+  /** Reads one chat; `stopping` fires on `stop()`. */
+  protected abstract pass(sessionId: string, stopping: AbortSignal): Promise<void>;
 }
