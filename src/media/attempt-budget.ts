@@ -12,19 +12,17 @@ export class AttemptBudget<Shown> {
   /** Item key → when it may be tried again, and what it shows until then. */
   private readonly failures = new Map<string, { until: number; shown?: Shown }>();
 
+  /** `today` names the current day; the process's local date unless a test sets it. */
   constructor(
-    private readonly options: {
-      maxPerDay: () => number;
-      /** Names the current day; the process's local date unless a test sets it. */
-      today?: () => string;
-    },
+    private readonly maxPerDay: () => number,
+    private readonly today: () => string = () => new Date().toDateString(),
   ) {}
 
   /** Whether today's attempts are used up: then nothing new is even fetched. */
   dailyCapReached(): boolean {
-    const today = this.options.today?.() ?? new Date().toDateString();
+    const today = this.today();
     if (this.day.key !== today) this.day = { key: today, attempts: 0 };
-    return this.day.attempts >= this.options.maxPerDay();
+    return this.day.attempts >= this.maxPerDay();
   }
 
   /** Takes one attempt from today's budget; false once it is spent. */

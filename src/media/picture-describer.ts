@@ -54,10 +54,7 @@ export class PictureDescriber {
   private readonly descriptions: DescriptionCache;
 
   constructor(private readonly deps: PictureDescriberDeps) {
-    this.budget = new AttemptBudget({
-      maxPerDay: () => deps.settings().maxPerDay,
-      ...(deps.today ? { today: deps.today } : {}),
-    });
+    this.budget = new AttemptBudget(() => deps.settings().maxPerDay, deps.today);
     this.descriptions = new DescriptionCache(deps.store, deps.logger, "picture description");
   }
 

@@ -55,10 +55,7 @@ export class VoiceTranscriber {
   private readonly transcripts: DescriptionCache;
 
   constructor(private readonly deps: VoiceTranscriberDeps) {
-    this.budget = new AttemptBudget({
-      maxPerDay: () => deps.settings().maxPerDay,
-      ...(deps.today ? { today: deps.today } : {}),
-    });
+    this.budget = new AttemptBudget(() => deps.settings().maxPerDay, deps.today);
     this.transcripts = new DescriptionCache(deps.store, deps.logger, "voice transcript");
   }
 
