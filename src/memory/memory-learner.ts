@@ -1,19 +1,13 @@
 import { accessDenial } from "../chat/chat-access.ts";
-import type { AccessSettings } from "../chat/config.ts";
-import type { ZonedClock } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";
-import type { LlmRequest, LlmResult } from "../llm/types.ts";
-import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import { placeText } from "../prompts/place-text.ts";
-import type { PromptTemplates } from "../prompts/templates.ts";
-import type { ChatHistory, StoredMessage } from "../store/types.ts";
+import type { StoredMessage } from "../store/types.ts";
 import type { MemorySettings } from "./config.ts";
 import { type LearnOperation, parseLearnAnswer } from "./learn-answer.ts";
 import { memoryLine } from "./memory-lines.ts";
 import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
-import { BackgroundLearner } from "./pass-queue.ts";
+import { BackgroundLearner, type LearnerDeps } from "./pass-queue.ts";
 import type { MemoryEntry, MemoryStore, MemorySubject } from "./types.ts";
 import {
   changeableAt,
@@ -24,25 +18,14 @@ import {
   subjectNamed,
 } from "./visibility.ts";
 
-export interface MemoryLearnerDeps {
+export interface MemoryLearnerDeps extends LearnerDeps {
   memory: MemoryService;
   store: MemoryStore;
-  history: ChatHistory;
-  /** The current client (replaced on a config reload). */
-  llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
   /** Whether `llm.models.memory` names a model: without one nothing is learned in the background. */
   hasModel: () => boolean;
   settings: () => MemorySettings;
-  access: () => AccessSettings;
-  prompts: () => PromptTemplates;
-  clock: () => ZonedClock;
-  botName: () => string;
-  monitor: Monitor;
-  logger: Logger;
 }
 
-/** Longest a learning pass waits for the memory model. */
-const LEARN_TIMEOUT_MS = 120_000;
 /** Known memories shown to the model, so it updates rather than repeats them. */
 const KNOWN_SHOWN = 40;
 /** Known memories read per one shown: those that may not be changed in the chat are left out. */
@@ -64,7 +47,7 @@ interface LearnedChange {
  */
 export class MemoryLearner extends BackgroundLearner {
   constructor(private readonly deps: MemoryLearnerDeps) {
-    super(deps.logger, "memory learning failed");
+    super(deps, "memory learning failed");
   }
 
   protected passEvery(): number | undefined {
@@ -92,32 +75,24 @@ export class MemoryLearner extends BackgroundLearner {
     const known = await this.known(readable, place);
     const prompts = deps.prompts();
     const clock = deps.clock();
-    const result = await deps.llm().generate({
-      task: "memory",
-      messages: [
-        { role: "system", content: prompts.render("memory_learn", { bot_name: deps.botName() }) },
-        {
-          role: "user",
-          content: prompts.render("memory_learn_request", {
-            place: placeText(prompts, {
-              platform: place.platform,
-              isGroup: place.groupId !== undefined,
-              peerId: place.groupId ?? first.userId,
-            }),
-            known:
-              known.length > 0
-                ? known.map((entry) => memoryLine(entry, prompts, clock)).join("\n")
-                : prompts.render("memory_known_none"),
-            transcript: readable
-              .map((message) => formatMessageLine(message, clock.time, { withId: true }))
-              .join("\n"),
-          }),
-        },
-      ],
-      temperature: 0,
-      signal: AbortSignal.any([stopping, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
-      sessionId,
-    });
+    const result = await this.ask(
+      { task: "memory", sessionId, stopping },
+      prompts.render("memory_learn", { bot_name: deps.botName() }),
+      prompts.render("memory_learn_request", {
+        place: placeText(prompts, {
+          platform: place.platform,
+          isGroup: place.groupId !== undefined,
+          peerId: place.groupId ?? first.userId,
+        }),
+        known:
+          known.length > 0
+            ? known.map((entry) => memoryLine(entry, prompts, clock)).join("\n")
+            : prompts.render("memory_known_none"),
+        transcript: readable
+          .map((message) => formatMessageLine(message, clock.time, { withId: true }))
+          .join("\n"),
+      }),
+    );
     let change: LearnedChange = { added: [], updated: [], deleted: [] };
     try {
       const { operations, dropped } = parseLearnAnswer(result.text);

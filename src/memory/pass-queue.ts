@@ -1,5 +1,27 @@
+import type { AccessSettings } from "../chat/config.ts";
+import type { ZonedClock } from "../context/clock-text.ts";
+import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { ChatHistory } from "../store/types.ts";
+
+/** What every background learner reads its chats and asks its model with. */
+export interface LearnerDeps {
+  history: ChatHistory;
+  /** The current client (replaced on a config reload). */
+  llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
+  access: () => AccessSettings;
+  prompts: () => PromptTemplates;
+  clock: () => ZonedClock;
+  botName: () => string;
+  monitor: Monitor;
+  logger: Logger;
+}
+
+/** Longest a learning pass waits for its model. */
+const LEARN_TIMEOUT_MS = 120_000;
 
 /**
  * Background passes over chats, one at a time: every `every()` messages a chat is noticed with,
@@ -69,11 +91,13 @@ class PassQueue {
  */
 export abstract class BackgroundLearner {
   private readonly passes: PassQueue;
+  private readonly llm: LearnerDeps["llm"];
 
-  constructor(logger: Logger, failure: string) {
+  constructor(deps: Pick<LearnerDeps, "llm" | "logger">, failure: string) {
+    this.llm = deps.llm;
     this.passes = new PassQueue(
       (sessionId, signal) => this.pass(sessionId, signal),
-      (error, sessionId) => logger.warn({ err: error, sessionId }, failure),
+      (error, sessionId) => deps.logger.warn({ err: error, sessionId }, failure),
     );
   }
 
@@ -99,4 +123,22 @@ export abstract class BackgroundLearner {
 
   /** Reads one chat; `stopping` fires on `stop()`. */
   protected abstract pass(sessionId: string, stopping: AbortSignal): Promise<void>;
+
+  /** Asks the model of a pass over `sessionId`: `system` says what to learn, `request` gives the chat. */
+  protected ask(
+    pass: { task: string; sessionId: string; stopping: AbortSignal },
+    system: string,
+    request: string,
+  ): Promise<LlmResult> {
+    return this.llm().generate({
+      task: pass.task,
+      messages: [
+        { role: "system", content: system },
+        { role: "user", content: request },
+      ],
+      temperature: 0,
+      signal: AbortSignal.any([pass.stopping, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
+      sessionId: pass.sessionId,
+    });
+  }
 }
