@@ -1,5 +1,5 @@
-import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
 import { matchCommandWords } from "../components/command-words.ts";
+import { hostCommand } from "../components/host-command.ts";
 import type { CommandComponent } from "../components/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { MessageStore } from "../store/types.ts";
@@ -38,19 +38,11 @@ export interface SummaryCommandDeps {
  * leaves it out.
  */
 export function summaryCommand(deps: SummaryCommandDeps): CommandComponent {
-  return {
-    kind: "command",
-    pluginId: HOST_COMMANDS_OWNER,
+  return hostCommand({
     name: "summary",
-    fullName: `${HOST_COMMANDS_OWNER}.summary`,
     description: "总结最近的聊天记录",
-    scope: { chatScope: "all" },
-    adminOnly: false,
-    get synopsis() {
-      const commands = deps.settings().commands.filter(Boolean);
-      return commands.length > 0 ? `${commands.join(" | ")} [条数]` : "";
-    },
-    match: (text) => matchCommandWords(text, deps.settings().commands),
+    words: () => deps.settings().commands,
+    usage: "[条数]",
     async invoke(match, call) {
       const command = call.message;
       deps.submit({
@@ -62,7 +54,7 @@ export function summaryCommand(deps: SummaryCommandDeps): CommandComponent {
       });
       return undefined;
     },
-  };
+  });
 }
 
 /** The `count` stored messages before the command, oldest first; taken now, not when the turn runs. */

@@ -1,42 +1,24 @@
 import { accessDenial } from "../chat/chat-access.ts";
-import type { AccessSettings } from "../chat/config.ts";
-import type { ZonedClock } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";
-import type { LlmRequest, LlmResult } from "../llm/types.ts";
-import type { Logger } from "../log/logger.ts";
-import { PassQueue } from "../memory/pass-queue.ts";
+import { BackgroundLearner, type LearnerDeps } from "../memory/pass-queue.ts";
 import { senderSubject } from "../memory/visibility.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import { placeText } from "../prompts/place-text.ts";
-import type { PromptTemplates } from "../prompts/templates.ts";
 import type { GroupStore } from "../store/group-types.ts";
 import type { MemoryStore } from "../store/memory-types.ts";
-import type { ChatHistory, StoredMessage } from "../store/types.ts";
+import type { StoredMessage } from "../store/types.ts";
 import type { ExpressionSettings } from "./config.ts";
 import { expressionLine } from "./expression-lines.ts";
 import { parseExpressionAnswer } from "./learn-answer.ts";
 
-export interface ExpressionLearnerDeps {
+export interface ExpressionLearnerDeps extends LearnerDeps {
   store: GroupStore;
-  history: ChatHistory;
   /** Who asked to be forgotten, and when: what they said before is never learned from. */
   forgotten: Pick<MemoryStore, "forgottenAt">;
-  /** The current client (replaced on a config reload). */
-  llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
   /** The model task passes use (`expressions`, else the replyer's), or undefined when neither has a model. */
   task: () => string | undefined;
   settings: () => ExpressionSettings;
-  access: () => AccessSettings;
-  prompts: () => PromptTemplates;
-  clock: () => ZonedClock;
-  botName: () => string;
-  monitor: Monitor;
-  logger: Logger;
 }
-
-/** Longest a learning pass waits for its model. */
-const LEARN_TIMEOUT_MS = 120_000;
 
 /**
  * Learns each group's way of talking: every `chat.expressions.learnEvery` members' messages
@@ -46,34 +28,23 @@ const LEARN_TIMEOUT_MS = 120_000;
  * day (`maxLearnCallsPerDay`, stored, so restarts do not reset it). A list edited in the console
  * or forgotten while a pass ran is not overwritten by it.
  */
-export class ExpressionLearner {
-  private readonly passes: PassQueue;
-
+export class ExpressionLearner extends BackgroundLearner {
   constructor(private readonly deps: ExpressionLearnerDeps) {
-    this.passes = new PassQueue(
-      (sessionId, signal) => this.pass(sessionId, signal),
-      (error, sessionId) =>
-        deps.logger.warn({ err: error, sessionId }, "learning a group's expressions failed"),
-    );
+    super(deps, "learning a group's expressions failed");
   }
 
-  /** A message a member sent in an allowed chat (not a command): group messages count towards the next pass. */
-  noticed(message: ChatMessage): void {
-    if (message.fromSelf || message.chatType !== "group") return;
+  /** Only group messages count. */
+  protected passEvery(message: ChatMessage): number | undefined {
     const settings = this.deps.settings();
-    if (!settings.enabled || settings.maxLearnCallsPerDay === 0 || this.deps.task() === undefined) return;
-    this.passes.noticed(message.sessionId, settings.learnEvery);
+    const learning =
+      message.chatType === "group" &&
+      settings.enabled &&
+      settings.maxLearnCallsPerDay > 0 &&
+      this.deps.task() !== undefined;
+    return learning ? settings.learnEvery : undefined;
   }
 
-  stop(): Promise<void> {
-    return this.passes.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.passes.idle();
-  }
-
-  private async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
+  protected async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
     const { deps } = this;
     const settings = deps.settings();
     const task = deps.task();
@@ -94,36 +65,25 @@ export class ExpressionLearner {
     const known = await deps.store.expressions(sessionId);
     const prompts = deps.prompts();
     const clock = deps.clock();
-    const result = await deps.llm().generate({
-      task,
-      messages: [
-        {
-          role: "system",
-          content: prompts.render("expressions_learn", {
-            bot_name: deps.botName(),
-            max_entries: String(settings.maxEntries),
-          }),
-        },
-        {
-          role: "user",
-          content: prompts.render("expressions_learn_request", {
-            place: placeText(prompts, {
-              platform: first.platform,
-              isGroup: true,
-              peerId: first.groupId ?? "",
-            }),
-            known:
-              known.length > 0
-                ? known.map((entry) => expressionLine(entry, prompts)).join("\n")
-                : prompts.render("expressions_known_none"),
-            transcript: stretch.map((message) => formatMessageLine(message, clock.time)).join("\n"),
-          }),
-        },
-      ],
-      temperature: 0,
-      signal: AbortSignal.any([stopping, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
-      sessionId,
-    });
+    const result = await this.ask(
+      { task, sessionId, stopping },
+      prompts.render("expressions_learn", {
+        bot_name: deps.botName(),
+        max_entries: String(settings.maxEntries),
+      }),
+      prompts.render("expressions_learn_request", {
+        place: placeText(prompts, {
+          platform: first.platform,
+          isGroup: true,
+          peerId: first.groupId ?? "",
+        }),
+        known:
+          known.length > 0
+            ? known.map((entry) => expressionLine(entry, prompts)).join("\n")
+            : prompts.render("expressions_known_none"),
+        transcript: stretch.map((message) => formatMessageLine(message, clock.time)).join("\n"),
+      }),
+    );
     let parsed: ReturnType<typeof parseExpressionAnswer>;
     try {
       parsed = parseExpressionAnswer(result.text);

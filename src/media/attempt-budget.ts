@@ -1,3 +1,7 @@
+/** An item that failed is not tried again for this long (its url expired, the model refuses it). */
+const FAILURE_PAUSE_MS = 10 * 60_000;
+const MAX_REMEMBERED_FAILURES = 1_000;
+
 /**
  * What a media model task (describing pictures, transcribing voice) may still try: attempts
  * per local calendar day, counted in memory before each fetch whatever its outcome, and items
@@ -8,21 +12,17 @@ export class AttemptBudget<Shown> {
   /** Item key → when it may be tried again, and what it shows until then. */
   private readonly failures = new Map<string, { until: number; shown?: Shown }>();
 
+  /** `today` names the current day; the process's local date unless a test sets it. */
   constructor(
-    private readonly options: {
-      maxPerDay: () => number;
-      /** Names the current day; the process's local date unless a test sets it. */
-      today?: () => string;
-      pauseMs: number;
-      maxRemembered: number;
-    },
+    private readonly maxPerDay: () => number,
+    private readonly today: () => string = () => new Date().toDateString(),
   ) {}
 
   /** Whether today's attempts are used up: then nothing new is even fetched. */
   dailyCapReached(): boolean {
-    const today = this.options.today?.() ?? new Date().toDateString();
+    const today = this.today();
     if (this.day.key !== today) this.day = { key: today, attempts: 0 };
-    return this.day.attempts >= this.options.maxPerDay();
+    return this.day.attempts >= this.maxPerDay();
   }
 
   /** Takes one attempt from today's budget; false once it is spent. */
@@ -42,7 +42,7 @@ export class AttemptBudget<Shown> {
   }
 
   pause(key: string, shown?: Shown): void {
-    if (this.failures.size >= this.options.maxRemembered) this.failures.clear();
-    this.failures.set(key, { until: Date.now() + this.options.pauseMs, ...(shown ? { shown } : {}) });
+    if (this.failures.size >= MAX_REMEMBERED_FAILURES) this.failures.clear();
+    this.failures.set(key, { until: Date.now() + FAILURE_PAUSE_MS, ...(shown ? { shown } : {}) });
   }
 }

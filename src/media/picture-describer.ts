@@ -5,6 +5,7 @@ import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { PictureDescriptionStore } from "../store/types.ts";
 import { AttemptBudget } from "./attempt-budget.ts";
+import { DescriptionCache } from "./description-cache.ts";
 import { fetchKeyedPicture, type KeyedPicture } from "./picture-refs.ts";
 import type { StickerCollection } from "./sticker-collection.ts";
 import type { PictureFetcher, PictureRef } from "./types.ts";
@@ -33,11 +34,8 @@ export interface PictureTurn {
   signal: AbortSignal;
 }
 
-/** A picture that failed is not tried again for this long (its url expired, the model refuses it). */
-const FAILURE_PAUSE_MS = 10 * 60_000;
 /** What a picture the bot could not read (broken, too large, not a picture) shows in the transcript. */
 const UNREADABLE = "无法读取";
-const MAX_REMEMBERED_FAILURES = 1_000;
 /** Longest description kept: a description is a line of the transcript, not an essay. */
 const MAX_DESCRIPTION_CHARS = 60;
 const MAX_OUTPUT_TOKENS = 120;
@@ -53,14 +51,11 @@ const MAX_OUTPUT_TOKENS = 120;
 export class PictureDescriber {
   /** Today's attempts, and pictures paused after failing (with what unreadable ones show meanwhile). */
   private readonly budget: AttemptBudget<PictureText>;
+  private readonly descriptions: DescriptionCache;
 
   constructor(private readonly deps: PictureDescriberDeps) {
-    this.budget = new AttemptBudget({
-      maxPerDay: () => deps.settings().maxPerDay,
-      ...(deps.today ? { today: deps.today } : {}),
-      pauseMs: FAILURE_PAUSE_MS,
-      maxRemembered: MAX_REMEMBERED_FAILURES,
-    });
+    this.budget = new AttemptBudget(() => deps.settings().maxPerDay, deps.today);
+    this.descriptions = new DescriptionCache(deps.store, deps.logger, "picture description");
   }
 
   get enabled(): boolean {
@@ -73,14 +68,8 @@ export class PictureDescriber {
 
   /** The stored description of a file id seen before, if any (no fetch, no model call). */
   async known(ref: PictureRef): Promise<PictureText | undefined> {
-    if (ref.fileId === undefined) return undefined;
-    try {
-      const stored = await this.deps.store.findByFileId(ref.fileId);
-      return stored && { kind: ref.kind, description: stored.description };
-    } catch (error) {
-      this.deps.logger.warn({ err: error, fileId: ref.fileId }, "reading a picture description failed");
-      return undefined;
-    }
+    const stored = await this.descriptions.byFileId(ref.fileId);
+    return stored && { kind: ref.kind, description: stored.description };
   }
 
   /** A picture that failed recently is not tried again: it shows `text` if it has one, else its placeholder. */
@@ -113,9 +102,8 @@ export class PictureDescriber {
       }
       const fetchMs = performance.now() - started;
       const { bytes, mime, sha256 } = fetched.picture;
-      const known = await this.deps.store.findBySha256(sha256);
+      const known = await this.descriptions.byContent(sha256, ref.fileId);
       if (known) {
-        if (ref.fileId !== undefined) await this.deps.store.linkFileId(ref.fileId, sha256);
         this.emit(turn, "vision.described", { kind: ref.kind, cached: true, model: known.model, fetchMs });
         return { kind: ref.kind, description: known.description };
       }
@@ -137,7 +125,10 @@ export class PictureDescriber {
       const description = descriptionOf(result.text);
       if (description === "") return this.failed(key, ref, turn, "model", "the model answered no text");
       const model = `${result.provider}/${result.model}`;
-      await this.save({ sha256, kind: ref.kind, description, model, createdAt: Date.now() }, ref);
+      await this.descriptions.save(
+        { sha256, kind: ref.kind, description, model, createdAt: Date.now() },
+        ref.fileId,
+      );
       if (ref.kind === "sticker") {
         // An animated sticker is kept as it came; its first frame is what was described.
         const { animated } = fetched.picture;
@@ -176,21 +167,6 @@ export class PictureDescriber {
   /** Whether today's attempts are used up: then nothing new is even fetched. */
   dailyCapReached(): boolean {
     return this.budget.dailyCapReached();
-  }
-
-  /** A lost write costs one more model call later; the description is still used now. */
-  private async save(
-    description: Parameters<PictureDescriptionStore["save"]>[0],
-    ref: PictureRef,
-  ): Promise<void> {
-    try {
-      await this.deps.store.save(description, ref.fileId);
-    } catch (error) {
-      this.deps.logger.warn(
-        { err: error, sha256: description.sha256 },
-        "storing a picture description failed",
-      );
-    }
   }
 
   /** Records the failure (timeline, and not tried again for a while); answers what the picture shows meanwhile. */

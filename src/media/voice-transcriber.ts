@@ -4,6 +4,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PictureDescriptionStore } from "../store/types.ts";
 import { AttemptBudget } from "./attempt-budget.ts";
+import { DescriptionCache } from "./description-cache.ts";
 import type { SpeechSettings } from "./speech-config.ts";
 import type { AudioMime } from "./voice-audio.ts";
 import type { VoiceFetcher, VoiceSource } from "./voice-fetch.ts";
@@ -39,9 +40,6 @@ export interface VoiceTurn {
   signal: AbortSignal;
 }
 
-/** A voice message that failed is not tried again for this long (its url expired, the model refuses it). */
-const FAILURE_PAUSE_MS = 10 * 60_000;
-const MAX_REMEMBERED_FAILURES = 1_000;
 /** Longest transcript kept: a voice message is a line of the transcript. */
 const MAX_TRANSCRIPT_CHARS = 500;
 
@@ -54,14 +52,11 @@ const MAX_TRANSCRIPT_CHARS = 500;
  */
 export class VoiceTranscriber {
   private readonly budget: AttemptBudget<never>;
+  private readonly transcripts: DescriptionCache;
 
   constructor(private readonly deps: VoiceTranscriberDeps) {
-    this.budget = new AttemptBudget({
-      maxPerDay: () => deps.settings().maxPerDay,
-      ...(deps.today ? { today: deps.today } : {}),
-      pauseMs: FAILURE_PAUSE_MS,
-      maxRemembered: MAX_REMEMBERED_FAILURES,
-    });
+    this.budget = new AttemptBudget(() => deps.settings().maxPerDay, deps.today);
+    this.transcripts = new DescriptionCache(deps.store, deps.logger, "voice transcript");
   }
 
   get enabled(): boolean {
@@ -74,13 +69,7 @@ export class VoiceTranscriber {
 
   /** The stored transcript of a file id heard before, if any (no fetch, no model call). */
   async known(voice: KeyedVoice): Promise<string | undefined> {
-    if (voice.fileId === undefined) return undefined;
-    try {
-      return (await this.deps.store.findByFileId(voice.fileId))?.description;
-    } catch (error) {
-      this.deps.logger.warn({ err: error, fileId: voice.fileId }, "reading a voice transcript failed");
-      return undefined;
-    }
+    return (await this.transcripts.byFileId(voice.fileId))?.description;
   }
 
   pausedAfterFailure(key: string): boolean {
@@ -112,9 +101,8 @@ export class VoiceTranscriber {
       }
       const fetchMs = Math.round(performance.now() - started);
       const sha256 = createHash("sha256").update(audio.bytes).digest("hex");
-      const cached = await this.deps.store.findBySha256(sha256);
+      const cached = await this.transcripts.byContent(sha256, voice.fileId);
       if (cached) {
-        if (voice.fileId !== undefined) await this.deps.store.linkFileId(voice.fileId, sha256);
         this.emit(turn, "speech.transcribed", { cached: true, model: cached.model, fetchMs });
         return cached.description;
       }
@@ -131,9 +119,9 @@ export class VoiceTranscriber {
       }
       const text = transcriptOf(transcript.text);
       if (text === "") return this.failed(voice, turn, "model", "the model heard no words");
-      await this.save(
+      await this.transcripts.save(
         { sha256, kind: "voice", description: text, model: transcript.ref, createdAt: Date.now() },
-        voice,
+        voice.fileId,
       );
       this.emit(turn, "speech.transcribed", {
         cached: false,
@@ -156,18 +144,6 @@ export class VoiceTranscriber {
   /** Says that `count` voice messages stay placeholders because a cap was reached. */
   emitSkipped(turn: VoiceTurn, count: number, reason: "turn cap" | "daily cap"): void {
     this.emit(turn, "speech.skipped", { count, reason });
-  }
-
-  /** A lost write costs one more model call later; the transcript is still used now. */
-  private async save(
-    transcript: Parameters<PictureDescriptionStore["save"]>[0],
-    voice: KeyedVoice,
-  ): Promise<void> {
-    try {
-      await this.deps.store.save(transcript, voice.fileId);
-    } catch (error) {
-      this.deps.logger.warn({ err: error, sha256: transcript.sha256 }, "storing a voice transcript failed");
-    }
   }
 
   /** Records the failure (timeline, and not tried again for a while); the message stays `[语音]`. */

@@ -1,5 +1,4 @@
-import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
-import { matchCommandWords } from "../components/command-words.ts";
+import { hostCommand } from "../components/host-command.ts";
 import type { CommandComponent } from "../components/types.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { ChatMessage } from "../message/inbound.ts";
@@ -36,7 +35,7 @@ export interface MemoryCommandDeps {
  */
 export function memoryCommands(deps: MemoryCommandDeps): CommandComponent[] {
   return [
-    hostCommand(
+    memoryCommand(
       () => deps.memory.enabled(),
       "forget",
       "忘记关于你的记忆",
@@ -44,7 +43,7 @@ export function memoryCommands(deps: MemoryCommandDeps): CommandComponent[] {
       "[用户id | #编号 | group]",
       (call) => forget(deps, call),
     ),
-    hostCommand(
+    memoryCommand(
       () => deps.memory.enabled(),
       "memory",
       "看看我记得关于你的事",
@@ -55,7 +54,8 @@ export function memoryCommands(deps: MemoryCommandDeps): CommandComponent[] {
   ];
 }
 
-function hostCommand(
+/** With memory off, the command still matches, and says so. */
+function memoryCommand(
   enabled: () => boolean,
   name: string,
   description: string,
@@ -63,19 +63,11 @@ function hostCommand(
   usage: string,
   run: (call: MemoryCommandCall) => Promise<string>,
 ): CommandComponent {
-  return {
-    kind: "command",
-    pluginId: HOST_COMMANDS_OWNER,
+  return hostCommand({
     name,
-    fullName: `${HOST_COMMANDS_OWNER}.${name}`,
     description,
-    scope: { chatScope: "all" },
-    adminOnly: false,
-    get synopsis() {
-      const listed = words().filter(Boolean);
-      return listed.length > 0 ? `${listed.join(" | ")} ${usage}` : "";
-    },
-    match: (text) => matchCommandWords(text.trim(), words()),
+    words,
+    usage,
     invoke: async (match, call) =>
       enabled()
         ? run({
@@ -86,7 +78,7 @@ function hostCommand(
             isAdmin: call.isAdmin,
           })
         : "记忆功能没有开启。",
-  };
+  });
 }
 
 async function forget(deps: MemoryCommandDeps, call: MemoryCommandCall): Promise<string> {

@@ -1,19 +1,13 @@
 import { accessDenial } from "../chat/chat-access.ts";
-import type { AccessSettings } from "../chat/config.ts";
-import type { ZonedClock } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";
-import type { LlmRequest, LlmResult } from "../llm/types.ts";
-import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import { placeText } from "../prompts/place-text.ts";
-import type { PromptTemplates } from "../prompts/templates.ts";
-import type { ChatHistory, StoredMessage } from "../store/types.ts";
+import type { StoredMessage } from "../store/types.ts";
 import type { MemorySettings } from "./config.ts";
 import { type LearnOperation, parseLearnAnswer } from "./learn-answer.ts";
 import { memoryLine } from "./memory-lines.ts";
 import { MAX_MEMORY_CHARS, type MemoryService, sourcesOf } from "./memory-service.ts";
-import { PassQueue } from "./pass-queue.ts";
+import { BackgroundLearner, type LearnerDeps } from "./pass-queue.ts";
 import type { MemoryEntry, MemoryStore, MemorySubject } from "./types.ts";
 import {
   changeableAt,
@@ -24,25 +18,14 @@ import {
   subjectNamed,
 } from "./visibility.ts";
 
-export interface MemoryLearnerDeps {
+export interface MemoryLearnerDeps extends LearnerDeps {
   memory: MemoryService;
   store: MemoryStore;
-  history: ChatHistory;
-  /** The current client (replaced on a config reload). */
-  llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
   /** Whether `llm.models.memory` names a model: without one nothing is learned in the background. */
   hasModel: () => boolean;
   settings: () => MemorySettings;
-  access: () => AccessSettings;
-  prompts: () => PromptTemplates;
-  clock: () => ZonedClock;
-  botName: () => string;
-  monitor: Monitor;
-  logger: Logger;
 }
 
-/** Longest a learning pass waits for the memory model. */
-const LEARN_TIMEOUT_MS = 120_000;
 /** Known memories shown to the model, so it updates rather than repeats them. */
 const KNOWN_SHOWN = 40;
 /** Known memories read per one shown: those that may not be changed in the chat are left out. */
@@ -62,36 +45,18 @@ interface LearnedChange {
  * to is stored, so a restart neither re-reads nor skips. Bounded per chat per day
  * (`memory.maxLearnCallsPerDay`). Never in the way of a reply: it runs after the fact.
  */
-export class MemoryLearner {
-  private readonly passes: PassQueue;
-
+export class MemoryLearner extends BackgroundLearner {
   constructor(private readonly deps: MemoryLearnerDeps) {
-    this.passes = new PassQueue(
-      (sessionId, signal) => this.pass(sessionId, signal),
-      (error, sessionId) => deps.logger.warn({ err: error, sessionId }, "memory learning failed"),
-    );
+    super(deps, "memory learning failed");
   }
 
-  /** A message a member sent in an allowed chat (not a command): counts towards the next pass. */
-  noticed(message: ChatMessage): void {
-    if (message.fromSelf) return;
+  protected passEvery(): number | undefined {
     const settings = this.deps.settings();
-    if (!settings.enabled || !this.deps.hasModel()) return;
-    this.passes.noticed(message.sessionId, settings.learnEvery);
-  }
-
-  /** Stops learning: a pass in flight is aborted and awaited. */
-  stop(): Promise<void> {
-    return this.passes.stop();
-  }
-
-  /** Settles once no pass is running or waiting (tests and benches). */
-  idle(): Promise<void> {
-    return this.passes.idle();
+    return settings.enabled && this.deps.hasModel() ? settings.learnEvery : undefined;
   }
 
   /** Reads one chat's new stretch and applies what the model proposes. */
-  private async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
+  protected async pass(sessionId: string, stopping: AbortSignal): Promise<void> {
     const { deps } = this;
     const settings = deps.settings();
     if (!(await this.takePass(sessionId, settings.maxLearnCallsPerDay))) {
@@ -110,32 +75,24 @@ export class MemoryLearner {
     const known = await this.known(readable, place);
     const prompts = deps.prompts();
     const clock = deps.clock();
-    const result = await deps.llm().generate({
-      task: "memory",
-      messages: [
-        { role: "system", content: prompts.render("memory_learn", { bot_name: deps.botName() }) },
-        {
-          role: "user",
-          content: prompts.render("memory_learn_request", {
-            place: placeText(prompts, {
-              platform: place.platform,
-              isGroup: place.groupId !== undefined,
-              peerId: place.groupId ?? first.userId,
-            }),
-            known:
-              known.length > 0
-                ? known.map((entry) => memoryLine(entry, prompts, clock)).join("\n")
-                : prompts.render("memory_known_none"),
-            transcript: readable
-              .map((message) => formatMessageLine(message, clock.time, { withId: true }))
-              .join("\n"),
-          }),
-        },
-      ],
-      temperature: 0,
-      signal: AbortSignal.any([stopping, AbortSignal.timeout(LEARN_TIMEOUT_MS)]),
-      sessionId,
-    });
+    const result = await this.ask(
+      { task: "memory", sessionId, stopping },
+      prompts.render("memory_learn", { bot_name: deps.botName() }),
+      prompts.render("memory_learn_request", {
+        place: placeText(prompts, {
+          platform: place.platform,
+          isGroup: place.groupId !== undefined,
+          peerId: place.groupId ?? first.userId,
+        }),
+        known:
+          known.length > 0
+            ? known.map((entry) => memoryLine(entry, prompts, clock)).join("\n")
+            : prompts.render("memory_known_none"),
+        transcript: readable
+          .map((message) => formatMessageLine(message, clock.time, { withId: true }))
+          .join("\n"),
+      }),
+    );
     let change: LearnedChange = { added: [], updated: [], deleted: [] };
     try {
       const { operations, dropped } = parseLearnAnswer(result.text);

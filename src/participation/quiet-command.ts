@@ -1,5 +1,4 @@
-import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
-import { matchCommandWords } from "../components/command-words.ts";
+import { hostCommand } from "../components/host-command.ts";
 import type { CommandComponent } from "../components/types.ts";
 import type { ParticipationSettings } from "./config.ts";
 import type { Participation } from "./participation.ts";
@@ -17,16 +16,12 @@ export interface QuietCommandDeps {
  * addressed, for the minutes given or `chat.participation.quietMinutes`; `/quiet off` ends it.
  */
 export function quietCommand(deps: QuietCommandDeps): CommandComponent {
-  return {
-    kind: "command",
-    pluginId: HOST_COMMANDS_OWNER,
+  return hostCommand({
     name: "quiet",
-    fullName: `${HOST_COMMANDS_OWNER}.quiet`,
     description: "让机器人在这个聊天里暂时不主动说话（被叫到时仍会回答）",
-    scope: { chatScope: "all" },
+    words: () => WORDS,
+    usage: "[分钟 | off]",
     adminOnly: true,
-    synopsis: `${WORDS.join(" | ")} [分钟 | off]`,
-    match: (text) => matchCommandWords(text.trim(), WORDS),
     async invoke(match, call) {
       const { sessionId } = call.message;
       const asked = match.args[0];
@@ -39,5 +34,5 @@ export function quietCommand(deps: QuietCommandDeps): CommandComponent {
       deps.participation.quiet(sessionId, minutes);
       return `好的，接下来 ${minutes} 分钟我不主动说话，叫我时仍会回答。`;
     },
-  };
+  });
 }

@@ -1,5 +1,4 @@
-import { HOST_COMMANDS_OWNER } from "../components/command-registry.ts";
-import { matchCommandWords } from "../components/command-words.ts";
+import { hostCommand } from "../components/host-command.ts";
 import type { CommandComponent } from "../components/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Reminder } from "../store/types.ts";
@@ -40,6 +39,7 @@ export function reminderCommands(reminders: ReminderService): CommandComponent[]
     }),
   ];
 
+  /** With reminders off, the commands match nothing and /help leaves them out. */
   function command(
     name: string,
     description: string,
@@ -47,20 +47,13 @@ export function reminderCommands(reminders: ReminderService): CommandComponent[]
     usage: string,
     run: (rest: string, message: ChatMessage) => Promise<string>,
   ): CommandComponent {
-    return {
-      kind: "command",
-      pluginId: HOST_COMMANDS_OWNER,
+    return hostCommand({
       name,
-      fullName: `${HOST_COMMANDS_OWNER}.${name}`,
       description,
-      scope: { chatScope: "all" },
-      adminOnly: false,
-      get synopsis() {
-        return reminders.enabled() ? `${words.join(" | ")} ${usage}`.trim() : "";
-      },
-      match: (text) => (reminders.enabled() ? matchCommandWords(text.trim(), words) : undefined),
+      words: () => (reminders.enabled() ? words : []),
+      usage,
       invoke: (match, call) => run(match.rest, call.message),
-    };
+    });
   }
 }
 

@@ -1,17 +1,18 @@
 import type { Logger } from "../log/logger.ts";
 import type { MonitorEventStore } from "../monitor/event-store.ts";
-import type { GroupStore } from "./group-types.ts";
 import type { KnowledgeStore } from "./knowledge-types.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import { MessageRetention, type RetentionSteps } from "./message-retention.ts";
+import { SqlGroupStore } from "./sql/group-store.ts";
+import { SqlPictureStore, VOICE_TABLES } from "./sql/picture-store.ts";
+import { SqlReminderStore } from "./sql/reminder-store.ts";
+import type { SqlDatabase } from "./sql/sql-database.ts";
+import { SqlStickerStore } from "./sql/sticker-store.ts";
 import type { StoreOptions } from "./store-options.ts";
 import type {
   ChatHistory,
   MessageStore,
-  PictureDescriptionStore,
-  ReminderStore,
   SendStore,
-  StickerStore,
   StorageStatus,
   Stores,
   TurnStore,
@@ -23,19 +24,19 @@ interface Queued {
   close(): Promise<void>;
 }
 
-/** The stores one backend opened on its database, before they are put together as `Stores`. */
+/**
+ * The stores one backend opened on its database, before they are put together as `Stores`, and
+ * its SQL, which the stores written once for every database (pictures, voice transcripts,
+ * reminders, stickers, groups) run on.
+ */
 export interface BackendStores {
+  sql: SqlDatabase;
   messages: MessageStore & ChatHistory & Queued;
   turns: TurnStore & Queued;
   sends: SendStore & Queued;
   usage: UsageStore & Queued;
   monitorEvents: MonitorEventStore & Queued;
-  pictures: PictureDescriptionStore;
-  voiceTranscripts: PictureDescriptionStore;
-  reminders: ReminderStore;
-  stickers: StickerStore;
   memories: MemoryStore;
-  groups: GroupStore;
   knowledge: KnowledgeStore;
   /** The write tick's status: whether writes reach the database. */
   status(): StorageStatus;
@@ -56,7 +57,7 @@ export function assembleStores(
   options: StoreOptions,
   location: Record<string, string>,
 ): Stores {
-  const { messages, turns, sends, usage, monitorEvents } = backend;
+  const { sql, messages, turns, sends, usage, monitorEvents } = backend;
   const retention = new MessageRetention(
     backend.retentionSteps,
     options.messageRetention,
@@ -72,12 +73,12 @@ export function assembleStores(
     sends,
     usage,
     monitorEvents,
-    pictures: backend.pictures,
-    voiceTranscripts: backend.voiceTranscripts,
-    reminders: backend.reminders,
-    stickers: backend.stickers,
+    pictures: new SqlPictureStore(sql),
+    voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
+    reminders: new SqlReminderStore(sql),
+    stickers: new SqlStickerStore(sql),
     memories: backend.memories,
-    groups: backend.groups,
+    groups: new SqlGroupStore(sql, messages),
     knowledge: backend.knowledge,
     status: () => backend.status(),
     close: closeStores(logger, async (flush) => {

@@ -5,6 +5,7 @@ import type {
   KnowledgeChunk,
   KnowledgeDocument,
   KnowledgeScope,
+  NewKnowledgeDocument,
   StoredChunk,
 } from "./knowledge-types.ts";
 import { memoryQueryTerms, memoryTerms } from "./memory-terms.ts";
@@ -14,7 +15,10 @@ import { memoryQueryTerms, memoryTerms } from "./memory-terms.ts";
 export const DOCUMENT_COLUMNS = "id, path, kind, title, scope, bytes, modified_at, indexed_at, note";
 export const CHUNK_COLUMNS = "id, document_id, position, heading, page, text";
 
-export interface DocumentRow {
+/** The columns a new document is inserted with, in the order of `newDocumentValues`. */
+export const NEW_DOCUMENT_COLUMNS = "path, kind, title, scope, bytes, modified_at, indexed_at, note";
+
+interface DocumentRow {
   id: number | string;
   path: string;
   kind: string;
@@ -27,7 +31,7 @@ export interface DocumentRow {
   chunk_count: number | string;
 }
 
-export interface ChunkRow {
+interface ChunkRow {
   id: number | string;
   document_id: number | string;
   position: number;
@@ -43,7 +47,31 @@ export const DOCUMENTS_QUERY = `SELECT ${DOCUMENT_COLUMNS.split(", ")
     (SELECT COUNT(*) FROM knowledge_chunks c WHERE c.document_id = d.id) AS chunk_count
   FROM knowledge_documents d ORDER BY d.path`;
 
-export function toKnowledgeDocument(row: DocumentRow): KnowledgeDocument {
+/** The values of `NEW_DOCUMENT_COLUMNS` for `document`. */
+export function newDocumentValues(document: NewKnowledgeDocument): unknown[] {
+  return [
+    document.path,
+    document.kind,
+    document.title,
+    JSON.stringify(document.scope),
+    document.bytes,
+    document.modifiedAt,
+    document.indexedAt,
+    document.note ?? null,
+  ];
+}
+
+/** Rows of `DOCUMENTS_QUERY` as documents. */
+export function toKnowledgeDocuments(rows: unknown[]): KnowledgeDocument[] {
+  return (rows as DocumentRow[]).map(toKnowledgeDocument);
+}
+
+/** Rows of `CHUNK_COLUMNS` as passages. */
+export function toStoredChunks(rows: unknown[]): StoredChunk[] {
+  return (rows as ChunkRow[]).map(toStoredChunk);
+}
+
+function toKnowledgeDocument(row: DocumentRow): KnowledgeDocument {
   return {
     id: Number(row.id),
     path: row.path,
@@ -58,7 +86,7 @@ export function toKnowledgeDocument(row: DocumentRow): KnowledgeDocument {
   };
 }
 
-export function toStoredChunk(row: ChunkRow): StoredChunk {
+function toStoredChunk(row: ChunkRow): StoredChunk {
   return {
     id: Number(row.id),
     documentId: Number(row.document_id),

@@ -2,10 +2,10 @@
  * The Instances page in a real browser: the console of either instance lists both,
  * marks the one it runs on, shows which holds the QQ account, and drops an instance that stopped.
  */
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { launchBrowser } from "../support/browser.ts";
+import { browserPages } from "../support/browser-pages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
 import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
@@ -13,13 +13,12 @@ import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
 const TOKEN = "instances-browser-token";
 
 describe("the Instances page", () => {
-  let browser: Browser;
+  const pages = browserPages();
   let a: BotHarness;
   let b: BotHarness;
   let qq: OneBotStandIn;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     const [databaseUrl, redis] = await Promise.all([freshPostgresUrl(), freshRedis()]);
     const instance = (id: string) =>
       startBot({
@@ -42,19 +41,13 @@ describe("the Instances page", () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
     await qq?.close();
     await b?.dispose();
     await a?.dispose();
   });
 
-  async function open(bot: BotHarness, locale: string): Promise<Page> {
-    const context = await browser.newContext({ locale });
-    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-    const page = await context.newPage();
-    await page.goto(`${bot.baseUrl}/instances`);
-    return page;
-  }
+  const open = (bot: BotHarness, locale: string): Promise<Page> =>
+    pages.open(`${bot.baseUrl}/instances`, { token: TOKEN, locale });
 
   it("lists every instance, this one marked, with the accounts each holds", async () => {
     const page = await open(b, "zh-CN");
@@ -66,7 +59,6 @@ describe("the Instances page", () => {
     expect(await rowA.locator(".badge").count()).toBe(0);
     expect(await rowA.locator("td.mono").textContent()).toContain(`:${a.app.address.port}`);
     expect(await page.getByRole("heading", { name: "实例" }).count()).toBe(1);
-    await page.context().close();
   });
 
   it("drops an instance once it stopped", async () => {
@@ -75,6 +67,5 @@ describe("the Instances page", () => {
     await b.stop();
     await page.locator("tr[data-instance=b]").waitFor({ state: "detached", timeout: 10_000 });
     await expect(page.locator("tr[data-instance=a] .badge").textContent()).resolves.toBe("this one");
-    await page.context().close();
   });
 });

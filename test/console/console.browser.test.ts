@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PluginSandbox } from "../plugins/plugin-fixtures.ts";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { launchBrowser } from "../support/browser.ts";
+import { browserPages } from "../support/browser-pages.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { singerPlugin, toneWav, WEATHER_MANIFEST, WEATHER_PLUGIN } from "./weather-plugin.ts";
 
@@ -29,7 +29,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 `;
 
 describe("the console in a real browser", () => {
-  let browser: Browser;
+  const pages = browserPages();
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
   let page: Page;
@@ -41,7 +41,6 @@ describe("the console in a real browser", () => {
     const singer = sandbox.add("singer", {});
     writeFileSync(join(singer.dir, "tone.wav"), toneWav());
     singer.write("index.ts", singerPlugin(join(singer.dir, "tone.wav")));
-    browser = await launchBrowser();
     llm = await ScriptedLlmServer.start();
     bot = await startBot({
       llm,
@@ -50,20 +49,12 @@ describe("the console in a real browser", () => {
     });
   });
   afterAll(async () => {
-    await browser?.close();
     await bot?.dispose();
     await llm?.close();
     sandbox.remove();
   });
-  afterEach(async () => {
-    await page?.context().close();
-  });
-
   async function openLoggedIn(path: string): Promise<Page> {
-    const context = await browser.newContext({ locale: "zh-CN" });
-    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-    page = await context.newPage();
-    await page.goto(`${bot.baseUrl}${path}`);
+    page = await pages.open(`${bot.baseUrl}${path}`, { token: TOKEN });
     return page;
   }
 
@@ -82,9 +73,7 @@ describe("the console in a real browser", () => {
   }
 
   it("refuses a wrong token and logs in with the right one", async () => {
-    const context = await browser.newContext({ locale: "zh-CN" });
-    page = await context.newPage();
-    await page.goto(bot.baseUrl);
+    page = await pages.open(bot.baseUrl);
     await expect.poll(() => page.getByRole("heading", { name: "登录控制台" }).isVisible()).toBe(true);
 
     await page.locator("input[name=token]").fill("wrong-token");
@@ -195,9 +184,7 @@ describe("the console in a real browser", () => {
     const setupLlm = await ScriptedLlmServer.start();
     const fresh = await startBot({ configFile: true, config: { plugins: { dirs: [] } } });
     try {
-      const context = await browser.newContext({ locale: "en-US" });
-      page = await context.newPage();
-      await page.goto(fresh.baseUrl);
+      page = await pages.open(fresh.baseUrl, { locale: "en-US" });
       await page.getByRole("heading", { name: "Set up a model" }).waitFor();
       expect(new URL(page.url()).pathname).toBe("/setup");
 
@@ -302,10 +289,7 @@ describe("the console in a real browser", () => {
       waitForPlugins: false,
     });
     try {
-      const context = await browser.newContext({ locale: "zh-CN" });
-      await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-      page = await context.newPage();
-      await page.goto(`${sleepy.baseUrl}/plugins`);
+      page = await pages.open(`${sleepy.baseUrl}/plugins`, { token: TOKEN });
       const process = page.locator("[data-plugin='sleepy'] .process[data-process-state='starting']");
       await process.waitFor();
       expect(await process.textContent()).toContain("进程激活中");

@@ -2,11 +2,10 @@
  * The Groups page in a real browser: the groups with their figures, a link to the chat, and a
  * group's learned expressions edited and deleted in place.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GroupExpressionsAnswer } from "../../src/api/types.ts";
 import { apiClient } from "../support/api-client.ts";
-import { launchBrowser } from "../support/browser.ts";
+import { browserPages } from "../support/browser-pages.ts";
 import { ALICE, BOB, GROUP, groupSession, plain } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 
@@ -19,12 +18,10 @@ const LEARNED = {
 };
 
 describe("the Groups page", () => {
-  let browser: Browser;
+  const pages = browserPages();
   let scene: Scene;
-  let page: Page | undefined;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     scene = await startScene({
       config: {
         server: { token: TOKEN },
@@ -34,21 +31,10 @@ describe("the Groups page", () => {
     });
   });
   afterAll(async () => {
-    await browser?.close();
     await scene?.close();
   });
-  afterEach(async () => {
-    await page?.context().close();
-    page = undefined;
-  });
 
-  async function open(path: string): Promise<Page> {
-    const context = await browser.newContext({ locale: "zh-CN" });
-    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-    page = await context.newPage();
-    await page.goto(`${scene.bot.baseUrl}${path}`);
-    return page;
-  }
+  const open = (path: string) => pages.open(`${scene.bot.baseUrl}${path}`, { token: TOKEN });
 
   it("lists the groups with their activity, opens one's expressions, edits and deletes them", async () => {
     const { qq, llm, bot } = scene;

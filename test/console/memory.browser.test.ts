@@ -2,12 +2,12 @@
  * The memory page in a real browser: search, the messages a memory came from, edit in place,
  * delete and forget a person, each after a confirmation; and memories on the turn timeline.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemoryEntry } from "../../src/memory/types.ts";
 import type { StoredMessage } from "../../src/store/types.ts";
 import { type ApiClient, apiClient } from "../support/api-client.ts";
-import { launchBrowser } from "../support/browser.ts";
+import { browserPages } from "../support/browser-pages.ts";
 import { seedMemories } from "../support/memory-seed.ts";
 import { ALICE, BOB, GROUP, groupSession, mention, plain } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
@@ -16,32 +16,19 @@ import { waitFor } from "../support/wait.ts";
 const TOKEN = "memory-browser-token";
 
 describe("the memory page", () => {
-  let browser: Browser;
+  const pages = browserPages();
   let scene: Scene;
   let api: ApiClient;
-  let page: Page | undefined;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     scene = await startScene({ config: { server: { token: TOKEN } } });
     api = apiClient(scene.bot.baseUrl, TOKEN);
   });
   afterAll(async () => {
-    await browser?.close();
     await scene?.close();
   });
-  afterEach(async () => {
-    await page?.context().close();
-    page = undefined;
-  });
 
-  async function open(path: string): Promise<Page> {
-    const context = await browser.newContext({ locale: "zh-CN" });
-    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-    page = await context.newPage();
-    await page.goto(`${scene.bot.baseUrl}${path}`);
-    return page;
-  }
+  const open = (path: string): Promise<Page> => pages.open(`${scene.bot.baseUrl}${path}`, { token: TOKEN });
 
   /** `userId` says `text` in GROUP; resolves with the message as stored. */
   async function said(text: string, userId: string, nickname: string): Promise<StoredMessage> {

@@ -2,10 +2,10 @@
  * Chat pictures in the console, in a real browser: shown through the bot (the page never
  * contacts the picture's server), with their descriptions and the vision call on the timeline.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBot } from "../support/bot-harness.ts";
-import { launchBrowser } from "../support/browser.ts";
+import { browserPages } from "../support/browser-pages.ts";
 import { ALICE, GROUP, groupSession, mention } from "../support/messages.ts";
 import {
   DESCRIBES_LOCAL_PICTURES,
@@ -20,32 +20,23 @@ const TOKEN = "pictures-browser-token";
 const CAT = "一只橘猫趴在键盘上";
 
 describe("pictures in the console", () => {
-  let browser: Browser;
+  const pages = browserPages();
   let scene: Scene;
   let pictures: PictureServer;
-  let page: Page | undefined;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     pictures = await startPictureServer();
     scene = await startScene({
       config: { server: { token: TOKEN }, ...DESCRIBES_LOCAL_PICTURES },
     });
   });
   afterAll(async () => {
-    await browser?.close();
     await scene?.close();
     await pictures?.close();
   });
-  afterEach(async () => {
-    await page?.context().close();
-    page = undefined;
-  });
 
   async function open(baseUrl: string, path: string): Promise<Page> {
-    const context = await browser.newContext({ locale: "zh-CN" });
-    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-    page = await context.newPage();
+    const page = await pages.blank({ token: TOKEN });
     // The page may load pictures only from the bot: a request to the picture server is a leak.
     const contacted: string[] = [];
     page.on("request", (request) => contacted.push(request.url()));

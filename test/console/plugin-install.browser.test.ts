@@ -1,9 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../support/browser.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { browserPages } from "../support/browser-pages.ts";
 import { type ChatScene, chatScenes } from "../support/chat-scene.ts";
 import { PluginPackages } from "../support/plugin-packages.ts";
 
@@ -15,12 +14,8 @@ describe("installing a plugin from the console's Plugins page", () => {
   const packages = new PluginPackages();
   const pluginsDir = mkdtempSync(join(tmpdir(), "tsumugi-installed-"));
   const start = chatScenes();
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
+  const pages = browserPages();
   afterAll(async () => {
-    await browser?.close();
     packages.remove();
     rmSync(pluginsDir, { recursive: true, force: true });
   });
@@ -32,10 +27,7 @@ describe("installing a plugin from the console's Plugins page", () => {
         config: { server: { token: TOKEN }, plugins: { dirs: [pluginsDir] } },
       });
       const tarball = packages.pack("greeter");
-      const context = await browser.newContext({ locale: "zh-CN" });
-      await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-      const page = await context.newPage();
-      await page.goto(`${scene.bot.baseUrl}/plugins`);
+      const page = await pages.open(`${scene.bot.baseUrl}/plugins`, { token: TOKEN });
 
       await page.locator("input[name=spec]").fill(tarball);
       await page.getByRole("button", { name: "查看" }).click();
@@ -62,7 +54,6 @@ describe("installing a plugin from the console's Plugins page", () => {
       expect(readdirSync(pluginsDir)).toEqual([]);
       scene.ask("/greet 浏览器", { mention: false });
       await scene.expectNoReply();
-      await context.close();
     },
     NPM_TEST_TIMEOUT_MS,
   );

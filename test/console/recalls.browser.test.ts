@@ -1,7 +1,6 @@
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frameAbout } from "../adapters/notice-fixtures.ts";
-import { launchBrowser } from "../support/browser.ts";
+import { browserPages } from "../support/browser-pages.ts";
 import { ALICE, GROUP, groupSession, plain } from "../support/messages.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 
@@ -15,15 +14,13 @@ function decoration(element: unknown): string {
 
 /** The Chats page shows a recalled message struck through with a badge (NapCat's group_recall frame). */
 describe("a recalled message in the console's chat history", () => {
-  let browser: Browser;
+  const pages = browserPages();
   let scene: Scene;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     scene = await startScene();
   });
   afterAll(async () => {
-    await browser?.close();
     await scene?.close();
   });
 
@@ -35,9 +32,7 @@ describe("a recalled message in the console's chat history", () => {
     qq.pushEvent(frameAbout("napcat/notice-group-recall", { message_id: recalledId, group_id: GROUP }));
     await bot.waitForLog((line) => line.msg === "message recalled" && line.messageId === recalledId);
 
-    const context = await browser.newContext({ locale: "zh-CN" });
-    const page = await context.newPage();
-    await page.goto(`${bot.baseUrl}/chats?session=${encodeURIComponent(groupSession())}`);
+    const page = await pages.open(`${bot.baseUrl}/chats?session=${encodeURIComponent(groupSession())}`);
     const recalled = page.locator(".history li", { hasText: "13800138000" });
     const kept = page.locator(".history li", { hasText: "没撤回的这条" });
     await recalled.waitFor();
@@ -45,6 +40,5 @@ describe("a recalled message in the console's chat history", () => {
     expect(await recalled.locator(".content").evaluate(decoration)).toBe("line-through");
     expect(await kept.locator(".badge.recalled").count()).toBe(0);
     expect(await kept.locator(".content").evaluate(decoration)).toBe("none");
-    await context.close();
   });
 });

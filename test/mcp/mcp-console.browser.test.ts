@@ -1,7 +1,6 @@
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BotHarness, startBot } from "../support/bot-harness.ts";
-import { launchBrowser } from "../support/browser.ts";
+import { browserPages } from "../support/browser-pages.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { STDIO_SERVER_COMMAND, serverState } from "./mcp-fixtures.ts";
 
@@ -9,13 +8,11 @@ const TOKEN = "mcp-browser-token";
 
 /** The console's MCP page in a real browser. */
 describe("the console's MCP page", () => {
-  let browser: Browser;
+  const pages = browserPages();
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
-  let page: Page | undefined;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     llm = await ScriptedLlmServer.start();
     bot = await startBot({
       llm,
@@ -27,20 +24,11 @@ describe("the console's MCP page", () => {
     await serverState(bot, "demo", "connected");
   });
   afterAll(async () => {
-    await page?.context().close();
-    await browser?.close();
     await bot?.dispose();
     await llm?.close();
   });
 
-  async function open(path: string): Promise<Page> {
-    await page?.context().close();
-    const context = await browser.newContext({ locale: "zh-CN" });
-    await context.addInitScript(`localStorage.setItem("tsumugi.token", ${JSON.stringify(TOKEN)})`);
-    page = await context.newPage();
-    await page.goto(`${bot.baseUrl}${path}`);
-    return page;
-  }
+  const open = (path: string) => pages.open(`${bot.baseUrl}${path}`, { token: TOKEN });
 
   it("shows each server's state and tools, and restarts it", async () => {
     const page = await open("/mcp");

@@ -1,12 +1,12 @@
 import type { Logger } from "../../log/logger.ts";
 import {
   CHUNK_COLUMNS,
-  type ChunkRow,
   chunkTerms,
   DOCUMENTS_QUERY,
-  type DocumentRow,
-  toKnowledgeDocument,
-  toStoredChunk,
+  NEW_DOCUMENT_COLUMNS,
+  newDocumentValues,
+  toKnowledgeDocuments,
+  toStoredChunks,
 } from "../knowledge-rows.ts";
 import type {
   ChunkScore,
@@ -74,7 +74,7 @@ export class PgKnowledgeStore implements KnowledgeStore {
   }
 
   async documents(): Promise<KnowledgeDocument[]> {
-    return (await this.#db.query<DocumentRow>(DOCUMENTS_QUERY)).map(toKnowledgeDocument);
+    return toKnowledgeDocuments(await this.#db.query(DOCUMENTS_QUERY));
   }
 
   async saveDocument(
@@ -86,18 +86,9 @@ export class PgKnowledgeStore implements KnowledgeStore {
     return this.#db.transaction(async (tx) => {
       await tx.query("DELETE FROM knowledge_documents WHERE path = $1", [document.path]);
       const [row] = await tx.query<{ id: string }>(
-        `INSERT INTO knowledge_documents (path, kind, title, scope, bytes, modified_at, indexed_at, note)
+        `INSERT INTO knowledge_documents (${NEW_DOCUMENT_COLUMNS})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-        [
-          document.path,
-          document.kind,
-          document.title,
-          JSON.stringify(document.scope),
-          document.bytes,
-          document.modifiedAt,
-          document.indexedAt,
-          document.note ?? null,
-        ],
+        newDocumentValues(document),
       );
       const id = Number(row!.id);
       if (chunks.length === 0) return id;
@@ -134,19 +125,20 @@ export class PgKnowledgeStore implements KnowledgeStore {
   }
 
   async chunksOf(documentId: number): Promise<StoredChunk[]> {
-    const rows = await this.#db.query<ChunkRow>(
-      `SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE document_id = $1 ORDER BY position`,
-      [documentId],
+    return toStoredChunks(
+      await this.#db.query(
+        `SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE document_id = $1 ORDER BY position`,
+        [documentId],
+      ),
     );
-    return rows.map(toStoredChunk);
   }
 
   async chunks(ids: number[]): Promise<StoredChunk[]> {
-    const rows = await this.#db.query<ChunkRow>(
-      `SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE id = ANY($1::bigint[])`,
-      [ids],
+    return toStoredChunks(
+      await this.#db.query(`SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE id = ANY($1::bigint[])`, [
+        ids,
+      ]),
     );
-    return rows.map(toStoredChunk);
   }
 
   async searchTerms(terms: string[], documentIds: number[], limit: number): Promise<ChunkScore[]> {

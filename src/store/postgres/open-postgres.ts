@@ -1,10 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
-import { SqlGroupStore } from "../sql/group-store.ts";
-import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
-import { SqlReminderStore } from "../sql/reminder-store.ts";
 import { SqlSendStore } from "../sql/send-store.ts";
-import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore } from "../sql/turn-store.ts";
 import { SqlUsageStore } from "../sql/usage-store.ts";
 import type { StoreOptions } from "../store-options.ts";
@@ -55,16 +51,12 @@ export async function openPostgresStores(
   const sends = new SqlSendStore(sql, pgSettlementQueue(logger, tick), pgFencedPending(db));
   return assembleStores(
     {
+      sql,
       messages,
       turns,
       sends,
       usage,
       monitorEvents,
-      pictures: new SqlPictureStore(sql),
-      voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
-      reminders: new SqlReminderStore(sql),
-      stickers: new SqlStickerStore(sql),
-      groups: new SqlGroupStore(sql, messages),
       memories: new PgMemoryStore(db),
       knowledge,
       status: () => tick.status(),

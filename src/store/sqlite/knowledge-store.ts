@@ -2,12 +2,12 @@ import type { Database } from "better-sqlite3";
 import {
   byCosine,
   CHUNK_COLUMNS,
-  type ChunkRow,
   chunkTerms,
   DOCUMENTS_QUERY,
-  type DocumentRow,
-  toKnowledgeDocument,
-  toStoredChunk,
+  NEW_DOCUMENT_COLUMNS,
+  newDocumentValues,
+  toKnowledgeDocuments,
+  toStoredChunks,
 } from "../knowledge-rows.ts";
 import type {
   ChunkScore,
@@ -38,10 +38,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   }
 
   async documents(): Promise<KnowledgeDocument[]> {
-    return this.#db
-      .prepare(DOCUMENTS_QUERY)
-      .all()
-      .map((row) => toKnowledgeDocument(row as DocumentRow));
+    return toKnowledgeDocuments(this.#db.prepare(DOCUMENTS_QUERY).all());
   }
 
   async saveDocument(
@@ -55,19 +52,9 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       const id = Number(
         db
           .prepare(
-            `INSERT INTO knowledge_documents (path, kind, title, scope, bytes, modified_at, indexed_at, note)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO knowledge_documents (${NEW_DOCUMENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(
-            document.path,
-            document.kind,
-            document.title,
-            JSON.stringify(document.scope),
-            document.bytes,
-            document.modifiedAt,
-            document.indexedAt,
-            document.note ?? null,
-          ).lastInsertRowid,
+          .run(newDocumentValues(document)).lastInsertRowid,
       );
       const insertChunk = db.prepare(
         `INSERT INTO knowledge_chunks (document_id, position, heading, page, text, vector, vector_model)
@@ -115,17 +102,19 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   }
 
   async chunksOf(documentId: number): Promise<StoredChunk[]> {
-    return this.#db
-      .prepare(`SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE document_id = ? ORDER BY position`)
-      .all(documentId)
-      .map((row) => toStoredChunk(row as ChunkRow));
+    return toStoredChunks(
+      this.#db
+        .prepare(`SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE document_id = ? ORDER BY position`)
+        .all(documentId),
+    );
   }
 
   async chunks(ids: number[]): Promise<StoredChunk[]> {
-    return this.#db
-      .prepare(`SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids))
-      .map((row) => toStoredChunk(row as ChunkRow));
+    return toStoredChunks(
+      this.#db
+        .prepare(`SELECT ${CHUNK_COLUMNS} FROM knowledge_chunks WHERE id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(ids)),
+    );
   }
 
   async searchTerms(terms: string[], documentIds: number[], limit: number): Promise<ChunkScore[]> {

@@ -1,10 +1,6 @@
 import type { Logger } from "../../log/logger.ts";
 import { assembleStores } from "../assemble-stores.ts";
-import { SqlGroupStore } from "../sql/group-store.ts";
-import { SqlPictureStore, VOICE_TABLES } from "../sql/picture-store.ts";
-import { SqlReminderStore } from "../sql/reminder-store.ts";
 import { type Settlement, SqlSendStore, settlementWrites } from "../sql/send-store.ts";
-import { SqlStickerStore } from "../sql/sticker-store.ts";
 import { SqlTurnStore, type TurnStart, turnWrites } from "../sql/turn-store.ts";
 import { SqlUsageStore, usageWrites } from "../sql/usage-store.ts";
 import type { StoreOptions } from "../store-options.ts";
@@ -49,16 +45,12 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
   const monitorEvents = new SqliteMonitorEventStore(db, options.monitorRetention, logger, tick);
   return assembleStores(
     {
+      sql,
       messages,
       turns,
       sends,
       usage,
       monitorEvents,
-      pictures: new SqlPictureStore(sql),
-      voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
-      reminders: new SqlReminderStore(sql),
-      stickers: new SqlStickerStore(sql),
-      groups: new SqlGroupStore(sql, messages),
       memories: new SqliteMemoryStore(db),
       knowledge: new SqliteKnowledgeStore(db),
       status: () => tick.status(),
