@@ -20,7 +20,8 @@ const CLUSTER_FAULT_SCENES = ["test/cluster/fencing.test.ts", "test/cluster/reca
 /**
  * Test files that may run at once in the default and postgres projects. Most of their time is
  * spent waiting on sockets, child processes and timers, so three files share two cores well;
- * vitest's own default there (cores - 1) ran every file one after another.
+ * vitest's own default there (cores - 1) ran every file one after another. On a machine whose
+ * cores are taken by other work the files only compete: `VITEST_MAX_WORKERS=1` runs them one by one.
  */
 const PARALLEL_FILES = 3;
 
