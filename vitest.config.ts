@@ -17,6 +17,20 @@ const WHOLE_BOT_STORAGE_TESTS = ["test/**/*.e2e.test.ts", "test/faults/turns.tes
  */
 const CLUSTER_FAULT_SCENES = ["test/cluster/fencing.test.ts", "test/cluster/recalls.test.ts"];
 
+/**
+ * Test files that may run at once in the default and postgres projects. Most of their time is
+ * spent waiting on sockets, child processes and timers, so three files share two cores well;
+ * vitest's own default there (cores - 1) ran every file one after another. On a machine whose
+ * cores are taken by other work the files only compete: `VITEST_MAX_WORKERS=1` runs them one by one.
+ */
+const PARALLEL_FILES = 3;
+
+/**
+ * Vitest runs projects with different worker counts one group after another: a plain `vitest run`
+ * takes the cluster's scenes first, on their own, and the parallel projects after them.
+ */
+const PARALLEL_GROUP = { groupOrder: 1 };
+
 /** What every project runs with. */
 const shared: TestProjectInlineConfiguration["test"] = {
   testTimeout: 20_000,
@@ -36,9 +50,19 @@ export default defineConfig({
     // here, not in the projects: the root's globalSetup runs once and every project sees it.
     globalSetup: ["./test/support/global-servers.ts"],
     reporters: ["default", "./test/support/plain-summary-reporter.ts"],
+    // Transformed source kept on disk: the postgres project and later runs reuse what the
+    // default project transformed instead of transforming every file again.
+    experimental: { fsModuleCache: true, fsModuleCachePath: ".tmp/vitest-module-cache" },
     projects: [
       {
-        test: { ...shared, name: "default", include: ["test/**/*.test.ts"], exclude: CLUSTER_FAULT_SCENES },
+        test: {
+          ...shared,
+          name: "default",
+          include: ["test/**/*.test.ts"],
+          exclude: CLUSTER_FAULT_SCENES,
+          maxWorkers: PARALLEL_FILES,
+          sequence: PARALLEL_GROUP,
+        },
       },
       // No retry: each scene must pass on its first run, its 15 s bound measured on its own.
       {
@@ -57,6 +81,8 @@ export default defineConfig({
           // The cluster's tests run on PostgreSQL already.
           exclude: ["test/cluster/**"],
           env: { TSUMUGI_TEST_STORAGE: "postgres" },
+          maxWorkers: PARALLEL_FILES,
+          sequence: PARALLEL_GROUP,
         },
       },
     ],

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, it, type TestContext } from "vitest";
 import { parse, stringify } from "yaml";
+import { buildServer, serverBuildIsStale } from "../../scripts/build-server.ts";
 
 /**
  * `npm run eval` as an operator runs it: the command in its own process, starting the real bot
@@ -41,27 +42,33 @@ interface EvalRun {
   };
 }
 
-describe("npm run eval", () => {
-  const running = new Set<ChildProcess>();
-  const folders: string[] = [];
-  afterEach(() => {
-    // The eval's own process group holds the bot it started.
-    for (const child of running)
-      if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
-    running.clear();
-    for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-  });
+// Each run is a process of its own with its own bots, ports and folders: the runs overlap, and
+// the whole file takes about as long as its longest run.
+describe.concurrent("npm run eval", () => {
+  // Built once up front: an eval that finds the build stale builds it, and runs at once would
+  // each write the same folder.
+  beforeAll(async () => {
+    if (serverBuildIsStale()) await buildServer();
+  }, 120_000);
 
-  async function runEval(args: string[]): Promise<EvalRun> {
-    const folder = mkdtempSync(join(tmpdir(), "tsumugi-eval-test-"));
-    folders.push(folder);
-    const jsonFile = join(folder, "report.json");
+  /** A folder of the test's own, deleted when it finishes. */
+  function testFolder(context: TestContext, prefix: string): string {
+    const folder = mkdtempSync(join(tmpdir(), prefix));
+    context.onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    return folder;
+  }
+
+  async function runEval(context: TestContext, args: string[]): Promise<EvalRun> {
+    const jsonFile = join(testFolder(context, "tsumugi-eval-test-"), "report.json");
     const child = spawn(TSX, ["scripts/eval.ts", "--json", jsonFile, ...args], {
       cwd: ROOT,
       env: { ...process.env, TSUMUGI_CONFIG: "" },
       detached: true,
     });
-    running.add(child);
+    // The eval's own process group holds the bots it started.
+    context.onTestFinished(() => {
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
@@ -71,7 +78,6 @@ describe("npm run eval", () => {
       stderr += String(chunk);
     });
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-    running.delete(child);
     let report: EvalRun["report"];
     try {
       report = JSON.parse(readFileSync(jsonFile, "utf8"));
@@ -81,13 +87,14 @@ describe("npm run eval", () => {
     return { code, stdout, stderr, report };
   }
 
-  it("runs every shipped scenario against the scripted model, a row and a progress line each", async () => {
+  it("runs every shipped scenario against the scripted model, a row and a progress line each", async (context) => {
+    const { expect } = context;
     const shipped = readdirSync(join(ROOT, "eval"))
       .filter((name) => name.endsWith(".yaml"))
       .map((name) => (parse(readFileSync(join(ROOT, "eval", name), "utf8")) as { name: string }).name);
     expect(shipped.length).toBeGreaterThanOrEqual(30);
 
-    const run = await runEval(["--scripted", "--parallel", "4"]);
+    const run = await runEval(context, ["--scripted", "--parallel", "4"]);
 
     const report = run.report;
     expect(report, run.stderr).toBeDefined();
@@ -116,8 +123,9 @@ describe("npm run eval", () => {
     expect(run.stdout).toContain(`total scripted: ${report?.passed} passed, ${report?.failed} failed`);
   }, 180_000);
 
-  it("reports a scenario the scripted model breaks as failed, with the reasons, and exits 1", async () => {
-    const run = await runEval(["--scripted", join(FIXTURES, "failing")]);
+  it("reports a scenario the scripted model breaks as failed, with the reasons, and exits 1", async (context) => {
+    const { expect } = context;
+    const run = await runEval(context, ["--scripted", join(FIXTURES, "failing")]);
 
     expect(run.code).toBe(1);
     expect(run.report).toMatchObject({ passed: 0, failed: 1 });
@@ -138,10 +146,9 @@ describe("npm run eval", () => {
     );
   }, 120_000);
 
-  it("puts several configs side by side, a column each, and says why a config's turns failed", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "tsumugi-eval-config-"));
-    folders.push(folder);
-    const unreachable = join(folder, "unreachable.yaml");
+  it("puts several configs side by side, a column each, and says why a config's turns failed", async (context) => {
+    const { expect } = context;
+    const unreachable = join(testFolder(context, "tsumugi-eval-config-"), "unreachable.yaml");
     writeFileSync(
       unreachable,
       stringify({
@@ -154,7 +161,7 @@ describe("npm run eval", () => {
       }),
     );
 
-    const run = await runEval([
+    const run = await runEval(context, [
       "--scripted",
       "--config",
       unreachable,
@@ -176,14 +183,15 @@ describe("npm run eval", () => {
     expect(run.stdout).toContain("total scripted: 1 passed, 0 failed");
   }, 120_000);
 
-  it("refuses a bad scenario file with one line naming the file and the step, exit 2", async () => {
+  it("refuses a bad scenario file with one line naming the file and the step, exit 2", async (context) => {
+    const { expect } = context;
     const file = join(FIXTURES, "invalid", "bad-step.yaml");
-    const run = await runEval(["--scripted", file]);
+    const run = await runEval(context, ["--scripted", file]);
 
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(`eval: ${file}: steps[1].wait: must be integer`);
     expect(run.report).toBeUndefined();
-  });
+  }, 60_000);
 });
 
 function escaped(text: string): string {
