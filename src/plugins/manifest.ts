@@ -2,10 +2,11 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, join, normalize } from "node:path";
 import type { Ajv } from "ajv";
 import semver from "semver";
-import { ajvOnFirstUse, checkOnFirstUse } from "../schema/compile-on-first-use.ts";
+import { checkOnFirstUse } from "../schema/compile-on-first-use.ts";
 import { PLUGIN_ID } from "../schema/formats.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import { SDK_VERSION } from "../sdk/version.ts";
+import { createPluginAjv } from "./plugin-ajv.ts";
 
 /** plugin.json (docs/plugins.md), defaults filled. */
 export interface PluginManifest {
@@ -74,13 +75,10 @@ const manifestSchema = {
 };
 
 /**
- * One compile of the manifest schema for all plugins and loads (it has no `$id` and our own
- * options); the plugin's Ajv compiles only what its author wrote.
+ * One compile of the manifest schema for all plugins and loads (it has no `$id`); the Ajv of a
+ * plugin's load compiles only what its author wrote.
  */
-const isManifest = checkOnFirstUse<PluginManifest>(
-  ajvOnFirstUse({ useDefaults: true, allErrors: true, strict: false }),
-  manifestSchema,
-);
+const isManifest = checkOnFirstUse<PluginManifest>(createPluginAjv, manifestSchema);
 
 export type ManifestResult =
   | { ok: true; manifest: PluginManifest }
