@@ -9,7 +9,7 @@ import type { ToolSpec } from "../llm/types.ts";
 import { type StickerCollection, stickerSegment } from "../media/sticker-collection.ts";
 import type { MemoryService } from "../memory/memory-service.ts";
 import { memoryToolSpecs, RECALL_TOOL, REMEMBER_TOOL, runMemoryTool } from "../memory/memory-tools.ts";
-import { shippedPromptTemplates } from "../prompts/templates.ts";
+import { type PromptTemplates, shippedPromptTemplates } from "../prompts/templates.ts";
 import type { ReminderService } from "../reminders/reminder-service.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import {
@@ -56,8 +56,8 @@ interface Definition {
 
 /**
  * The planner's built-in tools in the order they are declared, each with its "offered when"
- * rule. Their arguments are checked against their declared schemas (compiled once per chat
- * mode; `plugin_options` is left to the reply extensions, which check their own).
+ * rule. Their arguments are checked against their declared schemas (compiled at the first call
+ * in each chat mode; `plugin_options` is left to the reply extensions, which check their own).
  */
 export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
   const always = () => true;
@@ -105,17 +105,24 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     searchKnowledgeTool(deps.knowledge.service, deps.knowledge.settings),
     ...searchTools(deps.search),
   ];
-  return definitions.map((definition) => builtinTool(definition, deps.ajv, deps.mode));
-}
-
-function builtinTool(definition: Definition, ajv: Ajv, mode: () => ChatMode): BuiltinTool {
   // The schemas' texts do not change what they accept: the shipped ones stand for any.
   const prompts = shippedPromptTemplates("en");
+  return definitions.map((definition) => builtinTool(definition, prompts, deps.ajv, deps.mode));
+}
+
+function builtinTool(
+  definition: Definition,
+  prompts: PromptTemplates,
+  ajv: Ajv,
+  mode: () => ChatMode,
+): BuiltinTool {
   const specOf = (chatMode: ChatMode): ToolSpec =>
     definition.spec({ prompts, mode: chatMode, pluginOptions: { type: "object" } });
-  const validators: Record<ChatMode, ToolComponent["validate"]> = {
-    planner: schemaValidator(ajv, specOf("planner").parameters),
-    single: schemaValidator(ajv, specOf("single").parameters),
+  // Compiled at the tool's first call in a mode: a start-up does not pay for tools never called.
+  const validators: Partial<Record<ChatMode, ToolComponent["validate"]>> = {};
+  const validatorOf = (chatMode: ChatMode) => {
+    validators[chatMode] ??= schemaValidator(ajv, specOf(chatMode).parameters);
+    return validators[chatMode];
   };
   const { name, description, parameters } = specOf("planner");
   return {
@@ -126,7 +133,7 @@ function builtinTool(definition: Definition, ajv: Ajv, mode: () => ChatMode): Bu
     description,
     scope: { chatScope: "all" },
     parameters,
-    validate: (args) => validators[mode()](args),
+    validate: (args) => validatorOf(mode())(args),
     ...definition,
   };
 }

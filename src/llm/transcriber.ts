@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { Ajv } from "ajv";
 import type { Logger } from "../log/logger.ts";
+import { ajvOnFirstUse, checkOnFirstUse } from "../schema/compile-on-first-use.ts";
 import type { LlmProviderConfig } from "./config.ts";
 import { describeRef } from "./model-ref.ts";
 import { redact } from "./redact.ts";
@@ -35,7 +35,8 @@ export interface TranscriberOptions {
 }
 
 /** OpenAI's `/audio/transcriptions` answer, as Whisper, SenseVoice gateways and whisper.cpp give it. */
-const isTranscriptionAnswer = new Ajv({ strict: false }).compile<{ text: string }>(
+const isTranscriptionAnswer = checkOnFirstUse<{ text: string }>(
+  ajvOnFirstUse({ strict: false }),
   Type.Object({ text: Type.String() }),
 );
 

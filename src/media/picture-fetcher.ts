@@ -2,9 +2,9 @@ import { constants, open } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Type } from "@sinclair/typebox";
-import { Ajv } from "ajv";
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
+import { ajvOnFirstUse, checkOnFirstUse } from "../schema/compile-on-first-use.ts";
 import { errorMessage } from "../util/values.ts";
 import type { MediaSettings } from "./config.ts";
 import type { PictureDecoder } from "./picture-decoder.ts";
@@ -109,7 +109,8 @@ async function fetchBytes(
 }
 
 /** NapCat, LLOneBot and Lagrange answer `{file, url, file_size, file_name}`; `file` may be a local path. */
-const isImageAnswer = new Ajv({ strict: false }).compile<{ file?: string; url?: string }>(
+const isImageAnswer = checkOnFirstUse<{ file?: string; url?: string }>(
+  ajvOnFirstUse({ strict: false }),
   Type.Object({ file: Type.Optional(Type.String()), url: Type.Optional(Type.String()) }),
 );
 

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { Ajv } from "ajv";
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Segment } from "../message/segment.ts";
 import { isSegment } from "../message/segment-guards.ts";
+import { ajvOnFirstUse, checkOnFirstUse } from "../schema/compile-on-first-use.ts";
 import { errorMessage } from "../util/values.ts";
 import type { MediaSettings } from "./config.ts";
 import { untilAborted } from "./picture-fetcher.ts";
@@ -116,7 +116,8 @@ function get(url: string, deps: VoiceFetchDeps, signal: AbortSignal) {
 }
 
 /** NapCat answers `{file, url, file_size, file_name, base64}`; `file` and `url` are local paths there. */
-const isRecordAnswer = new Ajv({ strict: false }).compile<{ base64?: string; url?: string }>(
+const isRecordAnswer = checkOnFirstUse<{ base64?: string; url?: string }>(
+  ajvOnFirstUse({ strict: false }),
   Type.Object({ base64: Type.Optional(Type.String()), url: Type.Optional(Type.String()) }),
 );
 

@@ -6,7 +6,7 @@
  */
 
 import { type Static, Type } from "@sinclair/typebox";
-import { Ajv } from "ajv";
+import { ajvOnFirstUse, checkOnFirstUse } from "../schema/compile-on-first-use.ts";
 import { parseJsonLossless } from "../util/json.ts";
 import { clip } from "../util/values.ts";
 
@@ -34,9 +34,9 @@ const arkCardSchema = Type.Object({
 type ArkCard = Static<typeof arkCardSchema>;
 type MetaEntry = Static<typeof metaEntrySchema>;
 
-const ajv = new Ajv({ strict: false });
-const isArkCard = ajv.compile<ArkCard>(arkCardSchema);
-const isMetaEntry = ajv.compile<MetaEntry>(metaEntrySchema);
+const ajv = ajvOnFirstUse({ strict: false });
+const isArkCard = checkOnFirstUse<ArkCard>(ajv, arkCardSchema);
+const isMetaEntry = checkOnFirstUse<MetaEntry>(ajv, metaEntrySchema);
 
 /** A card's visible parts; every field already flattened to one line and cut short. */
 export interface CardParts {

@@ -2,9 +2,11 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, join, normalize } from "node:path";
 import type { Ajv } from "ajv";
 import semver from "semver";
+import { checkOnFirstUse } from "../schema/compile-on-first-use.ts";
 import { PLUGIN_ID } from "../schema/formats.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import { SDK_VERSION } from "../sdk/version.ts";
+import { createPluginAjv } from "./plugin-ajv.ts";
 
 /** plugin.json (docs/plugins.md), defaults filled. */
 export interface PluginManifest {
@@ -72,6 +74,12 @@ const manifestSchema = {
   },
 };
 
+/**
+ * One compile of the manifest schema for all plugins and loads (it has no `$id`); the Ajv of a
+ * plugin's load compiles only what its author wrote.
+ */
+const isManifest = checkOnFirstUse<PluginManifest>(createPluginAjv, manifestSchema);
+
 export type ManifestResult =
   | { ok: true; manifest: PluginManifest }
   | { ok: false; id: string | undefined; problems: string[] };
@@ -90,9 +98,8 @@ export async function readManifest(dir: string, ajv: Ajv): Promise<ManifestResul
     return { ok: false, id: undefined, problems: [`plugin.json ${why}`] };
   }
   const rawId = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : undefined;
-  const validate = ajv.compile<PluginManifest>(manifestSchema);
-  if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((error) => {
+  if (!isManifest(raw)) {
+    const problems = (isManifest.errors ?? []).map((error) => {
       const where = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "plugin.json";
       if (error.keyword === "pattern" && where === "id") {
         return `id "${rawId}" must match ${PLUGIN_ID} (lower case letters, digits, _ and -; no dots)`;

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { Ajv } from "ajv";
+import { ajvOnFirstUse, checkOnFirstUse } from "../schema/compile-on-first-use.ts";
 import type { SearchProviderName, SearchSettings } from "./config.ts";
 
 /** One web search result as the planner reads it. */
@@ -83,9 +83,9 @@ const PROVIDERS: Record<SearchProviderName, Provider<TSchema>> = {
   }),
 };
 
-const ajv = new Ajv({ strict: false });
+const ajv = ajvOnFirstUse({ strict: false });
 const validators = new Map(
-  Object.entries(PROVIDERS).map(([name, definition]) => [name, ajv.compile(definition.answer)]),
+  Object.entries(PROVIDERS).map(([name, definition]) => [name, checkOnFirstUse(ajv, definition.answer)]),
 );
 
 /** Tags and entities some providers put in snippets (`<strong>`, `&amp;`), as plain text. */

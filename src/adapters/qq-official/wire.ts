@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { Ajv } from "ajv";
+import { ajvOnFirstUse, checkOnFirstUse } from "../../schema/compile-on-first-use.ts";
 
 /**
  * What QQ's bot platform sends us, validated once where it arrives. Shapes follow the
@@ -54,13 +54,13 @@ export type MessageEvent = Static<typeof messageEvent>;
 export type AccessTokenAnswer = Static<typeof accessTokenAnswer>;
 export type UploadAnswer = Static<typeof uploadAnswer>;
 
-const ajv = new Ajv({ useDefaults: true, allErrors: false });
+const ajv = ajvOnFirstUse({ useDefaults: true, allErrors: false });
 
-export const isWebhookPayload = ajv.compile<WebhookPayload>(webhookPayload);
-export const isCallbackValidation = ajv.compile<CallbackValidation>(callbackValidation);
-export const isMessageEvent = ajv.compile<MessageEvent>(messageEvent);
-export const isAccessTokenAnswer = ajv.compile<AccessTokenAnswer>(accessTokenAnswer);
-export const isUploadAnswer = ajv.compile<UploadAnswer>(uploadAnswer);
+export const isWebhookPayload = checkOnFirstUse<WebhookPayload>(ajv, webhookPayload);
+export const isCallbackValidation = checkOnFirstUse<CallbackValidation>(ajv, callbackValidation);
+export const isMessageEvent = checkOnFirstUse<MessageEvent>(ajv, messageEvent);
+export const isAccessTokenAnswer = checkOnFirstUse<AccessTokenAnswer>(ajv, accessTokenAnswer);
+export const isUploadAnswer = checkOnFirstUse<UploadAnswer>(ajv, uploadAnswer);
 
 /** The first problem ajv found, for one log line. */
 export function validationProblem(check: {
