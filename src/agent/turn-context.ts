@@ -275,12 +275,15 @@ export class TurnContext {
       ...history,
       ...batch.messages,
     ]);
-    this.memories = await this.deps.memory.recallForTurn({
-      replyId: this.replyId,
-      messages: batch.messages,
-      participants: history.slice(-this.settings.history.maxMessages),
-    });
-    this.expressions = await this.deps.expressions(batch.sessionId);
+    // Both are reads of a remote database on PostgreSQL: one round trip at once, not two in turn.
+    [this.memories, this.expressions] = await Promise.all([
+      this.deps.memory.recallForTurn({
+        replyId: this.replyId,
+        messages: batch.messages,
+        participants: history.slice(-this.settings.history.maxMessages),
+      }),
+      this.deps.expressions(batch.sessionId),
+    ]);
     this.ownRecent = await this.ownRecentSection(batch.sessionId);
     this.knowledge = await this.deps.knowledge({
       replyId: this.replyId,

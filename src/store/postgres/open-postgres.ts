@@ -19,7 +19,7 @@ import { PgMemoryStore } from "./memory-store.ts";
 import { pgRetentionSteps } from "./message-retention.ts";
 import { PgMessageStore } from "./message-store.ts";
 import { PgSql } from "./pg-sql.ts";
-import { PgWriteTick } from "./write-tick.ts";
+import { combinedStatus, PgWriteTick } from "./write-tick.ts";
 
 /**
  * Opens the stores on the PostgreSQL database at `url` (`postgres://` or `postgresql://`),
@@ -34,10 +34,13 @@ export async function openPostgresStores(
   const db = await PgDatabase.open(url, logger);
   const sql = new PgSql(db);
   const tick = new PgWriteTick(db, logger, { spoolLimit: options.spoolLimit });
+  // Monitor events commit beside the turns' writes, never in front of them: a batch of whole
+  // prompts in flight would otherwise hold up the next turn's start. They share no table.
+  const eventTick = new PgWriteTick(db, logger, { spoolLimit: options.spoolLimit });
   let monitorEvents: PgMonitorEventStore;
   let knowledge: PgKnowledgeStore;
   try {
-    monitorEvents = await PgMonitorEventStore.open(db, options.monitorRetention, logger, tick);
+    monitorEvents = await PgMonitorEventStore.open(db, options.monitorRetention, logger, eventTick);
     knowledge = await PgKnowledgeStore.open(db, logger);
   } catch (error) {
     await db.close();
@@ -59,10 +62,10 @@ export async function openPostgresStores(
       monitorEvents,
       memories: new PgMemoryStore(db),
       knowledge,
-      status: () => tick.status(),
+      status: () => combinedStatus(tick.status(), eventTick.status()),
       retentionSteps: pgRetentionSteps(db),
       closeDatabase: async () => {
-        await tick.close();
+        await Promise.all([tick.close(), eventTick.close()]);
         await db.close();
       },
     },

@@ -290,3 +290,14 @@ async function allSettledOrFirstError(writes: Promise<void>[]): Promise<void> {
   if (reasons.length === 0) return;
   throw reasons.find((reason) => (reason as { code?: unknown }).code !== IN_FAILED_TRANSACTION) ?? reasons[0];
 }
+
+/** The storage's status from two ticks' (each with its own spool): degraded while either is. */
+export function combinedStatus(first: StorageStatus, second: StorageStatus): StorageStatus {
+  const degraded = [first, second].find((status) => status.state === "degraded");
+  return {
+    state: degraded === undefined ? "ok" : "degraded",
+    ...(degraded?.reason !== undefined && { reason: degraded.reason }),
+    spooled: first.spooled + second.spooled,
+    dropped: first.dropped + second.dropped,
+  };
+}

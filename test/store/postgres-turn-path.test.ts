@@ -1,0 +1,106 @@
+/**
+ * What a turn waits for on PostgreSQL: its start commits with the rows queued before it, not
+ * behind the monitor events (whole prompts, gathered and committed on their own); the reads of
+ * its context go to the server together, not one after the other.
+ */
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open-store.ts";
+import { askInGroup } from "../reply/extension-fixtures.ts";
+import { committedRows } from "../support/database-rows.ts";
+import { freshPostgresUrl } from "../support/postgres-server.ts";
+import { startScene } from "../support/scene.ts";
+import { captureLog } from "../support/store.ts";
+import { sleep } from "../support/wait.ts";
+
+const SESSION = "onebot:10000:group:20000";
+
+/** How long each slowed read of a turn's context takes. */
+const SLOW_READ_S = 2;
+
+/**
+ * Makes every read of `table` take SLOW_READ_S: the table becomes a view over its rows that
+ * sleeps first (the bot's statements name the table, and are parsed again after the change).
+ */
+async function slowReads(url: string, table: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`ALTER TABLE ${table} RENAME TO ${table}_rows`);
+    // A function's rows are all read when the view is read, even when no row matches.
+    await client.query(
+      `CREATE FUNCTION ${table}_slowly() RETURNS SETOF ${table}_rows LANGUAGE plpgsql AS $$
+       BEGIN PERFORM pg_sleep(${SLOW_READ_S}); RETURN QUERY SELECT * FROM ${table}_rows; END $$`,
+    );
+    await client.query(`CREATE VIEW ${table} AS SELECT * FROM ${table}_slowly()`);
+  } finally {
+    await client.end();
+  }
+}
+
+describe("a turn's writes on PostgreSQL", () => {
+  it("starts a turn while a monitor events commit is held up", async () => {
+    const url = await freshPostgresUrl();
+    const stores = await openStore(url, captureLog().logger);
+    // Another session holds the events table: the bot's commit of its events waits for it.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE monitor_events IN ACCESS EXCLUSIVE MODE");
+      stores.monitorEvents.append({ type: "turn.started", time: Date.now(), replyId: "turn-1", data: {} });
+      // The events are gathered for a moment (100 ms), then their commit blocks on the lock.
+      await sleep(300);
+
+      const started = Date.now();
+      await stores.turns.begin(
+        {
+          replyId: "turn-1",
+          sessionId: SESSION,
+          status: "running",
+          triggerMessageIds: ["1"],
+          messageIds: ["1"],
+          instanceId: "a",
+          createdAt: Date.now(),
+        },
+        100,
+      );
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(await committedRows(url, "SELECT reply_id, status FROM turns")).toEqual([
+        { reply_id: "turn-1", status: "running" },
+      ]);
+
+      // Once the lock is gone the events are committed as well.
+      await holder.query("COMMIT");
+      await expect
+        .poll(() => committedRows(url, "SELECT reply_id FROM monitor_events"), { timeout: 5_000 })
+        .toEqual([{ reply_id: "turn-1" }]);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => undefined);
+      await holder.end();
+      await stores.close();
+    }
+  });
+
+  it("reads a turn's memories and the group's expressions at once: a slow server costs one wait, not two", async () => {
+    const url = await freshPostgresUrl();
+    const scene = await startScene({
+      config: { storage: { url }, chat: { expressions: { enabled: true } } },
+    });
+    try {
+      // The memory search and the expressions section each read their table.
+      await slowReads(url, "memories");
+      await slowReads(url, "group_expressions");
+      scene.llm.enqueue({ toolCalls: [{ name: "reply", arguments: {} }] }, { text: "在的" });
+
+      const asked = Date.now();
+      askInGroup(scene.qq, "在吗");
+      await scene.qq.waitForSent((sent) => sent.text === "在的", 10_000);
+      // One after the other, the two reads alone would take twice SLOW_READ_S.
+      expect(Date.now() - asked).toBeLessThan(SLOW_READ_S * 1_000 * 1.75);
+    } finally {
+      await scene.close();
+    }
+    // Start-up, two table changes and a turn on a shared machine: more than the default 20 s.
+  }, 40_000);
+});
