@@ -52,7 +52,7 @@ export class BatchWriter<T> implements TickWriter {
 
   /**
    * Commits everything queued now together with `write`, in one transaction; throws when that
-   * cannot be committed (the rows then stay spooled).
+   * cannot be committed (the rows are then committed alone, or stay spooled).
    */
   flushWith(write: () => void): void {
     this.#spool.undelay();

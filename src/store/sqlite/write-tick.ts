@@ -82,7 +82,7 @@ export class WriteTick {
    * Commits everything scheduled together with `write` in ONE transaction, now, also while
    * degraded: for what must be on disk before the caller goes on (a turn's start), without a
    * commit of its own after the tick's. Throws when it cannot be committed; the scheduled rows
-   * then stay spooled and go with the next tick.
+   * are then committed alone at once (or spooled, when the database refuses them too).
    */
   commitWith(write: () => void): void {
     if (this.#scheduled) clearImmediate(this.#scheduled);
@@ -91,7 +91,8 @@ export class WriteTick {
     try {
       this.#commit(writers, write);
     } catch (error) {
-      if (this.#retry === undefined && this.#dirty.size > 0) this.#scheduled = setImmediate(() => this.run());
+      // What was queued before the refused write is not refused with it.
+      if (this.#retry === undefined) this.#commitDirty();
       throw error;
     }
     this.#committed(writers);
