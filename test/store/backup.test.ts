@@ -61,7 +61,8 @@ describe("npm run backup", () => {
     const again = spawnSync(TSX, [BACKUP, target, "--config", bot.configFile], { encoding: "utf8" });
     expect(again.status).toBe(1);
     expect(again.stderr).toContain("already exists");
-  });
+    // A bot and two runs of the command, each a process of its own compiling the source.
+  }, 60_000);
 });
 
 describe("a backup being written", () => {
