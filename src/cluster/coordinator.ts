@@ -167,8 +167,7 @@ export class Coordinator {
     }
     if (this.#failing) {
       this.logger.warn("cluster heartbeat back");
-      // Not shorter than a wait set by this very beat: Redis may have come back empty (#listAgain).
-      this.#takeoverAfter = Math.max(this.#takeoverAfter, Date.now() + 2 * this.leaseMs);
+      this.#takeoverAfter = Date.now() + 2 * this.leaseMs;
     }
     this.#failing = false;
     for (const task of this.#tasks) {
