@@ -44,7 +44,7 @@ import { Outbox } from "./reply/outbox.ts";
 import { SendJournal } from "./reply/send-journal.ts";
 import { HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
-import { RecentMessageCache } from "./store/recent-cache.ts";
+import { BOT_RECENT_CACHE, RecentMessageCache } from "./store/recent-cache.ts";
 import { projectPath } from "./util/project-files.ts";
 
 export interface AppOptions {
@@ -73,12 +73,6 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-/**
- * Recent history kept in memory: enough for any default prompt (the history window at its
- * largest, 20 × 3 messages, and a turn's new messages), bounded for many groups.
- */
-const RECENT_CACHE = { perSession: 96, sessions: 500 };
-
 /** The built console front end (`npm run build:web`). */
 const WEB_DIST = projectPath("web/dist");
 
@@ -97,7 +91,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     isTrigger: (message) =>
       detectTrigger(message, triggerSettings(config, message.groupId), false) !== undefined,
   });
-  const messages = new RecentMessageCache(stores.messages, RECENT_CACHE);
+  const messages = new RecentMessageCache(stores.messages, BOT_RECENT_CACHE);
   /** This instance's OneBot connections (for /healthz and the cluster); `adapters` is what the bot uses. */
   const platformAdapters = new Map<string, ChatAdapter>();
   const adapters = new Map<string, ChatAdapter>();

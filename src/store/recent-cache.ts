@@ -8,6 +8,12 @@ export interface RecentCacheOptions {
   sessions: number;
 }
 
+/**
+ * The bot's bounds: enough for any default prompt (the history window at its largest, 20 × 3
+ * messages, and a turn's new messages), bounded for many groups. Longer reads go to the store.
+ */
+export const BOT_RECENT_CACHE: RecentCacheOptions = { perSession: 96, sessions: 500 };
+
 interface SessionWindow {
   /** The session's newest messages, oldest first; while loading, only those appended since it began. */
   messages: ChatMessage[];

@@ -12,7 +12,8 @@ describe("one write transaction per event-loop turn", () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("commits messages, usage and turns of one turn together, visible to another connection", async () => {
+  /** The bot's stores on a new file, and a second connection that sees only what was committed. */
+  async function openWithReader() {
     const dir = mkdtempSync(join(tmpdir(), "tsumugi-tick-"));
     dirs.push(dir);
     const file = join(dir, "t.db");
@@ -20,6 +21,11 @@ describe("one write transaction per event-loop turn", () => {
     const reader = new Database(file, { readonly: true });
     const count = (table: string) =>
       (reader.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { stores, reader, count };
+  }
+
+  it("commits messages, usage and turns of one turn together, visible to another connection", async () => {
+    const { stores, reader, count } = await openWithReader();
     const commitsBefore = reader.pragma("data_version", { simple: true });
     stores.messages.append({
       platform: "onebot",
@@ -63,13 +69,7 @@ describe("one write transaction per event-loop turn", () => {
   });
 
   it("commits a turn's start with the messages queued before it, in one commit, before begin resolves", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tsumugi-tick-"));
-    dirs.push(dir);
-    const file = join(dir, "t.db");
-    const stores = await openStore(`sqlite:${file}`, createLogger({ level: "silent" }));
-    const reader = new Database(file, { readonly: true });
-    const count = (table: string) =>
-      (reader.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const { stores, reader, count } = await openWithReader();
     // Commits as better-sqlite3 makes them: each transaction runs its COMMIT statement.
     const statement = Object.getPrototypeOf(reader.prepare("SELECT 1")) as Database.Statement;
     const run = statement.run;
