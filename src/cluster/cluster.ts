@@ -150,6 +150,7 @@ export async function createCluster(parts: ClusterParts): Promise<Cluster> {
       storage: parts.storage(),
     }),
     log,
+    async () => (await parts.turns.running()).flatMap((turn) => (turn.instanceId ? [turn.instanceId] : [])),
   );
   const inbox = new Inbox(
     redis,

@@ -99,6 +99,12 @@ export class Coordinator {
     readonly leaseMs: number,
     private readonly describe: () => InstanceInfo,
     private readonly logger: Logger,
+    /**
+     * The instances the database names as running turns: after Redis lost its data, they are
+     * listed again too — one that died before this instance's first heartbeat saw it join is
+     * known only there.
+     */
+    private readonly recordedInstances: () => Promise<string[]> = async () => [],
   ) {}
 
   /** Registers the instance and starts its heartbeat. */
@@ -167,7 +173,8 @@ export class Coordinator {
     }
     if (this.#failing) {
       this.logger.warn("cluster heartbeat back");
-      this.#takeoverAfter = Date.now() + 2 * this.leaseMs;
+      // Not shorter than a wait set by this very beat: Redis may have come back empty (#listAgain).
+      this.#takeoverAfter = Math.max(this.#takeoverAfter, Date.now() + 2 * this.leaseMs);
     }
     this.#failing = false;
     for (const task of this.#tasks) {
@@ -213,13 +220,21 @@ export class Coordinator {
   }
 
   /**
-   * Redis lost its data (restarted without persistence): the instances this one knew are
-   * listed again, so that a dead one among them — whose heartbeat Redis forgot too — is still
-   * taken over (its running turns are in the database). No take-over for RELISTED_GRACE_LEASES
-   * leases: every live one reconnects to the restarted Redis on its own and re-joins meanwhile.
+   * Redis lost its data (restarted without persistence): the instances this one knew, and
+   * those the database names as running turns, are listed again, so that a dead one among
+   * them — whose heartbeat Redis forgot too — is still taken over (its running turns are in the
+   * database). No take-over for RELISTED_GRACE_LEASES leases: every live one reconnects to the
+   * restarted Redis on its own and re-joins meanwhile.
    */
   async #listAgain(listed: string[]): Promise<void> {
-    const known = [...this.#members];
+    const recorded = await this.recordedInstances().catch((error: unknown) => {
+      this.logger.warn(
+        { err: error },
+        "could not read which instances run turns from the database; only the instances this one knew are listed again",
+      );
+      return [];
+    });
+    const known = [...new Set([...this.#members, ...recorded])];
     await this.redis.sadd(this.keys.instances, ...known);
     this.#members = new Set([...known, ...listed]);
     this.#takeoverAfter = Date.now() + RELISTED_GRACE_LEASES * this.leaseMs;

@@ -5,17 +5,19 @@
  * over its sessions in turn (the scale-out bench's freeze scene answered almost nothing).
  * A take-over that fails (the database restarting) once kept its lock for a minute before it
  * was tried again: the dead instance's triggers waited that long.
+ * An instance that died before the taker's first heartbeat saw it join was forgotten for good
+ * when Redis then lost its data: its turn stayed running and its trigger was never answered.
  */
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { Coordinator, type InstanceInfo } from "../../src/cluster/coordinator.ts";
 import { Inbox, type RecoveryWork } from "../../src/cluster/inbox.ts";
 import { ClusterKeys } from "../../src/cluster/keys.ts";
+import { anotherConnection, connectRedis } from "../../src/cluster/redis-client.ts";
 import { ClusterSeal } from "../../src/cluster/seal.ts";
 import { SessionRouter } from "../../src/cluster/session-router.ts";
 import { PendingTriggers, Takeover, type TakeoverDeps } from "../../src/cluster/takeover.ts";
 import type { TurnRecord } from "../../src/store/types.ts";
-import { CLUSTER_SECRET, freshRedis } from "../support/redis-server.ts";
+import { CLUSTER_SECRET, freshRedis, startRedisServer } from "../support/redis-server.ts";
 import { captureLog } from "../support/store.ts";
 import { Gate, sleep, waitFor } from "../support/wait.ts";
 
@@ -31,16 +33,21 @@ describe("taking over a dead instance's work", () => {
   });
 
   /**
-   * Instance b over a fresh Redis, beating, with instance a listed as a member that stopped:
-   * b takes over a's work at its first heartbeat, reading a's running turns with `running`.
+   * Instance b over a fresh Redis (or `target`), beating, with instance a listed as a member that
+   * stopped (unless `listed` is false): b takes over a's work at its first heartbeat, reading a's
+   * running turns with `running`.
    */
-  async function takerOfA(deps: Pick<TakeoverDeps, "turns" | "recover">) {
-    const { url, keyPrefix } = await freshRedis();
+  async function takerOfA(
+    deps: Pick<TakeoverDeps, "turns" | "recover">,
+    { target, listed = true }: { target?: { url: string; keyPrefix: string }; listed?: boolean } = {},
+  ) {
+    const { url, keyPrefix } = target ?? (await freshRedis());
     const keys = new ClusterKeys(keyPrefix);
-    const redis = new Redis(url);
-    const reader = new Redis(url);
     const log = captureLog();
     const { logger } = log;
+    // The bot's own client settings: a command fails at once while Redis is away.
+    const redis = await connectRedis(url, "b", logger);
+    const reader = await anotherConnection(redis, "inbox", logger);
     const coordinator = new Coordinator(
       redis,
       keys,
@@ -48,6 +55,7 @@ describe("taking over a dead instance's work", () => {
       LEASE_MS,
       () => ({ id: "b", accounts: [], sessions: 0 }) as unknown as InstanceInfo,
       logger,
+      async () => (await deps.turns.running()).flatMap((turn) => (turn.instanceId ? [turn.instanceId] : [])),
     );
     const seal = new ClusterSeal(CLUSTER_SECRET, logger);
     const inbox = new Inbox(
@@ -85,7 +93,7 @@ describe("taking over a dead instance's work", () => {
       redis.disconnect();
       reader.disconnect();
     });
-    await redis.sadd(keys.instances, "a");
+    if (listed) await redis.sadd(keys.instances, "a");
     await coordinator.join();
     return { redis, keys, coordinator, router, log };
   }
@@ -145,5 +153,62 @@ describe("taking over a dead instance's work", () => {
     expect(recovered[0]).toMatchObject({ sessionId: SESSION, replyIds: ["turn-a"], from: "a" });
     expect(failures()).toHaveLength(1);
     await waitFor(async () => (await redis.sismember(keys.instances, "a")) === 0, 5_000, "a to be forgotten");
+  });
+
+  it("waits four leases after Redis restarted empty before taking over an instance, also when its own heartbeat failed meanwhile", async () => {
+    const server = await startRedisServer();
+    stops.push(() => server.stop());
+    // a is alive when b joins: its heartbeat has a minute left.
+    const recovered: RecoveryWork[] = [];
+    const { keys, log } = await takerOfA(
+      {
+        turns: { running: async () => [runningOnA] },
+        recover: async (work) => {
+          recovered.push(work);
+        },
+      },
+      { target: { url: server.url, keyPrefix: "grace" } },
+    );
+    const seeded = await connectRedis(server.url, "a", log.logger);
+    await seeded.set(keys.instance("a"), "{}", "PX", 60_000);
+    seeded.disconnect();
+    const logged = (text: string) => log.lines.some((line) => String(line.msg).startsWith(text));
+
+    // Redis goes away long enough for b's heartbeat to fail, and comes back empty. a, which may
+    // be alive and still reconnecting, gets four leases to re-join before it is taken over.
+    await server.stop();
+    await waitFor(() => logged("cluster heartbeat failed"), 5_000, "b's heartbeat to fail");
+    const again = await startRedisServer({ port: server.port });
+    stops.push(() => again.stop());
+    await waitFor(() => logged("Redis lost its data"), 10_000, "b to notice that Redis lost its data");
+    const noticedAt = Date.now();
+    await waitFor(() => recovered.length === 1, 8 * LEASE_MS, "a's turn to be taken over");
+    expect(Date.now() - noticedAt).toBeGreaterThanOrEqual(4 * LEASE_MS - 100);
+  });
+
+  it("takes over an instance it never saw listed when Redis loses its data: the database names it", async () => {
+    // a died mid-turn before b's first heartbeat listed it; then Redis loses its data.
+    const recovered: RecoveryWork[] = [];
+    const { redis, keys, log } = await takerOfA(
+      {
+        turns: { running: async () => [runningOnA] },
+        recover: async (work) => {
+          recovered.push(work);
+        },
+      },
+      { listed: false },
+    );
+    const scope = keys.instances.slice(0, -"instances".length);
+    const lostAt = Date.now();
+    const lost = await redis.keys(`${scope}*`);
+    expect(lost).toContain(keys.dataKept);
+    await redis.del(...lost);
+
+    // Every live instance gets four leases to re-join first; then a's turn is b's to settle.
+    await waitFor(() => recovered.length === 1, 8 * LEASE_MS, "a's running turn to be handed to b");
+    expect(Date.now() - lostAt).toBeGreaterThanOrEqual(4 * LEASE_MS);
+    expect(recovered[0]).toMatchObject({ sessionId: SESSION, replyIds: ["turn-a"], from: "a" });
+    const relisted = log.lines.find((line) => String(line.msg).startsWith("Redis lost its data"));
+    expect(relisted?.instances).toEqual(["b", "a"]);
   });
 });
