@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import type { Reporter, TestModule } from "vitest/node";
 
 /** How many of the slowest test files the summary names: where the suite's time goes. */
@@ -6,6 +7,8 @@ const SLOWEST_SHOWN = 12;
 /**
  * Ends the run with the slowest test files (tests and hooks, per project) and the plain closing
  * line CI reads in any language: `Tests: N passed, N failed` (`, N skipped` when any were).
+ * Every file's times go to `.tmp/test-durations.json` (project, file, ms running and collecting),
+ * for finding where a slow suite spends them.
  */
 export default class PlainSummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -27,6 +30,20 @@ export default class PlainSummaryReporter implements Reporter {
       .map(
         (m) => `  ${(m.diagnostic().duration / 1000).toFixed(1)} s  ${m.project.name}  ${m.relativeModuleId}`,
       );
+    mkdirSync(".tmp", { recursive: true });
+    writeFileSync(
+      ".tmp/test-durations.json",
+      `${JSON.stringify(
+        testModules.map((m) => ({
+          project: m.project.name,
+          file: m.relativeModuleId,
+          ms: Math.round(m.diagnostic().duration),
+          collectMs: Math.round(m.diagnostic().collectDuration),
+        })),
+        null,
+        1,
+      )}\n`,
+    );
     process.stdout.write(`\nSlowest test files:\n${slowest.join("\n")}\n`);
     const extra = skipped > 0 ? `, ${skipped} skipped` : "";
     process.stdout.write(`\nTests: ${passed} passed, ${failed} failed${extra}\n`);
