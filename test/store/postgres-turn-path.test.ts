@@ -1,6 +1,7 @@
 /**
  * What a turn waits for on PostgreSQL: its start commits with the rows queued before it, not
- * behind the monitor events (whole prompts, gathered and committed on their own); the reads of
+ * behind the monitor events (whole prompts, gathered and committed on their own) nor behind the
+ * usage records of its model calls (gathered the same way); the reads of
  * its context go to the server together, not one after the other.
  */
 import pg from "pg";
@@ -75,6 +76,58 @@ describe("a turn's writes on PostgreSQL", () => {
       await expect
         .poll(() => committedRows(url, "SELECT reply_id FROM monitor_events"), { timeout: 5_000 })
         .toEqual([{ reply_id: "turn-1" }]);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => undefined);
+      await holder.end();
+      await stores.close();
+    }
+  });
+
+  it("gathers a turn's usage records off its path: the turn's next commit does not wait behind theirs", async () => {
+    const url = await freshPostgresUrl();
+    const stores = await openStore(url, captureLog().logger);
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      // Another session holds the usage table: a commit of usage records waits for it.
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE llm_usage IN ACCESS EXCLUSIVE MODE");
+      // The planner's and the replyer's calls are recorded; then the next step of the turn commits.
+      for (const task of ["planner", "replyer"]) {
+        stores.usage.record({
+          time: Date.now(),
+          task,
+          provider: "p",
+          model: "m",
+          promptTokens: 500,
+          completionTokens: 10,
+          latencyMs: 5,
+          success: true,
+          replyId: "turn-1",
+          sessionId: SESSION,
+        });
+      }
+      await sleep(10); // committed at once, the records' commit would be waiting on the lock now
+      const started = Date.now();
+      await stores.turns.begin(
+        {
+          replyId: "turn-1",
+          sessionId: SESSION,
+          status: "running",
+          triggerMessageIds: ["1"],
+          messageIds: ["1"],
+          instanceId: "a",
+          createdAt: Date.now(),
+        },
+        100,
+      );
+      expect(Date.now() - started).toBeLessThan(1_000);
+
+      // Once the lock is gone both records are committed.
+      await holder.query("COMMIT");
+      await expect
+        .poll(() => committedRows(url, "SELECT task FROM llm_usage ORDER BY task"), { timeout: 5_000 })
+        .toEqual([{ task: "planner" }, { task: "replyer" }]);
     } finally {
       await holder.query("ROLLBACK").catch(() => undefined);
       await holder.end();

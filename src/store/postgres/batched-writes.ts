@@ -23,6 +23,14 @@ import type { PgWriteTick } from "./write-tick.ts";
  * checked against the session's lease token in the same statement (see fenceCte).
  */
 
+/**
+ * How long usage records gather before they are committed together. Each turn makes two model
+ * calls: committed at once, each record was a commit of its own, and the turn's next commit
+ * waited behind it. Nothing on a turn's path reads them back (token budgets count records in
+ * memory as they are made; the store's reads commit what is queued first).
+ */
+const USAGE_WRITE_DELAY_MS = 100;
+
 /** The usage store's queue: records inserted many rows per statement. */
 export function pgUsageQueue(logger: Logger, tick: PgWriteTick): PgBatchWriter<UsageRecord> {
   return new PgBatchWriter({
@@ -30,6 +38,7 @@ export function pgUsageQueue(logger: Logger, tick: PgWriteTick): PgBatchWriter<U
     writeBatch: (tx, records) => insertRows(tx, "llm_usage", USAGE_COLUMNS, records, usageValues),
     logger,
     tick,
+    delayMs: USAGE_WRITE_DELAY_MS,
     oneStatement: (rows) => rows.length <= rowsPerStatement(USAGE_COLUMNS.split(",").length),
   });
 }
