@@ -55,6 +55,14 @@ export class ClusterKeys {
     return `${this.prefix}:takeover:${id}`;
   }
 
+  /**
+   * The sessions of a dead instance already handed over by a take-over that failed for others:
+   * the take-over tried again hands over only the rest.
+   */
+  handedOver(id: string): string {
+    return `${this.prefix}:handed-over:${id}`;
+  }
+
   /** Pub/sub channel of every instance's monitor events. */
   get events(): string {
     return `${this.prefix}:events`;

@@ -10,6 +10,8 @@ import type { SessionRouter } from "./session-router.ts";
 const TAKEOVER_LOCK_MS = 60_000;
 /** How many of a dead instance's sessions are handed over at the same time. */
 const HANDOVERS_AT_ONCE = 4;
+/** How long the record of sessions already handed over outlives a take-over that failed. */
+const HANDED_OVER_KEEP_MS = 10 * 60_000;
 
 /**
  * Triggers this instance accepted whose turn has not started yet, kept in Redis
@@ -38,6 +40,18 @@ export class PendingTriggers {
     redis
       .hdel(keys.pending(id), ...triggerIds.map((messageId) => field(sessionId, messageId)))
       .catch((error: unknown) => this.#failed(error));
+  }
+
+  /** Puts back triggers taken from a dead instance whose session could not be handed over. */
+  async restore(dead: string, bySession: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    const { redis, keys } = this.coordinator;
+    const fields = [...bySession].flatMap(([sessionId, messageIds]) =>
+      messageIds.flatMap((messageId) => {
+        const pending = field(sessionId, messageId);
+        return [pending, this.seal.seal(keys.pending(dead), pending)];
+      }),
+    );
+    if (fields.length > 0) await redis.hset(keys.pending(dead), ...fields);
   }
 
   /** A dead instance's pending triggers by session; they are deleted as they are read. */
@@ -117,6 +131,7 @@ export class Takeover {
         .then(async () => {
           this.#failed.delete(dead);
           await coordinator.forget(dead);
+          await coordinator.redis.del(coordinator.keys.handedOver(dead));
         })
         .catch(async (error: unknown) => {
           if (!this.#failed.has(dead)) {
@@ -145,33 +160,57 @@ export class Takeover {
     await this.deps.recover(work);
   }
 
+  /**
+   * Hands a dead instance's work over. When a session cannot be handed over (the database
+   * failing meanwhile), its triggers are put back and the take-over rejects, to be tried again:
+   * its running turns are still in the database, and the sessions handed over already (kept in
+   * Redis) are not handed over twice.
+   */
   async #takeOver(dead: string): Promise<void> {
-    const { inbox, pending, logger } = this.deps;
+    const { coordinator, inbox, pending, logger } = this.deps;
+    const handedOverKey = coordinator.keys.handedOver(dead);
     const started = Date.now();
     const envelopes = await inbox.drain(dead);
     for (const envelope of envelopes) await this.#redeliver(envelope);
-    const running = (await this.deps.turns.running()).filter((turn) => turn.instanceId === dead);
+    const handedOver = new Set(await coordinator.redis.smembers(handedOverKey));
+    const running = (await this.deps.turns.running()).filter(
+      (turn) => turn.instanceId === dead && !handedOver.has(turn.sessionId),
+    );
     const triggers = await pending.takeFrom(dead);
     const sessions = new Set([...running.map((turn) => turn.sessionId), ...triggers.keys()]);
+    const failed = new Map<string, string[]>();
     // Sessions are independent of each other: a few are handed over at once (each costs a few
     // database queries; all at once would wait past the connection pool's timeout).
     const queue = [...sessions];
     const handOver = async (): Promise<void> => {
       for (let sessionId = queue.shift(); sessionId !== undefined; sessionId = queue.shift()) {
-        await this.dispatch({
-          sessionId,
-          replyIds: running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId),
-          triggerIds: triggers.get(sessionId) ?? [],
-          from: dead,
-        }).catch((error: unknown) =>
+        const triggerIds = triggers.get(sessionId) ?? [];
+        try {
+          await this.dispatch({
+            sessionId,
+            replyIds: running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId),
+            triggerIds,
+            from: dead,
+          });
+          await coordinator.redis
+            .multi()
+            .sadd(handedOverKey, sessionId)
+            .pexpire(handedOverKey, HANDED_OVER_KEEP_MS)
+            .exec();
+        } catch (error) {
+          failed.set(sessionId, triggerIds);
           logger.error(
             { err: error, instance: dead, sessionId },
-            "could not hand over a session of an instance that stopped",
-          ),
-        );
+            "could not hand over a session of an instance that stopped; its take-over is tried again",
+          );
+        }
       }
     };
     await Promise.all(Array.from({ length: HANDOVERS_AT_ONCE }, handOver));
+    if (failed.size > 0) {
+      await pending.restore(dead, failed);
+      throw new Error(`${failed.size} of ${sessions.size} sessions could not be handed over`);
+    }
     logger.warn(
       {
         instance: dead,

@@ -7,6 +7,8 @@
  * was tried again: the dead instance's triggers waited that long.
  * An instance that died before the taker's first heartbeat saw it join was forgotten for good
  * when Redis then lost its data: its turn stayed running and its trigger was never answered.
+ * A session whose hand-over failed (the database failing meanwhile) lost the dead instance's
+ * triggers in it, which had been deleted from Redis as they were read.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Coordinator, type InstanceInfo } from "../../src/cluster/coordinator.ts";
@@ -39,7 +41,16 @@ describe("taking over a dead instance's work", () => {
    */
   async function takerOfA(
     deps: Pick<TakeoverDeps, "turns" | "recover">,
-    { target, listed = true }: { target?: { url: string; keyPrefix: string }; listed?: boolean } = {},
+    {
+      target,
+      listed = true,
+      pendingOfA,
+    }: {
+      target?: { url: string; keyPrefix: string };
+      listed?: boolean;
+      /** Triggers a had accepted and not started, by session. */
+      pendingOfA?: Map<string, string[]>;
+    } = {},
   ) {
     const { url, keyPrefix } = target ?? (await freshRedis());
     const keys = new ClusterKeys(keyPrefix);
@@ -94,6 +105,7 @@ describe("taking over a dead instance's work", () => {
       reader.disconnect();
     });
     if (listed) await redis.sadd(keys.instances, "a");
+    if (pendingOfA) await new PendingTriggers(coordinator, seal, logger).restore("a", pendingOfA);
     await coordinator.join();
     return { redis, keys, coordinator, router, log };
   }
@@ -210,5 +222,42 @@ describe("taking over a dead instance's work", () => {
     expect(recovered[0]).toMatchObject({ sessionId: SESSION, replyIds: ["turn-a"], from: "a" });
     const relisted = log.lines.find((line) => String(line.msg).startsWith("Redis lost its data"));
     expect(relisted?.instances).toEqual(["b", "a"]);
+  });
+
+  it("tries again the hand-over of a session that failed, with its triggers, and hands the others over once", async () => {
+    const OTHER = "onebot:10000:group:20001";
+    const recovered: RecoveryWork[] = [];
+    let failOther = true;
+    const { redis, keys, log } = await takerOfA(
+      {
+        turns: {
+          running: async () => [runningOnA, { ...runningOnA, sessionId: OTHER, replyId: "turn-a2" }],
+        },
+        recover: async (work) => {
+          if (work.sessionId === OTHER && failOther) {
+            failOther = false;
+            throw new Error("Connection terminated unexpectedly");
+          }
+          recovered.push(work);
+        },
+      },
+      { pendingOfA: new Map([[OTHER, ["m-7"]]]) },
+    );
+    await waitFor(
+      () => recovered.some((work) => work.sessionId === OTHER),
+      5_000,
+      "the failed session to be handed over on a later try",
+    );
+    await waitFor(async () => (await redis.sismember(keys.instances, "a")) === 0, 5_000, "a to be forgotten");
+    // Each session once; the one that failed with the trigger a had accepted in it.
+    expect(recovered.map((work) => work.sessionId).sort()).toEqual([SESSION, OTHER]);
+    expect(recovered.find((work) => work.sessionId === OTHER)).toMatchObject({
+      replyIds: ["turn-a2"],
+      triggerIds: ["m-7"],
+    });
+    expect(
+      log.lines.filter((line) => String(line.msg).startsWith("could not hand over a session")),
+    ).toHaveLength(1);
+    expect(await redis.exists(keys.handedOver("a"))).toBe(0);
   });
 });
