@@ -351,6 +351,7 @@ async function extractionTokens(): Promise<Record<string, number>> {
       history: stores.history,
       llm: () => llm,
       hasModel: () => true,
+      recalled: () => false,
       settings: () => SETTINGS,
       access: () => ({ privateChats: true, allow: [], deny: [] }),
       prompts: () => prompts,

@@ -33,6 +33,7 @@ import type { TsumugiConfig } from "./config/schema.ts";
 import { listGroups } from "./context/group-list.ts";
 import { LlmClient } from "./llm/llm-client.ts";
 import type { Logger } from "./log/logger.ts";
+import type { ChatMessage } from "./message/inbound.ts";
 import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
@@ -167,8 +168,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
   );
   const components = createComponentSet();
+  // Recalls this instance knows of: known at once, before the store marks them.
+  const recalled = new RecalledMessages();
   // What the services that read the chats and call models beside the turns share.
   const background = {
+    recalled: (message: ChatMessage) => recalled.has(message),
     stores,
     llm: () => llm,
     config: () => config,
@@ -221,7 +225,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitor,
     logger,
   });
-  const recalled = new RecalledMessages();
   const recallHere = ({ sessionId, messageId }: { sessionId: string; messageId: string }) =>
     recallMessage({ messages, recalled, turns: turnRunner, memory, logger }, sessionId, messageId);
   // Joining conversations unasked, and the governor's rules for it (docs/participation.md).

@@ -5,6 +5,7 @@ import { ExpressionLearner } from "../expressions/expression-learner.ts";
 import { expressionsSection } from "../expressions/expression-lines.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
 import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
 import { parseSessionId } from "../message/session-id.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
@@ -17,6 +18,8 @@ export interface GroupParts {
   config: () => TsumugiConfig;
   prompts: { templates(): PromptTemplates };
   clock: () => ZonedClock;
+  /** Whether a message was recalled: the learner never learns from it. */
+  recalled: (message: ChatMessage) => boolean;
   monitor: Monitor;
   logger: Logger;
 }
@@ -45,6 +48,7 @@ export function createGroupVoice(parts: GroupParts): GroupVoice {
     access: (): AccessSettings => config().access,
     prompts: () => prompts.templates(),
     clock: parts.clock,
+    recalled: parts.recalled,
     botName: () => config().bot.name,
     monitor: parts.monitor,
     logger: parts.logger,

@@ -6,6 +6,7 @@ import type { Logger } from "../log/logger.ts";
 import { memoryCommands } from "../memory/memory-commands.ts";
 import { MemoryLearner } from "../memory/memory-learner.ts";
 import { MemoryService } from "../memory/memory-service.ts";
+import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import type { Stores } from "../store/types.ts";
@@ -19,6 +20,8 @@ export interface MemoryParts {
   config: () => TsumugiConfig;
   prompts: { templates(): PromptTemplates };
   clock: () => ZonedClock;
+  /** Whether a message was recalled: the learner never learns from it. */
+  recalled: (message: ChatMessage) => boolean;
   /** `/forget group` also forgets the group's learned expressions; resolves with how many. */
   forgetGroupExpressions: (sessionId: string) => Promise<number>;
   monitor: Monitor;
@@ -46,6 +49,7 @@ export function createMemory(parts: MemoryParts): { memory: MemoryService; learn
     history: stores.history,
     llm,
     hasModel: () => (config().llm.models.memory ?? []).length > 0,
+    recalled: parts.recalled,
     settings: () => config().memory,
     access: () => config().access,
     prompts: () => prompts.templates(),

@@ -131,11 +131,7 @@ export class ExpressionLearner extends BackgroundLearner {
     const people = [...new Set(stretch.filter((m) => !m.fromSelf).map(senderSubject))];
     const forgotten = await this.deps.forgotten.forgottenAt(people);
     return stretch.filter((message) => {
-      if (
-        message.time <= groupForgottenAt ||
-        message.recalledAt !== undefined ||
-        message.notice !== undefined
-      )
+      if (message.time <= groupForgottenAt || this.deps.recalled(message) || message.notice !== undefined)
         return false;
       if (message.fromSelf) return true;
       if (accessDenial(message, access) !== undefined) return false;

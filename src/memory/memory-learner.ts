@@ -143,7 +143,7 @@ export class MemoryLearner extends BackgroundLearner {
       stretch.map((message) => message.messageId),
     );
     return stretch.filter((message) => {
-      if (deleted.has(message.messageId)) return false;
+      if (deleted.has(message.messageId) || this.deps.recalled(message)) return false;
       if (message.fromSelf) return true;
       if (accessDenial(message, access) !== undefined) return false;
       const at = forgotten.get(senderSubject(message));

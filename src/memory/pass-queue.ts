@@ -10,6 +10,11 @@ import type { ChatHistory } from "../store/types.ts";
 /** What every background learner reads its chats and asks its model with. */
 export interface LearnerDeps {
   history: ChatHistory;
+  /**
+   * Whether a message was recalled (撤回): never learned from. Asked of this instance's record
+   * of recalls, which knows one at once; the stored mark may still be on its way.
+   */
+  recalled: (message: ChatMessage) => boolean;
   /** The current client (replaced on a config reload). */
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
   access: () => AccessSettings;

@@ -259,7 +259,8 @@ describe("long-term memory", () => {
       operator_id: Number(ZHANG),
       message_id: Number(secret),
     });
-    await s.bot.waitForLog((line) => line.msg === "onebot message recalled");
+    // This recall's line: the first recall above logged one too.
+    await s.bot.waitForLog((line) => line.msg === "onebot message recalled" && line.messageId === secret);
     say(s.qq, GROUP, LI, "李四", "今天好冷");
     say(s.qq, GROUP, LI, "李四", "多穿点");
     await s.bot.waitForEvent(
