@@ -7,6 +7,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open-store.ts";
+import type { Stores } from "../../src/store/types.ts";
 import { askInGroup } from "../reply/extension-fixtures.ts";
 import { committedRows } from "../support/database-rows.ts";
 import { freshPostgresUrl } from "../support/postgres-server.ts";
@@ -39,59 +40,69 @@ async function slowReads(url: string, table: string): Promise<void> {
   }
 }
 
+/** Starts a running turn in SESSION; resolves with how long its start took, in ms. */
+async function timedTurnStart(stores: Stores): Promise<number> {
+  const started = Date.now();
+  await stores.turns.begin(
+    {
+      replyId: "turn-1",
+      sessionId: SESSION,
+      status: "running",
+      triggerMessageIds: ["1"],
+      messageIds: ["1"],
+      instanceId: "a",
+      createdAt: Date.now(),
+    },
+    100,
+  );
+  return Date.now() - started;
+}
+
+/**
+ * Runs `body` on a fresh database's stores while another session holds `table` locked: the
+ * bot's commits that write it wait until `unlock`.
+ */
+async function withTableLocked(
+  table: string,
+  body: (scene: { url: string; stores: Stores; unlock: () => Promise<unknown> }) => Promise<void>,
+): Promise<void> {
+  const url = await freshPostgresUrl();
+  const stores = await openStore(url, captureLog().logger);
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    await body({ url, stores, unlock: () => holder.query("COMMIT") });
+  } finally {
+    await holder.query("ROLLBACK").catch(() => undefined);
+    await holder.end();
+    await stores.close();
+  }
+}
+
 describe("a turn's writes on PostgreSQL", () => {
   it("starts a turn while a monitor events commit is held up", async () => {
-    const url = await freshPostgresUrl();
-    const stores = await openStore(url, captureLog().logger);
-    // Another session holds the events table: the bot's commit of its events waits for it.
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    try {
-      await holder.query("BEGIN");
-      await holder.query("LOCK TABLE monitor_events IN ACCESS EXCLUSIVE MODE");
+    await withTableLocked("monitor_events", async ({ url, stores, unlock }) => {
       stores.monitorEvents.append({ type: "turn.started", time: Date.now(), replyId: "turn-1", data: {} });
       // The events are gathered for a moment (100 ms), then their commit blocks on the lock.
       await sleep(300);
 
-      const started = Date.now();
-      await stores.turns.begin(
-        {
-          replyId: "turn-1",
-          sessionId: SESSION,
-          status: "running",
-          triggerMessageIds: ["1"],
-          messageIds: ["1"],
-          instanceId: "a",
-          createdAt: Date.now(),
-        },
-        100,
-      );
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(await timedTurnStart(stores)).toBeLessThan(2_000);
       expect(await committedRows(url, "SELECT reply_id, status FROM turns")).toEqual([
         { reply_id: "turn-1", status: "running" },
       ]);
 
       // Once the lock is gone the events are committed as well.
-      await holder.query("COMMIT");
+      await unlock();
       await expect
         .poll(() => committedRows(url, "SELECT reply_id FROM monitor_events"), { timeout: 5_000 })
         .toEqual([{ reply_id: "turn-1" }]);
-    } finally {
-      await holder.query("ROLLBACK").catch(() => undefined);
-      await holder.end();
-      await stores.close();
-    }
+    });
   });
 
   it("gathers a turn's usage records off its path: the turn's next commit does not wait behind theirs", async () => {
-    const url = await freshPostgresUrl();
-    const stores = await openStore(url, captureLog().logger);
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    try {
-      // Another session holds the usage table: a commit of usage records waits for it.
-      await holder.query("BEGIN");
-      await holder.query("LOCK TABLE llm_usage IN ACCESS EXCLUSIVE MODE");
+    await withTableLocked("llm_usage", async ({ url, stores, unlock }) => {
       // The planner's and the replyer's calls are recorded; then the next step of the turn commits.
       for (const task of ["planner", "replyer"]) {
         stores.usage.record({
@@ -108,31 +119,14 @@ describe("a turn's writes on PostgreSQL", () => {
         });
       }
       await sleep(10); // committed at once, the records' commit would be waiting on the lock now
-      const started = Date.now();
-      await stores.turns.begin(
-        {
-          replyId: "turn-1",
-          sessionId: SESSION,
-          status: "running",
-          triggerMessageIds: ["1"],
-          messageIds: ["1"],
-          instanceId: "a",
-          createdAt: Date.now(),
-        },
-        100,
-      );
-      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(await timedTurnStart(stores)).toBeLessThan(1_000);
 
       // Once the lock is gone both records are committed.
-      await holder.query("COMMIT");
+      await unlock();
       await expect
         .poll(() => committedRows(url, "SELECT task FROM llm_usage ORDER BY task"), { timeout: 5_000 })
         .toEqual([{ task: "planner" }, { task: "replyer" }]);
-    } finally {
-      await holder.query("ROLLBACK").catch(() => undefined);
-      await holder.end();
-      await stores.close();
-    }
+    });
   });
 
   it("reads a turn's memories and the group's expressions at once: a slow server costs one wait, not two", async () => {
