@@ -156,7 +156,10 @@ describe("PostgreSQL storage outages", () => {
       { reply_id: "r1", status: "running" },
     ]);
     expect(await committedRows(url, "SELECT message_id FROM messages")).toEqual([{ message_id: "1" }]);
-    expect(await committedRows(url, "SELECT COUNT(*) AS n FROM llm_usage")).toEqual([{ n: 1 }]);
+    // Usage records gather for a moment before their own commit.
+    await expect
+      .poll(() => committedRows(url, "SELECT COUNT(*) AS n FROM llm_usage"), { timeout: 5_000 })
+      .toEqual([{ n: 1 }]);
     const quarantined = await committedRows(url, "SELECT store, row FROM quarantine");
     expect(quarantined.map((row) => row.store)).toEqual(["messages"]);
     expect(String(quarantined[0]?.row)).toContain('"messageId":"2"');
