@@ -56,8 +56,8 @@ export class ClusterKeys {
   }
 
   /**
-   * The sessions of a dead instance already handed over by a take-over that failed for others:
-   * the take-over tried again hands over only the rest.
+   * The running turns (reply ids) of a dead instance already handed over by a take-over that
+   * failed for others: the take-over tried again hands over only the rest.
    */
   handedOver(id: string): string {
     return `${this.prefix}:handed-over:${id}`;

@@ -10,7 +10,7 @@ import type { SessionRouter } from "./session-router.ts";
 const TAKEOVER_LOCK_MS = 60_000;
 /** How many of a dead instance's sessions are handed over at the same time. */
 const HANDOVERS_AT_ONCE = 4;
-/** How long the record of sessions already handed over outlives a take-over that failed. */
+/** How long the record of turns already handed over outlives a take-over that failed. */
 const HANDED_OVER_KEEP_MS = 10 * 60_000;
 
 /**
@@ -163,8 +163,9 @@ export class Takeover {
   /**
    * Hands a dead instance's work over. When a session cannot be handed over (the database
    * failing meanwhile), its triggers are put back and the take-over rejects, to be tried again:
-   * its running turns are still in the database, and the sessions handed over already (kept in
-   * Redis) are not handed over twice.
+   * its running turns are still in the database, and the turns handed over already (their reply
+   * ids kept in Redis: a restarted instance of the same name has new ones) are not handed over
+   * twice.
    */
   async #takeOver(dead: string): Promise<void> {
     const { coordinator, inbox, pending, logger } = this.deps;
@@ -174,7 +175,7 @@ export class Takeover {
     for (const envelope of envelopes) await this.#redeliver(envelope);
     const handedOver = new Set(await coordinator.redis.smembers(handedOverKey));
     const running = (await this.deps.turns.running()).filter(
-      (turn) => turn.instanceId === dead && !handedOver.has(turn.sessionId),
+      (turn) => turn.instanceId === dead && !handedOver.has(turn.replyId),
     );
     const triggers = await pending.takeFrom(dead);
     const sessions = new Set([...running.map((turn) => turn.sessionId), ...triggers.keys()]);
@@ -185,18 +186,16 @@ export class Takeover {
     const handOver = async (): Promise<void> => {
       for (let sessionId = queue.shift(); sessionId !== undefined; sessionId = queue.shift()) {
         const triggerIds = triggers.get(sessionId) ?? [];
+        const replyIds = running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId);
         try {
-          await this.dispatch({
-            sessionId,
-            replyIds: running.filter((turn) => turn.sessionId === sessionId).map((turn) => turn.replyId),
-            triggerIds,
-            from: dead,
-          });
-          await coordinator.redis
-            .multi()
-            .sadd(handedOverKey, sessionId)
-            .pexpire(handedOverKey, HANDED_OVER_KEEP_MS)
-            .exec();
+          await this.dispatch({ sessionId, replyIds, triggerIds, from: dead });
+          if (replyIds.length > 0) {
+            await coordinator.redis
+              .multi()
+              .sadd(handedOverKey, ...replyIds)
+              .pexpire(handedOverKey, HANDED_OVER_KEEP_MS)
+              .exec();
+          }
         } catch (error) {
           failed.set(sessionId, triggerIds);
           logger.error(
