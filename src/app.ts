@@ -32,12 +32,14 @@ import { diffConfig, watchConfigFile } from "./config/reload.ts";
 import type { TsumugiConfig } from "./config/schema.ts";
 import { listGroups } from "./context/group-list.ts";
 import { LlmClient } from "./llm/llm-client.ts";
+import { withCost } from "./llm/prices.ts";
 import type { Logger } from "./log/logger.ts";
 import type { ChatMessage } from "./message/inbound.ts";
 import { dataDirectory } from "./models/data-directory.ts";
 import { createLocalModelStack } from "./models/local-model-stack.ts";
 import { MonitorHub } from "./monitor/monitor.ts";
 import { Timeline } from "./monitor/timeline.ts";
+import { adminPrivateChats } from "./plugins/admins.ts";
 import { PluginInstaller } from "./plugins/install/plugin-installer.ts";
 import { StdioChannelAdapter } from "./plugins/stdio/channel-adapter.ts";
 import { PromptLibrary } from "./prompts/prompt-library.ts";
@@ -46,6 +48,7 @@ import { SendJournal } from "./reply/send-journal.ts";
 import { HttpServer } from "./server/http-server.ts";
 import { openStore } from "./store/open-store.ts";
 import { BOT_RECENT_CACHE, RecentMessageCache } from "./store/recent-cache.ts";
+import type { UsageRecord } from "./store/types.ts";
 import { projectPath } from "./util/project-files.ts";
 
 export interface AppOptions {
@@ -124,9 +127,17 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
   // One clock per time zone value, rebuilt only when chat.timezone changes.
   const chatClock = clockOfZone(() => config.chat.timezone);
-  // Today's tokens in all, per chat and per user (limits.*DailyTokens), counted as calls are recorded;
-  // in a cluster, counted in Redis with the turns per minute, so the limits hold for all instances.
+  // Today's and this month's spending in all, per chat and per user (limits.*Tokens, limits.*Cost),
+  // counted as calls are recorded; in a cluster, counted in Redis with the turns per minute, so
+  // the limits hold for all instances.
   const counters = limitCounters(cluster, { store: stores.usage, clock: chatClock, logger }, () => config);
+  // Every model call, priced at the prices in force when it was made (llm.prices).
+  const recordUsage = (call: UsageRecord) => {
+    const record = withCost(call, config.llm.prices);
+    stores.usage.record(record);
+    counters.spending.day.add(record);
+    counters.spending.month.add(record);
+  };
 
   // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
   const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
@@ -135,10 +146,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       ...current.llm, // providers, models, acceptsImages
       modelsInChat: (sessionId) => configForSession(current, sessionId).llm.models,
       localModels: local.models,
-      usage: (record) => {
-        stores.usage.record(record);
-        counters.tokens.add(record);
-      },
+      usage: recordUsage,
       logger,
     });
   let llm = createLlm(config);
@@ -216,7 +224,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
   const limits = new TurnLimits({
     settings: () => config.limits,
-    tokens: counters.tokens,
+    economyModels: () => config.llm.models.economy,
+    adminChats: (origin) => adminPrivateChats(origin, config.bot.admins),
+    spending: counters.spending,
     turns: counters.turns,
     clock: systemClock,
     sendNotice: async (origin, text, replyId) => {
@@ -372,7 +382,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     usage: stores.usage,
     groups: stores.groups,
     listGroups: () => listGroups(platformAdapters.values(), logger),
-    testModel: createModelTester((record) => stores.usage.record(record), local.models, logger),
+    testModel: createModelTester(recordUsage, local.models, logger),
     plugins: plugins.host,
     installer: new PluginInstaller({
       settings: () => config.plugins,

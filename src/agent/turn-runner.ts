@@ -162,7 +162,7 @@ export class TurnRunner {
         // The first call was admitted with the turn; a later one only while no budget is crossed.
         const crossed = calls++ > 0 ? await deps.budgets.crossed(turn.batch, replyId) : undefined;
         if (crossed !== undefined) throw new TurnStopped(crossed);
-        return deps.llm.generate({ ...request, userKey: user });
+        return deps.llm.generate({ ...request, userKey: user, ...(initial.economy && { economy: true }) });
       },
     };
     const settings = deps.settings(initial);

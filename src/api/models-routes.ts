@@ -1,8 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { TsumugiConfig } from "../config/schema.ts";
 import { parseModelRef } from "../llm/model-ref.ts";
-import type { UsageSummaryRow } from "../store/types.ts";
+import { currencyOf } from "../llm/prices.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import type { ProviderInfo, UsageRow } from "./types.ts";
 
@@ -12,7 +11,8 @@ const UsageQuery = Type.Object({ days: Type.Integer({ minimum: 1, maximum: 366, 
 
 /**
  * Models and spend: the providers (never their keys) and each task's model list, a test call
- * per model, and token usage per day, task and model with a cost estimate from `llm.prices`.
+ * per model, and token usage per day, task and model with what it cost at `llm.prices` (as
+ * recorded with each call).
  */
 export function registerModelRoutes(app: FastifyInstance, deps: ConsoleApiDeps): void {
   app.get("/api/models", async () => {
@@ -48,20 +48,8 @@ export function registerModelRoutes(app: FastifyInstance, deps: ConsoleApiDeps):
   app.get("/api/usage", { schema: { querystring: UsageQuery } }, async (request) => {
     const { days } = request.query as Static<typeof UsageQuery>;
     const sinceMs = Math.floor(Date.now() / DAY_MS - days + 1) * DAY_MS;
-    const prices = deps.config().llm.prices;
-    const rows = (await deps.usage.summarize({ sinceMs })).map(
-      (row): UsageRow => ({
-        ...row,
-        cost: estimateCost(row, prices),
-      }),
-    );
-    return { since: new Date(sinceMs).toISOString().slice(0, 10), rows };
+    const rows: UsageRow[] = await deps.usage.summarize({ sinceMs });
+    const currency = currencyOf(deps.config().llm.prices) ?? null;
+    return { since: new Date(sinceMs).toISOString().slice(0, 10), currency, rows };
   });
-}
-
-/** Cost of a row at the configured price per million tokens; null when no price is set. */
-function estimateCost(row: UsageSummaryRow, prices: TsumugiConfig["llm"]["prices"]): number | null {
-  const price = prices[`${row.provider}/${row.model}`];
-  if (!price) return null;
-  return (row.promptTokens * price.input + row.completionTokens * price.output) / 1_000_000;
 }

@@ -56,8 +56,8 @@ export interface ModelTestResult {
   error?: string;
 }
 
-/** A row of `GET /api/usage`: the day's totals with their cost at the configured prices (null without one). */
-export type UsageRow = UsageSummaryRow & { cost: number | null };
+/** A row of `GET /api/usage`: the day's totals with their cost, recorded at the prices of each call's time (null: no price). */
+export type UsageRow = UsageSummaryRow;
 
 /** `GET /api/connect`: how to point a OneBot implementation at each adapter, and who is connected. */
 export interface ConnectInfo {

@@ -5,7 +5,7 @@ import type { Batch } from "../chat/batch.ts";
 import { systemClock } from "../chat/clock.ts";
 import { type DeliveryLedger, LocalDeliveryLedger } from "../chat/delivery-ledger.ts";
 import { SlidingWindowCounter, type TurnWindows } from "../chat/rate-limiter.ts";
-import { DailyTokenTally, type TokenTally } from "../chat/token-budget.ts";
+import { PeriodSpendingTally, type SpendingTallies } from "../chat/spending.ts";
 import { budgetsSet, TURN_WINDOW_MS } from "../chat/turn-limits.ts";
 import { type Cluster, type ClusterParts, createCluster } from "../cluster/cluster.ts";
 import { SharedDeliveryLedger } from "../cluster/shared-deliveries.ts";
@@ -80,12 +80,15 @@ export function limitCounters(
   cluster: Cluster | undefined,
   parts: Omit<SharedLimitParts, "redis" | "keys" | "time" | "budgets">,
   config: () => TsumugiConfig,
-): { turns: TurnWindows; tokens: TokenTally } {
+): { turns: TurnWindows; spending: SpendingTallies } {
   const budgets = () => budgetsSet(config().limits);
   if (cluster) return sharedLimits({ ...cluster.shared, ...parts, time: systemClock, budgets });
   return {
     turns: new SlidingWindowCounter(TURN_WINDOW_MS),
-    tokens: new DailyTokenTally(parts.store, parts.clock, systemClock),
+    spending: {
+      day: new PeriodSpendingTally("day", parts.store, parts.clock, systemClock),
+      month: new PeriodSpendingTally("month", parts.store, parts.clock, systemClock),
+    },
   };
 }
 

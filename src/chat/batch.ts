@@ -32,6 +32,15 @@ export interface Batch {
    * the planner is told it was not addressed, and the governor clears what it sends.
    */
   unasked?: UnaskedJoin;
+  /** Set when the turn's chat or user neared a budget (chat/turn-limits.ts): it runs on the economy models. */
+  economy?: Economy;
+}
+
+/** Why a turn runs on `llm.models.economy`: the budget nearest its end and how much of it is spent. */
+export interface Economy {
+  limit: string;
+  /** Spent / budget, at least limits.economyAt. */
+  share: number;
 }
 
 export interface OmittedMessages {
@@ -52,6 +61,7 @@ export function mergeBatches(batches: Batch[]): Batch {
     triggerIds: batches.flatMap((b) => b.triggerIds),
     // Once anyone addressed the bot, the turn answers them: it is no longer unasked.
     ...(batches.every((b) => b.unasked) && { unasked: first.unasked }),
+    ...(first.economy && { economy: first.economy }),
     ...(batches.some((b) => b.omitted) && {
       omitted: {
         messageIds: batches.flatMap((b) => b.omitted?.messageIds ?? []),

@@ -126,8 +126,15 @@ export const accessSchema = group(
   },
 );
 
+const money = (description: string) =>
+  Type.Number({
+    minimum: 0,
+    default: 0,
+    description: `${description}, in llm.prices' currency; 0 means no limit`,
+  });
+
 export const limitsSchema = group(
-  "Rate limits and daily token budgets. Over a limit the bot starts no turn (and a running turn that crosses a budget makes no further model call); the timeline shows why.",
+  "Rate limits, token budgets and money budgets. Over a limit the bot starts no turn (and a running turn that crosses a budget makes no further model call); the timeline shows why.",
   {
     userTurnsPerMinute: count(
       "Most turns one user may start in any 60 seconds, in all chats; 0 means no limit",
@@ -154,6 +161,18 @@ export const limitsSchema = group(
       0,
       0,
     ),
+    dailyCost: money("Most all LLM calls may cost per day (at llm.prices), after which no turn starts"),
+    monthlyCost: money("Most all LLM calls may cost per calendar month of chat.timezone"),
+    groupDailyCost: money("Most the turns of one group chat may cost per day"),
+    groupMonthlyCost: money("Most the turns of one group chat may cost per calendar month"),
+    userDailyCost: money("Most the turns one user starts may cost per day, in all chats"),
+    economyAt: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 0.8,
+      description:
+        "Share of a budget (tokens or money) after which the chat's or user's turns run on llm.models.economy, and the admins are told once in private that a group reached it; 0 turns stepping down off.",
+    }),
     notify: Type.Boolean({
       default: true,
       description: "Say once per chat that a limit was reached (until it clears); off: stay silent.",

@@ -8,9 +8,9 @@ import type { Clock } from "./clock.ts";
 import type { LimitSettings } from "./config.ts";
 import type { TurnWindows, WindowVerdict } from "./rate-limiter.ts";
 import { recordRefusal } from "./refusal.ts";
-import type { TokenTally } from "./token-budget.ts";
+import type { BudgetPeriod, SpendingTallies, SpentInPeriod } from "./spending.ts";
 
-export type LimitName = Exclude<keyof LimitSettings, "notify">;
+export type LimitName = Exclude<keyof LimitSettings, "notify" | "economyAt">;
 
 /** The window of the turns-per-minute limits. */
 export const TURN_WINDOW_MS = 60_000;
@@ -23,11 +23,50 @@ export const LIMIT_NOTICES: Record<LimitName, string> = {
   dailyTokens: "今天的额度用完了，明天再聊吧。",
   groupDailyTokens: "今天的额度用完了，明天再聊吧。",
   userDailyTokens: "你今天的额度用完了，明天再聊吧。",
+  dailyCost: "今天的额度用完了，明天再聊吧。",
+  monthlyCost: "这个月的额度用完了，下个月再聊吧。",
+  groupDailyCost: "今天的额度用完了，明天再聊吧。",
+  groupMonthlyCost: "这个月的额度用完了，下个月再聊吧。",
+  userDailyCost: "你今天的额度用完了，明天再聊吧。",
 };
 
-/** Whether any daily token budget is set (only then is today's spending read and counted). */
+/** What the bot's admins are told in private, once per group, budget and period, at limits.economyAt. */
+export function economyNotice(groupId: string, limit: string, share: number): string {
+  return `群 ${groupId} 已用掉 limits.${limit} 的 ${Math.floor(share * 100)}%：之后的对话改用 llm.models.economy（若已设置），用完即停。`;
+}
+
+type BudgetName = Exclude<LimitName, "userTurnsPerMinute" | "groupTurnsPerMinute">;
+
+/** One budget: whose spending it caps (all chats, the group chat, the user who started the turn), over what, in what. */
+interface Budget {
+  limit: BudgetName;
+  scope: "all" | "group" | "user";
+  period: BudgetPeriod;
+  measure: "tokens" | "cost";
+}
+
+/** Every budget, in the order they are checked: the widest first. */
+const BUDGETS: readonly Budget[] = [
+  { limit: "dailyTokens", scope: "all", period: "day", measure: "tokens" },
+  { limit: "dailyCost", scope: "all", period: "day", measure: "cost" },
+  { limit: "monthlyCost", scope: "all", period: "month", measure: "cost" },
+  { limit: "groupDailyTokens", scope: "group", period: "day", measure: "tokens" },
+  { limit: "groupDailyCost", scope: "group", period: "day", measure: "cost" },
+  { limit: "groupMonthlyCost", scope: "group", period: "month", measure: "cost" },
+  { limit: "userDailyTokens", scope: "user", period: "day", measure: "tokens" },
+  { limit: "userDailyCost", scope: "user", period: "day", measure: "cost" },
+];
+
+/** Whether any token or money budget is set (only then is spending read and counted). */
 export function budgetsSet(settings: LimitSettings): boolean {
-  return settings.dailyTokens > 0 || settings.groupDailyTokens > 0 || settings.userDailyTokens > 0;
+  return BUDGETS.some((budget) => settings[budget.limit] > 0);
+}
+
+/** How near a batch's chat or user is to one budget. */
+interface BudgetStanding extends Breach {
+  /** value / max. */
+  share: number;
+  scope: Budget["scope"];
 }
 
 /** A limit a batch ran into. */
@@ -45,7 +84,11 @@ interface Breach {
 
 export interface TurnLimitsDeps {
   settings: () => LimitSettings;
-  tokens: TokenTally;
+  /** `llm.models.economy`: only with models to step down to does a turn run in economy. */
+  economyModels: () => readonly string[];
+  /** The private chats of the bot's admins (`bot.admins`) on the platform of `origin`: told when a group nears a budget. */
+  adminChats: (origin: SessionOrigin) => SessionOrigin[];
+  spending: SpendingTallies;
   /** Turns per user and group chat in the last TURN_WINDOW_MS (this instance's, or the cluster's). */
   turns: TurnWindows;
   clock: Pick<Clock, "now">;
@@ -66,6 +109,8 @@ export interface TurnLimitsDeps {
 export class TurnLimits {
   /** Notice key (chat, limit, subject) → the period already noticed. */
   private readonly noticed = new Map<string, { period: string; endsAt: number }>();
+  /** Budget key (limit, subject) → the period whose economy was already announced. */
+  private readonly economyAnnounced = new Map<string, { period: string; endsAt: number }>();
 
   constructor(private readonly deps: TurnLimitsDeps) {}
 
@@ -79,14 +124,70 @@ export class TurnLimits {
       return undefined;
     }
     let admitted: Batch | undefined = batch;
-    if (settings.userDailyTokens > 0) {
+    if (BUDGETS.some((budget) => budget.scope === "user" && settings[budget.limit] > 0)) {
       for (const starter of starters(batch)) {
         const breach = await this.budgetBreach(batch, userKey(starter), settings, now);
         if (breach) admitted = await this.refuseStarter(admitted, starter, breach, settings, now);
         if (!admitted) return undefined;
       }
     }
-    return this.admitRates(admitted, settings, now);
+    admitted = await this.admitRates(admitted, settings, now);
+    return admitted && budgetsSet(settings) ? this.withEconomy(admitted, settings, now) : admitted;
+  }
+
+  /**
+   * The batch marked to run on `llm.models.economy` when its chat's, its user's or everyone's
+   * spending reached `limits.economyAt` of a budget (and such models are set). A group's first
+   * crossing in a period is logged and told to the bot's admins in private, once.
+   */
+  private async withEconomy(batch: Batch, settings: LimitSettings, now: number): Promise<Batch> {
+    if (settings.economyAt <= 0) return batch;
+    const standings = await this.standings(batch, turnUser(batch), settings, now);
+    const nearest = standings.reduce<BudgetStanding | undefined>(
+      (most, standing) => (most && most.share >= standing.share ? most : standing),
+      undefined,
+    );
+    if (!nearest || nearest.share < settings.economyAt) return batch;
+    const group = standings.find(
+      (standing) => standing.scope === "group" && standing.share >= settings.economyAt,
+    );
+    if (group) await this.announceEconomy(batch, group, now);
+    if (this.deps.economyModels().length === 0) return batch;
+    return { ...batch, economy: { limit: nearest.limit, share: nearest.share } };
+  }
+
+  private async announceEconomy(batch: Batch, standing: BudgetStanding, now: number): Promise<void> {
+    const key = `${standing.limit}|${standing.subject}`;
+    if (this.economyAnnounced.get(key)?.period === standing.period) return;
+    for (const [old, notice] of this.economyAnnounced)
+      if (notice.endsAt <= now) this.economyAnnounced.delete(old);
+    this.economyAnnounced.set(key, { period: standing.period, endsAt: standing.periodEndsAt });
+    const origin = originOf(batch);
+    const stepsDown = this.deps.economyModels().length > 0;
+    this.deps.logger.info(
+      {
+        sessionId: batch.sessionId,
+        limit: standing.limit,
+        value: standing.value,
+        max: standing.max,
+        stepsDown,
+      },
+      stepsDown
+        ? "a group reached limits.economyAt of a budget: its turns run on llm.models.economy"
+        : "a group reached limits.economyAt of a budget (no llm.models.economy to step down to)",
+    );
+    const groupId = origin.groupId ?? batch.sessionId;
+    const text = economyNotice(groupId, standing.limit, standing.share);
+    for (const chat of this.deps.adminChats(origin)) {
+      try {
+        await this.deps.sendNotice(chat, text, `economy:${batch.sessionId}:${standing.period}`);
+      } catch (error) {
+        this.deps.logger.warn(
+          { err: error, admin: chat.userId },
+          "could not tell an admin that a group nears its budget",
+        );
+      }
+    }
   }
 
   /**
@@ -165,50 +266,54 @@ export class TurnLimits {
     return rest;
   }
 
-  /** The first daily budget today's spending is over: all chats', the group's, then `user`'s. */
+  /** The first budget the spending is at or over: all chats', the group's, then `user`'s. */
   private async budgetBreach(
     batch: Batch,
     user: string | undefined,
     settings: LimitSettings,
     now: number,
   ): Promise<Breach | undefined> {
-    const today = await this.deps.tokens.today(batch.sessionId, user);
-    // The day ends within a day of now: long enough to remember its notice.
-    const periodEndsAt = now + DAY_MS;
-    if (settings.dailyTokens > 0 && today.total >= settings.dailyTokens) {
-      const max = settings.dailyTokens;
-      return {
-        limit: "dailyTokens",
-        subject: "all",
-        value: today.total,
-        max,
-        period: today.day,
-        periodEndsAt,
-      };
+    const standings = await this.standings(batch, user, settings, now);
+    return standings.find((standing) => standing.value >= standing.max);
+  }
+
+  /** Where the batch's spending stands against each budget set that applies to it, in BUDGETS order. */
+  private async standings(
+    batch: Batch,
+    user: string | undefined,
+    settings: LimitSettings,
+    now: number,
+  ): Promise<BudgetStanding[]> {
+    const set = BUDGETS.filter(
+      (budget) =>
+        settings[budget.limit] > 0 &&
+        (budget.scope !== "group" || isGroup(batch)) &&
+        (budget.scope !== "user" || user !== undefined),
+    );
+    const spent: Partial<Record<BudgetPeriod, SpentInPeriod>> = {};
+    for (const period of new Set(set.map((budget) => budget.period))) {
+      spent[period] = await this.deps.spending[period].spent(batch.sessionId, user);
     }
-    if (settings.groupDailyTokens > 0 && isGroup(batch) && today.session >= settings.groupDailyTokens) {
-      const max = settings.groupDailyTokens;
-      const subject = batch.sessionId;
+    // A period ends within a day (a month) of now: long enough to remember its notice.
+    const periodEndsAt = (period: BudgetPeriod) => now + (period === "day" ? DAY_MS : 31 * DAY_MS);
+    return set.map((budget) => {
+      const inPeriod = spent[budget.period]!;
+      const part =
+        budget.scope === "all" ? inPeriod.total : budget.scope === "group" ? inPeriod.session : inPeriod.user;
+      const value = part[budget.measure];
+      const max = settings[budget.limit];
+      const subject = budget.scope === "all" ? "all" : budget.scope === "group" ? batch.sessionId : user!;
       return {
-        limit: "groupDailyTokens",
+        limit: budget.limit,
+        scope: budget.scope,
         subject,
-        value: today.session,
+        value,
         max,
-        period: today.day,
-        periodEndsAt,
+        share: value / max,
+        period: inPeriod.period,
+        periodEndsAt: periodEndsAt(budget.period),
       };
-    }
-    if (settings.userDailyTokens > 0 && user !== undefined && today.user >= settings.userDailyTokens) {
-      return {
-        limit: "userDailyTokens",
-        subject: user,
-        value: today.user,
-        max: settings.userDailyTokens,
-        period: today.day,
-        periodEndsAt,
-      };
-    }
-    return undefined;
+    });
   }
 
   private async refuse(batch: Batch, breach: Breach, settings: LimitSettings, now: number): Promise<void> {
@@ -251,7 +356,8 @@ function breachDetail(batch: Batch, breach: Breach, notified: boolean): Record<s
 
 /** One line naming the limit, its subject and the values compared. */
 function breachReason(breach: Breach): string {
-  return `limits.${breach.limit} reached: ${breach.value}/${breach.max} (${breach.subject})`;
+  const value = Number.isInteger(breach.value) ? breach.value : Number(breach.value.toFixed(4));
+  return `limits.${breach.limit} reached: ${value}/${breach.max} (${breach.subject})`;
 }
 
 /**

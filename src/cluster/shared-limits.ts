@@ -10,14 +10,18 @@ import {
   type WindowLimit,
 } from "../chat/rate-limiter.ts";
 import {
-  DailyTokenTally,
+  type BudgetPeriod,
+  PeriodSpendingTally,
+  periodName,
+  type SpendingTallies,
+  type SpendingTally,
+  type SpendStore,
+  type SpentInPeriod,
+  spendOfCall,
   spentSince,
-  startOfDay,
-  type TokenStore,
-  type TokensToday,
-  type TokenTally,
+  startOfPeriod,
   type UsageOfCall,
-} from "../chat/token-budget.ts";
+} from "../chat/spending.ts";
 import { TURN_WINDOW_MS } from "../chat/turn-limits.ts";
 import type { ZonedClock } from "../context/clock-text.ts";
 import type { Logger } from "../log/logger.ts";
@@ -26,8 +30,8 @@ import { RedisScript } from "./redis-script.ts";
 
 /** Longer than this, and a turn goes on with this instance's own counts. */
 const REDIS_TIMEOUT_MS = 2_000;
-/** A day's tally outlives the day, for calls recorded after midnight and instances' clocks apart. */
-const TALLY_TTL_MS = 2 * 86_400_000;
+/** A period's tally outlives the period, for calls recorded after midnight and instances' clocks apart. */
+const TALLY_TTL_MS: Record<BudgetPeriod, number> = { day: 2 * 86_400_000, month: 33 * 86_400_000 };
 
 /**
  * The rule of `TurnWindows` on sorted sets of turn times, one per subject. KEYS: the subjects'
@@ -61,17 +65,23 @@ end
 return verdicts`);
 
 /**
- * Adds ARGV[1] tokens to a day's tally (hash KEYS[1]): to `all` and to the fields ARGV[2…] (the
- * chat's, the user's) when given. Only once the tally was read from the store: until then the
- * store holds the call already and the reading counts it.
+ * Adds a call's spending to a period's tally (hash KEYS[1]): ARGV[1] tokens to `all` and to the
+ * fields ARGV[3…] (the chat's, the user's) when given, ARGV[2] cost to the same fields with `$`
+ * before their names. Only once the tally was read from the store: until then the store holds
+ * the call already and the reading counts it.
  */
-const ADD_TOKENS = new RedisScript(`
+const ADD_SPEND = new RedisScript(`
 if redis.call('exists', KEYS[1]) == 0 then return 0 end
-redis.call('hincrby', KEYS[1], 'all', ARGV[1])
-for i = 2, #ARGV do redis.call('hincrby', KEYS[1], ARGV[i], ARGV[1]) end
+local cost = tonumber(ARGV[2])
+local function add(field)
+  redis.call('hincrby', KEYS[1], field, ARGV[1])
+  if cost ~= 0 then redis.call('hincrbyfloat', KEYS[1], '$' .. field, ARGV[2]) end
+end
+add('all')
+for i = 3, #ARGV do add(ARGV[i]) end
 return 1`);
 
-/** Sets a day's tally (KEYS[1]) from the store unless an instance did already. ARGV: ttl, field, value, … */
+/** Sets a period's tally (KEYS[1]) from the store unless an instance did already. ARGV: ttl, field, value, … */
 const START_TALLY = new RedisScript(`
 if redis.call('exists', KEYS[1]) == 1 then return 0 end
 for i = 2, #ARGV, 2 do redis.call('hset', KEYS[1], ARGV[i], ARGV[i + 1]) end
@@ -81,28 +91,31 @@ return 1`);
 export interface SharedLimitParts {
   redis: Redis;
   keys: ClusterKeys;
-  /** The usage store every instance writes to: where a day's tally starts from. */
-  store: TokenStore;
+  /** The usage store every instance writes to: where a period's tally starts from. */
+  store: SpendStore;
   /** The clock of `chat.timezone`, whose midnight starts a day. */
   clock: () => ZonedClock;
   time: Pick<Clock, "now">;
   /**
-   * Whether a daily token budget is set: without one no turn reads the tally, so calls are not
-   * added to it (a Redis command each) and it is read again from the store once one is set.
+   * Whether a token or money budget is set: without one no turn reads the tallies, so calls are
+   * not added to them (a Redis command each) and they are read again from the store once one is set.
    */
   budgets: () => boolean;
   logger: Logger;
 }
 
 /**
- * Rate limits and token budgets counted in Redis, so they hold for the whole cluster and not
- * per instance. Both fall back to this instance's own counts while Redis fails.
+ * Rate limits and budgets counted in Redis, so they hold for the whole cluster and not per
+ * instance. Both fall back to this instance's own counts while Redis fails.
  */
-export function sharedLimits(parts: SharedLimitParts): { turns: TurnWindows; tokens: TokenTally } {
+export function sharedLimits(parts: SharedLimitParts): { turns: TurnWindows; spending: SpendingTallies } {
   const fallback = new LocalWhileRedisFails(parts.logger);
   return {
     turns: new SharedTurnWindows(parts.redis, parts.keys, fallback),
-    tokens: new SharedTokenTally(parts, fallback),
+    spending: {
+      day: new SharedSpendingTally("day", parts, fallback),
+      month: new SharedSpendingTally("month", parts, fallback),
+    },
   };
 }
 
@@ -185,21 +198,23 @@ class SharedTurnWindows implements TurnWindows {
 }
 
 /**
- * Today's tokens in one hash per day (`all`, `s:<session id>`, `u:<user key>`), started from
- * the usage store by the first instance that asks on that day, then added to by every instance
- * as it records its calls. A day is named by the moment it began, so a change of time zone starts a new one.
+ * A period's spending in one hash (`all`, `s:<session id>`, `u:<user key>` for tokens, the same
+ * with `$` before them for cost), started from the usage store by the first instance that asks
+ * in that period, then added to by every instance as it records its calls. A period is named by
+ * the moment it began, so a change of time zone starts a new one.
  */
-class SharedTokenTally implements TokenTally {
+class SharedSpendingTally implements SpendingTally {
   /** Fed every call too, read only while Redis fails (it starts from the store then). */
-  readonly #local: DailyTokenTally;
+  readonly #local: PeriodSpendingTally;
   /** Calls went unadded while no budget was set: the shared tally is started from the store again. */
   #stale = false;
 
   constructor(
+    private readonly period: BudgetPeriod,
     private readonly parts: Omit<SharedLimitParts, "logger">,
     private readonly fallback: LocalWhileRedisFails,
   ) {
-    this.#local = new DailyTokenTally(parts.store, parts.clock, parts.time);
+    this.#local = new PeriodSpendingTally(period, parts.store, parts.clock, parts.time);
   }
 
   add(usage: UsageOfCall): void {
@@ -208,58 +223,73 @@ class SharedTokenTally implements TokenTally {
       this.#stale = true;
       return;
     }
-    const tokens = usage.promptTokens + usage.completionTokens;
-    const key = this.#dayKey(startOfDay(this.parts.clock(), usage.time));
+    const { tokens, cost } = spendOfCall(usage);
+    const key = this.#periodKey(startOfPeriod(this.period, this.parts.clock(), usage.time));
     const fields = [
       ...(usage.sessionId === undefined ? [] : [sessionField(usage.sessionId)]),
       ...(usage.userKey === undefined ? [] : [userField(usage.userKey)]),
     ];
     void this.fallback.run(
-      () => ADD_TOKENS.run(this.parts.redis, [key], [tokens, ...fields]),
+      () => ADD_SPEND.run(this.parts.redis, [key], [tokens, cost, ...fields]),
       () => undefined,
     );
   }
 
-  today(sessionId: string, userKey?: string): Promise<TokensToday> {
+  spent(sessionId: string, userKey?: string): Promise<SpentInPeriod> {
     return this.fallback.run(
       () => this.#shared(sessionId, userKey),
-      () => this.#local.today(sessionId, userKey),
+      () => this.#local.spent(sessionId, userKey),
     );
   }
 
-  async #shared(sessionId: string, userKey: string | undefined): Promise<TokensToday> {
+  async #shared(sessionId: string, userKey: string | undefined): Promise<SpentInPeriod> {
     const { redis, store, clock, time } = this.parts;
     const zoned = clock();
     const now = time.now();
-    const since = startOfDay(zoned, now);
-    const key = this.#dayKey(since);
-    const fields = ["all", sessionField(sessionId), ...(userKey === undefined ? [] : [userField(userKey)])];
+    const since = startOfPeriod(this.period, zoned, now);
+    const key = this.#periodKey(since);
+    const tokenFields = [
+      "all",
+      sessionField(sessionId),
+      ...(userKey === undefined ? [] : [userField(userKey)]),
+    ];
+    const fields = [...tokenFields, ...tokenFields.map((field) => `$${field}`)];
     const read = () => redis.hmget(key, ...fields);
     if (this.#stale) {
       this.#stale = false;
       await redis.del(key);
     }
-    let [total, session, user] = await read();
-    if (total === null) {
+    let values = await read();
+    if (values[0] === null) {
       const spent = await spentSince(store, since);
       const counts = [
-        ...[...spent.bySession].flatMap(([id, tokens]) => [sessionField(id), tokens]),
-        ...[...spent.byUser].flatMap(([id, tokens]) => [userField(id), tokens]),
+        ...spendFields("all", spent.total),
+        ...[...spent.bySession].flatMap(([id, spend]) => spendFields(sessionField(id), spend)),
+        ...[...spent.byUser].flatMap(([id, spend]) => spendFields(userField(id), spend)),
       ];
-      await START_TALLY.run(redis, [key], [TALLY_TTL_MS, "all", spent.total, ...counts]);
-      [total, session, user] = await read();
+      await START_TALLY.run(redis, [key], [TALLY_TTL_MS[this.period], ...counts]);
+      values = await read();
     }
+    const spendAt = (index: number) =>
+      index < tokenFields.length
+        ? { tokens: Number(values[index] ?? 0), cost: Number(values[index + tokenFields.length] ?? 0) }
+        : { tokens: 0, cost: 0 };
     return {
-      day: zoned.date(now),
-      total: Number(total ?? 0),
-      session: Number(session ?? 0),
-      user: Number(user ?? 0),
+      period: periodName(this.period, zoned, now),
+      total: spendAt(0),
+      session: spendAt(1),
+      user: spendAt(2),
     };
   }
 
-  #dayKey(startOfDayMs: number): string {
-    return this.parts.keys.shared(`tokens:${startOfDayMs}`);
+  #periodKey(startMs: number): string {
+    return this.parts.keys.shared(`spend:${this.period}:${startMs}`);
   }
+}
+
+/** A subject's tokens and cost as START_TALLY sets them. */
+function spendFields(field: string, spend: { tokens: number; cost: number }): Array<string | number> {
+  return [field, spend.tokens, `$${field}`, spend.cost];
 }
 
 function sessionField(sessionId: string): string {

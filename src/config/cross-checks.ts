@@ -1,4 +1,5 @@
 import { isForwardWs } from "../adapters/config.ts";
+import { findPriceProblems } from "../llm/prices.ts";
 import { findMcpProblems } from "../mcp/config.ts";
 import { findScheduleProblems } from "../reminders/schedules.ts";
 import { formatKeyPath, type KeyPath, problemAt } from "../schema/key-path.ts";
@@ -25,6 +26,7 @@ export function findCrossFieldProblems(config: TsumugiConfig): string[] {
       : [problemAt(["server", "token"], "required when server.host is not a loopback address")]),
     ...findUnauthenticatedAdapters(config),
     ...findQqOfficialWithoutSecret(config),
+    ...findPriceProblems(config.llm.prices),
     ...findMcpProblems(config.mcp),
     ...findSearchProblems(config.search),
     ...findClusterSecretProblems(config),

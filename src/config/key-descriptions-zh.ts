@@ -79,7 +79,10 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "语音转文字模型（openai 或 openai-compatible 类型、提供 POST /audio/transcriptions 的服务：Whisper、SenseVoice、本地 whisper 服务），把语音消息转成文字，按顺序尝试；为空时语音保持 [语音]，也不下载任何语音。",
   "llm.acceptsImages":
     "能看图的模型：它们担任 planner 或 replyer 时，还会直接看到本轮新消息里的图片；其余模型只收到文字。",
-  "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
+  "llm.models.economy":
+    "某个群或用户的花费达到预算的 limits.economyAt 之后，改由这些更便宜的模型同时担任规划器和回复模型，按顺序尝试；为空时不降级。",
+  "llm.prices":
+    '`"服务/模型"` → 每百万 token 的价格：每次调用的费用按当时的价格记下，用于控制台的账单和金额预算（limits.*Cost）。',
   "media.allowPrivateNetworks":
     "也从私有、回环和链路本地地址获取图片（OneBot 实现在本机或局域网上提供图片时）；默认拒绝，防止聊天里的图片被用来访问内网。",
   "media.allowLocalFiles":
@@ -184,6 +187,14 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "limits.groupDailyTokens": "一个群聊的各轮每天最多使用的 token 数；`0` 表示不限",
   "limits.userDailyTokens":
     "一个用户发起的各轮每天最多使用的 token 数（所有聊天合计，私聊也算）；某一轮中途超出时，不再进行下一次模型调用；`0` 表示不限",
+  "limits.dailyCost":
+    "所有 LLM 调用每天最多花费的金额（按 llm.prices 计算，币种同 llm.prices），用完后不再开始新的一轮；`0` 表示不限",
+  "limits.monthlyCost": "所有 LLM 调用每个自然月（按 `chat.timezone`）最多花费的金额；`0` 表示不限",
+  "limits.groupDailyCost": "一个群聊的各轮每天最多花费的金额；`0` 表示不限",
+  "limits.groupMonthlyCost": "一个群聊的各轮每个自然月最多花费的金额；`0` 表示不限",
+  "limits.userDailyCost": "一个用户发起的各轮每天最多花费的金额（所有聊天合计）；`0` 表示不限",
+  "limits.economyAt":
+    "用掉任一预算（token 或金额）的这个比例之后，该群或该用户的对话改用 llm.models.economy，并私聊告知管理员一次该群已接近预算；`0` 表示不降级。",
   "limits.notify": "达到限制时在该聊天里提示一次（直到限制解除）；设为 `false` 则不提示。",
   "plugins.dirs": "插件目录：其中的每个子目录都是一个插件。",
   "plugins.disabled": "不加载的插件或单个组件。",

@@ -85,6 +85,7 @@ const modelsSchema = Type.Unsafe<{
   expressions: string[];
   speech: string[];
   gate: string[];
+  economy: string[];
   [task: string]: string[];
 }>(
   Type.Object(
@@ -109,6 +110,9 @@ const modelsSchema = Type.Unsafe<{
       speech: modelRefList(
         "Speech-to-text models (openai or openai-compatible providers answering POST /audio/transcriptions: Whisper, SenseVoice, a local whisper server) that transcribe voice messages, tried in order; empty: voice messages stay [语音] and nothing is fetched.",
       ),
+      economy: modelRefList(
+        "Cheaper models that run both the planner and the replyer of a group or user whose spending reached limits.economyAt of a budget, tried in order; empty: no stepping down.",
+      ),
     },
     {
       default: {},
@@ -124,13 +128,26 @@ const pricesSchema = Type.Record(
     {
       input: Type.Number({ minimum: 0, description: "Price of a million prompt tokens." }),
       output: Type.Number({ minimum: 0, description: "Price of a million completion tokens." }),
+      cachedInput: Type.Optional(
+        Type.Number({
+          minimum: 0,
+          description:
+            "Price of a million prompt tokens the provider read from its prompt cache (where it reports them); absent: the input price.",
+        }),
+      ),
+      currency: Type.String({
+        minLength: 1,
+        maxLength: 8,
+        default: "CNY",
+        description: "Currency of these prices (CNY, USD, …); every price in llm.prices uses the same one.",
+      }),
     },
     { additionalProperties: false },
   ),
   {
     default: {},
     description:
-      '"provider/model" → { input, output } prices per million tokens, for the console\'s cost estimate.',
+      "\"provider/model\" → prices per million tokens: each call's cost is recorded at them, for the console's bill and the money budgets (limits.*Cost).",
   },
 );
 
@@ -154,3 +171,5 @@ export type LlmProviderConfig = Static<typeof providerSchema>;
 export type RemoteProviderConfig = Exclude<LlmProviderConfig, { type: "llama-cpp" }>;
 /** A GGUF model run in-process by llama.cpp. */
 export type LlamaCppProviderConfig = Extract<LlmProviderConfig, { type: "llama-cpp" }>;
+/** The `llm` group, with defaults applied. */
+export type LlmSettings = Static<typeof llmSchema>;

@@ -54,6 +54,8 @@ type AttemptOutcome = { ok: true; result: LlmResult } | { ok: false; error: Clas
 
 const DEFAULT_RETRY_BASE_DELAY_MS = 200;
 const DEFAULT_MAX_RETRY_AFTER_MS = 10_000;
+/** The tasks of a turn that `llm.models.economy` stands in for while it is near a budget. */
+const ECONOMY_TASKS = new Set(["planner", "replyer"]);
 
 /**
  * Runs one LLM round (no tool execution, one step) for a task, walking the task's model list:
@@ -86,7 +88,8 @@ export class LlmClient {
     const { models, modelsInChat } = this.options;
     const inForce =
       request.sessionId !== undefined && modelsInChat ? modelsInChat(request.sessionId) : models;
-    const refs = inForce[request.task] ?? [];
+    const economy = request.economy && ECONOMY_TASKS.has(request.task) ? inForce.economy : undefined;
+    const refs = economy?.length ? economy : (inForce[request.task] ?? []);
     if (refs.length === 0) {
       throw new LlmError(
         "no_model",
@@ -209,6 +212,9 @@ export class LlmClient {
         usage: {
           promptTokens: response.usage.inputTokens ?? 0,
           completionTokens: response.usage.outputTokens ?? 0,
+          ...(response.usage.cachedInputTokens !== undefined && {
+            cachedPromptTokens: response.usage.cachedInputTokens,
+          }),
         },
         provider: target.provider,
         model: target.model,

@@ -58,6 +58,11 @@ export interface LlmRequest {
   /** The user whose turn the call is for, carried into usage records (the per-user daily budget). */
   userKey?: string;
   /**
+   * Set when the turn's chat or user is near a budget (limits.economyAt): the planner and
+   * replyer tasks run on `llm.models.economy` when that list is set.
+   */
+  economy?: boolean;
+  /**
    * Set: the user messages' images go only to models listed in `llm.acceptsImages`, the others
    * get the text alone (the planner and replyer looking at a chat's pictures). Unset: every
    * model gets them (the vision task, whose models must accept images).
@@ -102,6 +107,8 @@ export type LlmFinishReason =
 export interface LlmTokenUsage {
   promptTokens: number;
   completionTokens: number;
+  /** Of `promptTokens`, those read from the provider's prompt cache, where it reports them. */
+  cachedPromptTokens?: number;
 }
 
 export interface LlmResult {

@@ -1,6 +1,8 @@
 import { CONSOLE_PLATFORM } from "../adapters/console/console-adapter.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { comesFrom } from "../message/message-source.ts";
+import { formatSessionId } from "../message/session-id.ts";
+import type { SessionOrigin } from "../reply/outbox.ts";
 import { parseAdminEntry } from "./admin-entry.ts";
 
 /**
@@ -23,5 +25,22 @@ export function isAdmin(
     if (admin === undefined || admin.userId !== message.userId) return false;
     if (message.platform === CONSOLE_PLATFORM) return admin.source.platform === "onebot";
     return comesFrom(admin.source, message);
+  });
+}
+
+/** The private chats, on the account of `origin`, of the admins (`bot.admins`) of its platform. */
+export function adminPrivateChats(origin: SessionOrigin, admins: readonly string[]): SessionOrigin[] {
+  return admins.flatMap((entry) => {
+    const admin = parseAdminEntry(entry);
+    if (!admin || !comesFrom(admin.source, origin)) return [];
+    const chat = { platform: origin.platform, selfId: origin.selfId, chatType: "private" as const };
+    return [
+      {
+        ...chat,
+        adapterId: origin.adapterId,
+        userId: admin.userId,
+        sessionId: formatSessionId({ ...chat, peerId: admin.userId }),
+      },
+    ];
   });
 }

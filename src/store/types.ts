@@ -209,6 +209,13 @@ export interface UsageRecord {
   promptTokens: number;
   /** 0 when the provider did not report it. */
   completionTokens: number;
+  /** Of `promptTokens`, those the provider read from its prompt cache (0 when it did not say). */
+  cachedPromptTokens?: number;
+  /**
+   * What the call cost at `llm.prices` when it was made, in the prices' currency; absent when
+   * no price was set for its model (so a price set later never rewrites what was spent).
+   */
+  cost?: number;
   latencyMs: number;
   success: boolean;
   error?: string;
@@ -239,19 +246,26 @@ export interface UsageSummaryRow {
   failures: number;
   promptTokens: number;
   completionTokens: number;
+  cachedPromptTokens: number;
+  /** Summed from the calls' recorded costs; null when none of them had a price. */
+  cost: number | null;
   averageLatencyMs: number;
 }
 
-/** Tokens (prompt plus completion) spent for one chat, or outside any chat when `sessionId` is null. */
-export interface SessionTokens {
-  sessionId: string | null;
+/** What calls used: tokens (prompt plus completion) and their recorded cost (0 without prices). */
+export interface Spend {
   tokens: number;
+  cost: number;
 }
 
-export interface UserTokens {
+/** Spent for one chat, or outside any chat when `sessionId` is null. */
+export interface SessionSpend extends Spend {
+  sessionId: string | null;
+}
+
+export interface UserSpend extends Spend {
   /** As in `UsageRecord.userKey`. */
   userKey: string;
-  tokens: number;
 }
 
 /** LLM call accounting. Like messages, records are queued and committed in batches. */
@@ -259,10 +273,10 @@ export interface UsageStore {
   record(usage: UsageRecord): void;
   /** Rows ordered by day, task, provider, model. */
   summarize(query: UsageQuery): Promise<UsageSummaryRow[]>;
-  /** Tokens of the calls made at or after `sinceMs`, one row per chat. */
-  tokensBySession(query: UsageQuery): Promise<SessionTokens[]>;
-  /** Tokens of the calls made at or after `sinceMs` for users' turns, one row per user. */
-  tokensByUser(query: UsageQuery): Promise<UserTokens[]>;
+  /** What the calls made at or after `sinceMs` spent, one row per chat. */
+  spendBySession(query: UsageQuery): Promise<SessionSpend[]>;
+  /** What the calls made at or after `sinceMs` for users' turns spent, one row per user. */
+  spendByUser(query: UsageQuery): Promise<UserSpend[]>;
   /** Commits everything queued. */
   flush(): Promise<void>;
   close(): Promise<void>;

@@ -2,11 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Batch } from "../../src/chat/batch.ts";
 import type { LimitSettings } from "../../src/chat/config.ts";
 import { SlidingWindowCounter } from "../../src/chat/rate-limiter.ts";
-import { DailyTokenTally } from "../../src/chat/token-budget.ts";
+import { PeriodSpendingTally } from "../../src/chat/spending.ts";
 import { LIMIT_NOTICES, TURN_WINDOW_MS, TurnLimits } from "../../src/chat/turn-limits.ts";
 import { zonedClock } from "../../src/context/clock-text.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
+import { adminPrivateChats } from "../../src/plugins/admins.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { Stores } from "../../src/store/types.ts";
 import { ManualClock } from "../support/manual-clock.ts";
@@ -19,13 +20,22 @@ const OFF: LimitSettings = {
   dailyTokens: 0,
   groupDailyTokens: 0,
   userDailyTokens: 0,
+  dailyCost: 0,
+  monthlyCost: 0,
+  groupDailyCost: 0,
+  groupMonthlyCost: 0,
+  userDailyCost: 0,
+  economyAt: 0,
   notify: true,
 };
 
 let stores: Stores;
 afterEach(() => stores.close());
 
-async function setUp(settings: Partial<LimitSettings>) {
+async function setUp(
+  settings: Partial<LimitSettings>,
+  setting: { economy?: string[]; admins?: string[] } = {},
+) {
   stores = await openStore("sqlite::memory:", captureLog().logger);
   const clock = new ManualClock();
   const monitor = new MonitorHub();
@@ -33,9 +43,12 @@ async function setUp(settings: Partial<LimitSettings>) {
   monitor.subscribe((event) => events.push(event));
   const notices: Array<{ sessionId: string; text: string }> = [];
   const utc = zonedClock("UTC");
-  const tokens = new DailyTokenTally(stores.usage, () => utc, clock);
-  /** An LLM call of this chat, recorded as the app records it. */
-  const spend = (promptTokens: number) => {
+  const spending = {
+    day: new PeriodSpendingTally("day", stores.usage, () => utc, clock),
+    month: new PeriodSpendingTally("month", stores.usage, () => utc, clock),
+  };
+  /** An LLM call of this chat, recorded as the app records it (with its cost when given). */
+  const spend = (promptTokens: number, cost?: number) => {
     const usage = {
       time: clock.now(),
       task: "digest",
@@ -46,13 +59,17 @@ async function setUp(settings: Partial<LimitSettings>) {
       latencyMs: 1,
       success: true,
       sessionId: SESSION,
+      ...(cost !== undefined && { cost }),
     };
     stores.usage.record(usage);
-    tokens.add(usage);
+    spending.day.add(usage);
+    spending.month.add(usage);
   };
   const limits = new TurnLimits({
     settings: () => ({ ...OFF, ...settings }),
-    tokens,
+    economyModels: () => setting.economy ?? [],
+    adminChats: (origin) => adminPrivateChats(origin, setting.admins ?? []),
+    spending,
     turns: new SlidingWindowCounter(TURN_WINDOW_MS),
     clock,
     sendNotice: async (origin, text) => {
@@ -133,5 +150,53 @@ describe("turn limits", () => {
       max: 100,
       notified: false,
     });
+  });
+
+  it("runs a group's turns on the economy models from limits.economyAt of its money budget, then stops them", async () => {
+    const { limits, notices, spend, clock } = await setUp(
+      { groupDailyCost: 1, economyAt: 0.8 },
+      { economy: ["cheap/m"], admins: ["10001", "onebot:10002", "stdio.web:10003"] },
+    );
+    spend(100, 0.5);
+    expect((await limits.admit(realtime(said("alice"))))?.economy).toBeUndefined();
+    spend(100, 0.35);
+    const stepped = await limits.admit(realtime(said("alice")));
+    expect(stepped?.economy).toEqual({ limit: "groupDailyCost", share: expect.closeTo(0.85, 5) });
+    // The admins of this platform are told once, in private; the stdio admin is of another platform.
+    expect(notices.map((notice) => notice.sessionId)).toEqual([
+      "onebot:10000:private:10001",
+      "onebot:10000:private:10002",
+    ]);
+    expect(notices[0]!.text).toContain("limits.groupDailyCost");
+    expect((await limits.admit(realtime(said("bob"))))?.economy).toBeDefined();
+    expect(notices).toHaveLength(2);
+
+    spend(100, 0.2);
+    expect(await limits.admit(realtime(said("alice")))).toBeUndefined();
+    expect(await limits.admit(realtime(said("bob")))).toBeUndefined();
+    expect(notices.slice(2)).toEqual([{ sessionId: SESSION, text: LIMIT_NOTICES.groupDailyCost }]);
+
+    // The next day the group starts afresh, on its usual models.
+    clock.advance(86_400_000);
+    expect((await limits.admit(realtime(said("alice"))))?.economy).toBeUndefined();
+  });
+
+  it("does not step down without economy models, but still tells the admins once", async () => {
+    const { limits, notices, spend } = await setUp(
+      { groupDailyTokens: 1_000, economyAt: 0.8 },
+      { admins: ["10001"] },
+    );
+    spend(900);
+    expect((await limits.admit(realtime(said("alice"))))?.economy).toBeUndefined();
+    expect(notices).toHaveLength(1);
+  });
+
+  it("counts a month's spending against limits.monthlyCost", async () => {
+    const { limits, spend, clock, reasons } = await setUp({ monthlyCost: 2, economyAt: 0 });
+    spend(10, 1.5);
+    clock.advance(86_400_000); // the next day, the same month
+    spend(10, 0.75);
+    expect(await limits.admit(realtime(said("alice")))).toBeUndefined();
+    expect(reasons()).toEqual(["limits.monthlyCost reached: 2.25/2 (all)"]);
   });
 });

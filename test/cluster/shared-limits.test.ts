@@ -50,11 +50,11 @@ async function sharedStore() {
   cleanups.push(() => stores.close());
   let reads = 0;
   const store = {
-    tokensBySession: (query: { sinceMs: number }) => {
+    spendBySession: (query: { sinceMs: number }) => {
       reads++;
-      return stores.usage.tokensBySession(query);
+      return stores.usage.spendBySession(query);
     },
-    tokensByUser: (query: { sinceMs: number }) => stores.usage.tokensByUser(query),
+    spendByUser: (query: { sinceMs: number }) => stores.usage.spendByUser(query),
   };
   return { usage: stores.usage, store, reads: () => reads };
 }
@@ -77,13 +77,29 @@ async function instance(url: string, keyPrefix: string, store: Awaited<ReturnTyp
     budgets: () => budget.set,
     logger,
   });
-  /** An LLM call of this instance, stored and counted as the app does. */
-  const spend = (tokens: number, sessionId = GROUP) => {
-    const usage = call(time.now(), tokens, sessionId);
-    store.usage.record(usage);
-    limits.tokens.add(usage);
+  /** Today's tokens, as the token budgets read them; every call counted as app.ts counts it. */
+  const tokens = {
+    add: (usage: UsageRecord) => {
+      limits.spending.day.add(usage);
+      limits.spending.month.add(usage);
+    },
+    today: async (sessionId: string, userKey?: string) => {
+      const spent = await limits.spending.day.spent(sessionId, userKey);
+      return {
+        day: spent.period,
+        total: spent.total.tokens,
+        session: spent.session.tokens,
+        user: spent.user.tokens,
+      };
+    },
   };
-  return { ...limits, time, spend, log, budget, redis };
+  /** An LLM call of this instance (with its cost when given), stored and counted as the app does. */
+  const spend = (tokenCount: number, sessionId = GROUP, cost?: number) => {
+    const usage = { ...call(time.now(), tokenCount, sessionId), ...(cost !== undefined && { cost }) };
+    store.usage.record(usage);
+    tokens.add(usage);
+  };
+  return { ...limits, tokens, time, spend, log, budget, redis };
 }
 
 async function twoInstances() {
@@ -202,7 +218,7 @@ describe("token budgets shared by instances", () => {
     b.spend(200, OTHER_GROUP);
     await sleep(100);
     // Nobody reads the tally now: those calls are not sent to Redis (one command each).
-    const tally = `${keyPrefix}:shared:tokens:${Date.UTC(2025, 3, 30, 16)}`; // 1 May 00:00 in Shanghai
+    const tally = `${keyPrefix}:shared:spend:day:${Date.UTC(2025, 3, 30, 16)}`; // 1 May 00:00 in Shanghai
     expect(await a.redis.hget(tally, "all")).toBe("0");
 
     // A budget again: today's tally is read from the store again, with the calls made meanwhile.
@@ -225,6 +241,35 @@ describe("token budgets shared by instances", () => {
     b.time.advance(14 * 3_600_000);
     b.spend(30);
     expect(await a.tokens.today(GROUP)).toEqual({ day: "2025-05-02", total: 30, session: 30, user: 0 });
+    expect(store.reads()).toBe(2);
+  });
+});
+
+describe("money spent, shared by instances", () => {
+  it("adds up both instances' costs for the day and the month (from the 1st), read from the store once each", async () => {
+    const { a, b, store, url, keyPrefix } = await twoInstances();
+    store.usage.record({ ...call(MORNING - 86_400_000, 10, GROUP), cost: 0.5 }); // yesterday, 30 April
+    store.usage.record({ ...call(MORNING - 3_600_000, 10, GROUP), cost: 0.25 });
+    expect(await a.spending.day.spent(GROUP)).toMatchObject({
+      period: "2025-05-01",
+      session: { cost: 0.25 },
+    });
+    expect(await a.spending.month.spent(GROUP)).toMatchObject({ period: "2025-05", session: { cost: 0.25 } });
+    a.spend(10, GROUP, 0.125);
+    b.spend(10, OTHER_GROUP, 1);
+    await Promise.all([a.spending.day.spent(GROUP), b.spending.month.spent(GROUP)]); // the adds have landed
+    expect(await b.spending.day.spent(GROUP)).toMatchObject({
+      total: { tokens: 30, cost: 1.375 },
+      session: { tokens: 20, cost: 0.375 },
+    });
+    expect(await b.spending.month.spent(OTHER_GROUP)).toMatchObject({
+      total: { tokens: 30, cost: 1.375 },
+      session: { cost: 1 },
+    });
+    const restarted = await instance(url, keyPrefix, store);
+    expect(await restarted.spending.month.spent(GROUP)).toMatchObject({
+      session: { tokens: 20, cost: 0.375 },
+    });
     expect(store.reads()).toBe(2);
   });
 });

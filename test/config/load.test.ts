@@ -65,6 +65,7 @@ describe("loadConfig without a file", () => {
         expressions: [],
         speech: [],
         gate: [],
+        economy: [],
       },
       acceptsImages: [],
       prices: {},

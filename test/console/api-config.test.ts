@@ -138,7 +138,7 @@ describe("config, first-run setup, models and connection through the API", () =>
 
   it("tests configured models and reports token use per day, task and model with cost", async () => {
     const { llm, api } = await start(true, {
-      llm: { prices: { "main/scripted-model": { input: 2, output: 8 } } },
+      llm: { prices: { "main/scripted-model": { input: 2, output: 8, currency: "CNY" } } },
     });
     const models = await api.get("/api/models");
     expect(models.body.providers).toEqual([
@@ -153,6 +153,7 @@ describe("config, first-run setup, models and connection through the API", () =>
     expect((await api.post("/api/models/test", { ref: "no-slash" })).status).toBe(400);
 
     const usage = await api.get("/api/usage?days=7");
+    expect(usage.body.currency).toBe("CNY");
     expect(usage.body.rows).toEqual([
       expect.objectContaining({
         day: new Date().toISOString().slice(0, 10),

@@ -202,6 +202,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       `);
     },
   },
+  // As SQLite's migration 19: cached prompt tokens, and the cost at the prices of the call's time.
+  oneStatement(
+    13,
+    "llm_usage.cached_tokens, llm_usage.cost",
+    "ALTER TABLE llm_usage ADD COLUMN cached_tokens BIGINT NOT NULL DEFAULT 0, ADD COLUMN cost DOUBLE PRECISION",
+  ),
 ];
 
 /**

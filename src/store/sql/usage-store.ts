@@ -1,10 +1,10 @@
 import type {
-  SessionTokens,
+  SessionSpend,
   UsageQuery,
   UsageRecord,
   UsageStore,
   UsageSummaryRow,
-  UserTokens,
+  UserSpend,
 } from "../types.ts";
 import { placeholders, type RowQueue, type SqlDatabase, type Statement } from "./sql-database.ts";
 
@@ -12,7 +12,7 @@ const DAY_MS = 86_400_000;
 
 /** The columns `usageValues` gives values for. */
 export const USAGE_COLUMNS =
-  "time, task, provider, model, prompt_tokens, completion_tokens, latency_ms, success, error, reply_id, session_id, user_key";
+  "time, task, provider, model, prompt_tokens, completion_tokens, cached_tokens, cost, latency_ms, success, error, reply_id, session_id, user_key";
 
 interface SummaryRow {
   day_index: number;
@@ -23,25 +23,32 @@ interface SummaryRow {
   failures: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cached_tokens: number;
+  cost: number | null;
   latency_ms: number;
 }
 
-interface SessionTokensRow {
+interface SessionSpendRow {
   session_id: string | null;
   tokens: number;
+  cost: number | null;
 }
 
-interface UserTokensRow {
+interface UserSpendRow {
   user_key: string;
   tokens: number;
+  cost: number | null;
 }
+
+/** Tokens and cost summed, as both spend queries select them. */
+const SPEND = "SUM(prompt_tokens + completion_tokens) AS tokens, SUM(cost) AS cost";
 
 /** LLM calls in the `llm_usage` table; records are committed in one transaction per event-loop turn. */
 export class SqlUsageStore implements UsageStore {
   readonly #sql: SqlDatabase;
   readonly #queue: RowQueue<UsageRecord>;
   readonly #summary: string;
-  readonly #sessionTokens: string;
+  readonly #sessionSpend: string;
 
   constructor(sql: SqlDatabase, queue: RowQueue<UsageRecord>) {
     this.#sql = sql;
@@ -51,11 +58,11 @@ export class SqlUsageStore implements UsageStore {
     this.#summary = `SELECT time / ${DAY_MS} AS day_index, task, provider, model, COUNT(*) AS calls,
         SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures,
         SUM(prompt_tokens) AS prompt_tokens, SUM(completion_tokens) AS completion_tokens,
-        SUM(latency_ms) AS latency_ms
+        SUM(cached_tokens) AS cached_tokens, SUM(cost) AS cost, SUM(latency_ms) AS latency_ms
       FROM llm_usage WHERE time >= ?
       GROUP BY time / ${DAY_MS}, task, provider, model
       ORDER BY day_index, task${order}, provider${order}, model${order}`;
-    this.#sessionTokens = `SELECT session_id, SUM(prompt_tokens + completion_tokens) AS tokens
+    this.#sessionSpend = `SELECT session_id, ${SPEND}
       FROM llm_usage WHERE time >= ? GROUP BY session_id ORDER BY session_id${order} NULLS FIRST`;
   }
 
@@ -68,20 +75,20 @@ export class SqlUsageStore implements UsageStore {
     return (await this.#sql.all<SummaryRow>(this.#summary, [query.sinceMs])).map(toUsageSummary);
   }
 
-  async tokensBySession(query: UsageQuery): Promise<SessionTokens[]> {
+  async spendBySession(query: UsageQuery): Promise<SessionSpend[]> {
     await this.#queue.flush();
-    const rows = await this.#sql.all<SessionTokensRow>(this.#sessionTokens, [query.sinceMs]);
-    return rows.map((row) => ({ sessionId: row.session_id, tokens: row.tokens }));
+    const rows = await this.#sql.all<SessionSpendRow>(this.#sessionSpend, [query.sinceMs]);
+    return rows.map((row) => ({ sessionId: row.session_id, ...spendOf(row) }));
   }
 
-  async tokensByUser(query: UsageQuery): Promise<UserTokens[]> {
+  async spendByUser(query: UsageQuery): Promise<UserSpend[]> {
     await this.#queue.flush();
-    const rows = await this.#sql.all<UserTokensRow>(
-      `SELECT user_key, SUM(prompt_tokens + completion_tokens) AS tokens
+    const rows = await this.#sql.all<UserSpendRow>(
+      `SELECT user_key, ${SPEND}
        FROM llm_usage WHERE time >= ? AND user_key IS NOT NULL GROUP BY user_key`,
       [query.sinceMs],
     );
-    return rows.map((row) => ({ userKey: row.user_key, tokens: row.tokens }));
+    return rows.map((row) => ({ userKey: row.user_key, ...spendOf(row) }));
   }
 
   async flush(): Promise<void> {
@@ -103,6 +110,8 @@ export function usageValues(usage: UsageRecord): unknown[] {
     usage.model,
     usage.promptTokens,
     usage.completionTokens,
+    usage.cachedPromptTokens ?? 0,
+    usage.cost ?? null,
     Math.round(usage.latencyMs),
     usage.success ? 1 : 0,
     usage.error ?? null,
@@ -129,6 +138,13 @@ function toUsageSummary(row: SummaryRow): UsageSummaryRow {
     failures: row.failures,
     promptTokens: row.prompt_tokens,
     completionTokens: row.completion_tokens,
+    cachedPromptTokens: row.cached_tokens,
+    cost: row.cost,
     averageLatencyMs: Math.round(row.latency_ms / row.calls),
   };
+}
+
+/** A sum over calls without a price is NULL: nothing was spent that a budget could count. */
+function spendOf(row: { tokens: number; cost: number | null }): { tokens: number; cost: number } {
+  return { tokens: row.tokens, cost: row.cost ?? 0 };
 }

@@ -424,4 +424,14 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 19,
+    name: "llm_usage.cached_tokens, llm_usage.cost",
+    up(sql) {
+      // The prompt tokens the provider read from its cache, and what the call cost at the
+      // prices of its time (null: no price), so money budgets and the bill survive a price change.
+      sql("ALTER TABLE llm_usage ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0");
+      sql("ALTER TABLE llm_usage ADD COLUMN cost REAL");
+    },
+  },
 ];

@@ -30,7 +30,15 @@ forEachBackend((backend) => {
     store.record(
       usage({ task: "replyer", model: "deepseek-reasoner", promptTokens: 300, completionTokens: 30 }),
     );
-    store.record(usage({ time: Date.UTC(2025, 4, 2, 0, 0, 1), promptTokens: 7, completionTokens: 3 }));
+    store.record(
+      usage({
+        time: Date.UTC(2025, 4, 2, 0, 0, 1),
+        promptTokens: 7,
+        completionTokens: 3,
+        cachedPromptTokens: 4,
+        cost: 0.5,
+      }),
+    );
 
     const day = (date: string, task: string, model: string) => ({ day: date, task, provider: "main", model });
     expect(await store.summarize({ sinceMs: Date.UTC(2025, 4, 1) })).toEqual([
@@ -40,6 +48,8 @@ forEachBackend((backend) => {
         failures: 1,
         promptTokens: 2000,
         completionTokens: 100,
+        cachedPromptTokens: 0,
+        cost: null,
         averageLatencyMs: 600,
       },
       {
@@ -48,6 +58,8 @@ forEachBackend((backend) => {
         failures: 0,
         promptTokens: 300,
         completionTokens: 30,
+        cachedPromptTokens: 0,
+        cost: null,
         averageLatencyMs: 800,
       },
       {
@@ -56,26 +68,29 @@ forEachBackend((backend) => {
         failures: 0,
         promptTokens: 7,
         completionTokens: 3,
+        cachedPromptTokens: 4,
+        cost: 0.5,
         averageLatencyMs: 800,
       },
     ]);
     expect(await store.summarize({ sinceMs: Date.UTC(2025, 5, 1) })).toEqual([]);
   });
 
-  it("sums the tokens of each chat since a time, for daily budgets", async () => {
+  it("sums the tokens and recorded costs of each chat since a time, for the budgets", async () => {
     const { usage: store } = await backend.open();
     const other = "onebot:10000:group:20001";
     store.record(usage({ time: Date.UTC(2025, 4, 1, 9), sessionId: SESSION })); // before sinceMs
     store.record(usage({ sessionId: SESSION }));
-    store.record(usage({ sessionId: SESSION, promptTokens: 5, completionTokens: 5 }));
+    store.record(usage({ sessionId: SESSION, promptTokens: 5, completionTokens: 5, cost: 0.25 }));
+    store.record(usage({ sessionId: SESSION, promptTokens: 0, completionTokens: 0, cost: 0.125 }));
     store.record(usage({ sessionId: other, success: false, promptTokens: 0, completionTokens: 0 }));
     store.record(usage({ promptTokens: 20, completionTokens: 2 })); // a console model test
 
-    const rows = await store.tokensBySession({ sinceMs: Date.UTC(2025, 4, 1, 10) });
+    const rows = await store.spendBySession({ sinceMs: Date.UTC(2025, 4, 1, 10) });
     expect(rows.sort((a, b) => String(a.sessionId).localeCompare(String(b.sessionId)))).toEqual([
-      { sessionId: null, tokens: 22 },
-      { sessionId: SESSION, tokens: 1060 },
-      { sessionId: other, tokens: 0 },
+      { sessionId: null, tokens: 22, cost: 0 },
+      { sessionId: SESSION, tokens: 1060, cost: 0.375 },
+      { sessionId: other, tokens: 0, cost: 0 },
     ]);
   });
 
@@ -86,13 +101,13 @@ forEachBackend((backend) => {
     store.record(
       usage({ sessionId: "onebot:10000:private:30001", userKey: "onebot:30001", promptTokens: 5 }),
     );
-    store.record(usage({ sessionId: SESSION, userKey: "stdio.webchat:30001", completionTokens: 1 }));
+    store.record(usage({ sessionId: SESSION, userKey: "stdio.webchat:30001", completionTokens: 1, cost: 2 }));
     store.record(usage({ sessionId: SESSION })); // a digest: nobody's turn
 
-    const rows = await store.tokensByUser({ sinceMs: Date.UTC(2025, 4, 1, 10) });
+    const rows = await store.spendByUser({ sinceMs: Date.UTC(2025, 4, 1, 10) });
     expect(rows.sort((a, b) => a.userKey.localeCompare(b.userKey))).toEqual([
-      { userKey: "onebot:30001", tokens: 1105 },
-      { userKey: "stdio.webchat:30001", tokens: 1001 },
+      { userKey: "onebot:30001", tokens: 1105, cost: 0 },
+      { userKey: "stdio.webchat:30001", tokens: 1001, cost: 2 },
     ]);
   });
 

@@ -129,7 +129,8 @@ function UsageTable({ rows }: { rows: UsageRow[] }) {
     total.promptTokens += row.promptTokens;
     total.completionTokens += row.completionTokens;
     total.latencySum += row.averageLatencyMs * row.calls;
-    total.cost = total.cost === null || row.cost === null ? null : total.cost + row.cost;
+    total.cachedPromptTokens += row.cachedPromptTokens;
+    total.cost = total.cost === null ? row.cost : total.cost + (row.cost ?? 0);
   }
   const totals = [...groups.values()];
   const anyPrice = totals.some((row) => row.cost !== null);

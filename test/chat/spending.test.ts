@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DailyTokenTally, startOfDay } from "../../src/chat/token-budget.ts";
+import { PeriodSpendingTally, startOfDay, startOfPeriod } from "../../src/chat/spending.ts";
 import { zonedClock } from "../../src/context/clock-text.ts";
 import { openStore } from "../../src/store/open-store.ts";
 import type { UsageRecord } from "../../src/store/types.ts";
@@ -12,7 +12,7 @@ const SHANGHAI = zonedClock("Asia/Shanghai");
 /** 2025-05-01 10:00 in Shanghai. */
 const MORNING = Date.UTC(2025, 4, 1, 2);
 
-function call(time: number, tokens: number, sessionId?: string): UsageRecord {
+function call(time: number, tokens: number, sessionId?: string, cost?: number): UsageRecord {
   return {
     time,
     task: "planner",
@@ -23,27 +23,40 @@ function call(time: number, tokens: number, sessionId?: string): UsageRecord {
     latencyMs: 10,
     success: true,
     ...(sessionId === undefined ? {} : { sessionId }),
+    ...(cost === undefined ? {} : { cost }),
   };
 }
 
 /** A tally over a real (in-memory) usage store, with the store's queries counted. */
-async function setUp(start = MORNING) {
+async function setUp(start = MORNING, period: "day" | "month" = "day") {
   const stores = await openStore("sqlite::memory:", captureLog().logger);
   const time = new ManualClock(start);
   let queries = 0;
   const source = {
-    tokensBySession: (query: { sinceMs: number }) => {
+    spendBySession: (query: { sinceMs: number }) => {
       queries++;
-      return stores.usage.tokensBySession(query);
+      return stores.usage.spendBySession(query);
     },
-    tokensByUser: (query: { sinceMs: number }) => stores.usage.tokensByUser(query),
+    spendByUser: (query: { sinceMs: number }) => stores.usage.spendByUser(query),
   };
-  const tally = new DailyTokenTally(source, () => SHANGHAI, time);
+  const periodTally = new PeriodSpendingTally(period, source, () => SHANGHAI, time);
   const record = (usage: UsageRecord) => {
     stores.usage.record(usage);
-    tally.add(usage);
+    periodTally.add(usage);
   };
-  return { stores, time, tally, record, queries: () => queries };
+  /** The tally's tokens, as the token budgets read them. */
+  const tally = {
+    today: async (sessionId: string, userKey?: string) => {
+      const spent = await periodTally.spent(sessionId, userKey);
+      return {
+        day: spent.period,
+        total: spent.total.tokens,
+        session: spent.session.tokens,
+        user: spent.user.tokens,
+      };
+    },
+  };
+  return { stores, time, tally, periodTally, record, queries: () => queries };
 }
 
 describe("today's token tally", () => {
@@ -105,6 +118,49 @@ describe("today's token tally", () => {
     expect((await tally.today(GROUP_A)).session).toBe(30);
     expect(queries()).toBe(2);
     await stores.close();
+  });
+});
+
+describe("money spent", () => {
+  it("sums the costs recorded with the calls, per chat and user, beside the tokens", async () => {
+    const { stores, periodTally, record } = await setUp();
+    const alice = "onebot:30001";
+    stores.usage.record({ ...call(MORNING - 3_600_000, 100, GROUP_A, 0.25), userKey: alice });
+    stores.usage.record(call(MORNING - 3_600_000, 50, GROUP_A)); // a model without a price
+    expect(await periodTally.spent(GROUP_A, alice)).toEqual({
+      period: "2025-05-01",
+      total: { tokens: 150, cost: 0.25 },
+      session: { tokens: 150, cost: 0.25 },
+      user: { tokens: 100, cost: 0.25 },
+    });
+    record({ ...call(MORNING, 10, GROUP_B, 0.5), userKey: alice });
+    expect(await periodTally.spent(GROUP_B, alice)).toMatchObject({
+      total: { tokens: 160, cost: 0.75 },
+      session: { tokens: 10, cost: 0.5 },
+      user: { tokens: 110, cost: 0.75 },
+    });
+    await stores.close();
+  });
+
+  it("counts a month from the 1st in the chat's time zone, the month before left out", async () => {
+    // 2025-05-31 23:30 in Shanghai.
+    const lastEvening = Date.UTC(2025, 4, 31, 15, 30);
+    const { stores, time, periodTally, record, queries } = await setUp(lastEvening, "month");
+    stores.usage.record(call(Date.UTC(2025, 3, 30, 15, 59), 1, GROUP_A, 9)); // 2025-04-30 23:59 Shanghai
+    stores.usage.record(call(Date.UTC(2025, 3, 30, 16), 1, GROUP_A, 2)); // 2025-05-01 00:00 Shanghai
+    record(call(lastEvening, 1, GROUP_A, 1));
+    expect(await periodTally.spent(GROUP_A)).toMatchObject({ period: "2025-05", session: { cost: 3 } });
+    time.advance(3_600_000); // June in Shanghai
+    record(call(time.now(), 1, GROUP_A, 4));
+    expect(await periodTally.spent(GROUP_A)).toMatchObject({ period: "2025-06", session: { cost: 4 } });
+    expect(queries()).toBe(2);
+    await stores.close();
+  });
+
+  it("starts a month at local midnight of its 1st", () => {
+    expect(startOfPeriod("month", SHANGHAI, MORNING)).toBe(Date.UTC(2025, 3, 30, 16));
+    expect(startOfPeriod("month", SHANGHAI, Date.UTC(2025, 4, 20))).toBe(Date.UTC(2025, 3, 30, 16));
+    expect(startOfPeriod("day", SHANGHAI, MORNING)).toBe(startOfDay(SHANGHAI, MORNING));
   });
 });
 
