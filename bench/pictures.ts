@@ -64,7 +64,7 @@ export async function benchPictures(): Promise<Record<string, unknown>> {
     timeoutMs: 10_000,
     maxVisionSide: 1568,
   };
-  const vision = { maxPerTurn: 4, maxPerDay: 1_000_000, timeoutMs: 20_000 };
+  const vision = { maxPerTurn: 4, maxPerDay: 1_000_000, timeoutMs: 20_000, onDemand: true };
   const prompts = new PromptLibrary({ language: "zh", templates: {} }, process.cwd(), logger);
 
   let awaitedMs = 0;

@@ -267,6 +267,7 @@ export class TurnContext {
     );
     await this.pictures.describe(
       [...batch.messages, ...history].reverse().map((message) => message.segments),
+      pointedAt(batch, history).map((message) => message.segments),
     );
     this.images = await this.pictures.look(
       batch.messages.filter((message) => !message.fromSelf).map((message) => message.segments),
@@ -410,4 +411,25 @@ function withoutNewest(stored: ChatMessage[], current: ChatMessage[]): ChatMessa
 /** Names a stored message across turns (platform ids alone are reused, see `withoutNewest`). */
 function messageKey(message: ChatMessage): string {
   return `${message.messageId}|${message.userId}|${message.time}`;
+}
+
+/**
+ * The messages a turn points at, newest first: its triggers (else, for a turn nobody asked
+ * for, its newest message from someone else) and the message just before each in the chat.
+ */
+function pointedAt(batch: Batch, history: ChatMessage[]): ChatMessage[] {
+  const triggers = new Set(batch.triggerIds);
+  const chat = [
+    ...new Map([...history, ...batch.messages].map((message) => [message.messageId, message])).values(),
+  ];
+  let pointed = batch.messages.filter((message) => triggers.has(message.messageId));
+  if (pointed.length === 0) pointed = batch.messages.filter((message) => !message.fromSelf).slice(-1);
+  const indexes = new Set<number>();
+  for (const message of pointed) {
+    const index = chat.findIndex((candidate) => candidate.messageId === message.messageId);
+    if (index < 0) continue;
+    indexes.add(index);
+    if (index > 0) indexes.add(index - 1);
+  }
+  return [...indexes].sort((a, b) => b - a).map((index) => chat[index]!);
 }

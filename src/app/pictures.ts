@@ -80,8 +80,8 @@ export function turnPicturesOf(
     return {
       texts: pictures.texts,
       look: (segmentLists) => pictures.look(segmentLists),
-      describe: async (segmentLists) => {
-        await Promise.all([pictures.describe(segmentLists), voices.transcribe(segmentLists)]);
+      describe: async (segmentLists, pointedAt) => {
+        await Promise.all([pictures.describe(segmentLists, pointedAt), voices.transcribe(segmentLists)]);
       },
     };
   };

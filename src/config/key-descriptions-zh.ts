@@ -241,6 +241,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "media.vision.maxPerTurn": "每轮最多调用模型描述的图片数；其余（已缓存的除外）保持占位符",
   "media.vision.maxPerDay":
     "本进程每天最多尝试描述的图片数：每张在下载前就计数，不论能否读取（在内存中按本地日期计数，重启后重新计数）",
+  "media.vision.onDemand":
+    "只描述本轮指向的图片（触发的消息、每条触发前紧挨的一条消息、它们引用的内容）；聊天里的其他图片保持 [图片]，除非以前描述过。关闭时描述历史窗口里所有新图片（受上限约束）。",
   "media.vision.timeoutMs": "描述一张图片（下载和模型调用合计）的最长时间（毫秒）",
   "media.speech.maxPerTurn": "每轮最多调用模型转写的语音数；其余（已缓存的除外）保持占位符",
   "media.speech.maxPerDay":

@@ -53,15 +53,21 @@ export class TurnPictures implements PictureDescriptions {
     return fetched.ok ? { mime: fetched.picture.mime, bytes: fetched.picture.bytes } : undefined;
   }
 
-  async describe(segmentLists: Segment[][]): Promise<void> {
+  async describe(segmentLists: Segment[][], pointedAt?: Segment[][]): Promise<void> {
     if (!this.describer.enabled) return;
+    const describable =
+      pointedAt && this.describer.settings().onDemand
+        ? new Set(picturesOf(pointedAt).map((picture) => picture.key))
+        : undefined;
     const fresh = picturesOf(segmentLists).filter((picture) => !this.seen.has(picture.key));
-    for (const picture of fresh) this.seen.add(picture.key);
     const known = await Promise.all(fresh.map((picture) => this.describer.known(picture.ref)));
     const unknown: KeyedPicture[] = [];
     for (const [index, picture] of fresh.entries()) {
       const failure = this.describer.recentFailure(picture.key);
       const text = known[index] ?? failure?.shown;
+      // A picture nothing points at stays a placeholder, unseen: a quote may point at it later.
+      if (!text && !failure && describable && !describable.has(picture.key)) continue;
+      this.seen.add(picture.key);
       if (text) this.texts.set(picture.key, text);
       else if (!failure) unknown.push(picture);
     }

@@ -1,4 +1,5 @@
 import type { Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { count, group, milliseconds } from "../schema/fields.ts";
 
 export const visionSchema = group(
@@ -14,6 +15,11 @@ export const visionSchema = group(
       200,
       0,
     ),
+    onDemand: Type.Boolean({
+      default: true,
+      description:
+        "Describe only the pictures a turn points at (its triggering messages, the message just before each, what they quote); other pictures in the chat stay [图片] unless described before. Off: every new picture in the history window, within the caps.",
+    }),
     timeoutMs: milliseconds("Limit for describing one picture, fetch and model call together", 20_000),
   },
 );

@@ -34,6 +34,11 @@ export function pictureTextLine(text: PictureText): string {
  */
 export interface PictureDescriptions {
   readonly texts: PictureTexts;
-  /** Segments of messages, most important first: the caps leave the last ones undescribed. */
-  describe(segmentLists: Segment[][]): Promise<void>;
+  /**
+   * Segments of messages, most important first: the caps leave the last ones undescribed.
+   * `pointedAt`: the messages the turn points at (its triggers and the message before each);
+   * with `media.vision.onDemand` only their new pictures are described, the others shown only
+   * when described before. Absent: every list is pointed at (what a quote or forward shows).
+   */
+  describe(segmentLists: Segment[][], pointedAt?: Segment[][]): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { type PictureScene, pictureScenes } from "../support/picture-scene.ts";
 import { encodeRgbaPng } from "../support/pictures.ts";
 import type { Scene } from "../support/scene.ts";
 import type { RecordedLlmRequest, ScriptedAnswer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 
 /** The bot with a vision model, allowed to fetch from the picture server on 127.0.0.1. */
 const WITH_VISION = {
@@ -126,6 +127,43 @@ describe("pictures are described once and shown in the transcript", () => {
     expect(llm.lastRequestWithTool("reply")?.promptText).toContain(
       `Alice(30001): [图片：${CAT_DESCRIPTION}]`,
     );
+  });
+
+  it("leaves a picture in chatter undescribed until a turn points at it (media.vision.onDemand)", async () => {
+    const { llm, bot, qq, pictures } = await start();
+    const url = pictures.serve("/cat.png", { body: CAT });
+    const catId = qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      nickname: "Alice",
+      message: [image("cat.png", url)],
+    });
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: "30002",
+      nickname: "Bob",
+      message: [{ type: "text", data: { text: "哈哈哈" } }],
+    });
+    await waitFor(() => bot.events.filter((event) => event.type === "message.ingested").length >= 2);
+    // Two messages before the question: nobody points at the picture, so it costs no vision call.
+    llm.enqueue(...REPLY);
+    ask(qq, "大家好");
+    await qq.waitForSent(undefined, 5_000);
+    expect(visionCalls(scene!)).toEqual([]);
+    expect(pictures.requests).toEqual([]);
+    expect(llm.lastRequestWithTool("reply")?.promptText).toContain("Alice(30001): [图片]");
+
+    // Quoted, it is described.
+    llm.enqueue(DESCRIBE_CAT, ...REPLY);
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      nickname: "Alice",
+      message: [{ type: "reply", data: { id: catId } }, ...mention("这是什么")],
+    });
+    await qq.waitForSent((sent) => sent.text === "好可爱" && qq.sent.length === 2, 5_000);
+    expect(visionCalls(scene!)).toHaveLength(1);
+    expect(llm.lastRequestWithTool("reply")?.promptText).toContain(CAT_DESCRIPTION);
   });
 
   it("shows a sticker's meaning as [表情：…] (the answer's first line, unbracketed), asked with the sticker prompt", async () => {

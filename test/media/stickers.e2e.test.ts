@@ -215,7 +215,12 @@ describe("stickers back: kept stickers the planner can send", () => {
   );
 
   it("keeps a sticker once, whether posted again or echoed back from the bot's own send", async () => {
-    const scene = await start(STICKERS_ON);
+    // Every picture of the history is described (not only those the turn points at), so both
+    // copies are fetched and recognised as the sticker kept already.
+    const scene = await start({
+      ...STICKERS_ON,
+      media: { ...STICKERS_ON.media, vision: { onDemand: false } },
+    });
     const { llm, bot, qq, pictures } = scene;
     const url = pictures.serve("/speechless.png", { body: SPEECHLESS });
     llm.enqueue(
