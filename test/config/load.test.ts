@@ -64,6 +64,8 @@ describe("loadConfig without a file", () => {
         embedding: [],
         expressions: [],
         speech: [],
+        tts: [],
+        image: [],
         gate: [],
       },
       acceptsImages: [],
