@@ -178,6 +178,23 @@ describe("voice and pictures out (llm.models.tts, llm.models.image)", () => {
     expect(s.media.requestsTo("/v1/audio/speech")).toHaveLength(2);
   });
 
+  it("speaks the planner's own text in chat.mode single, with no replyer call", async () => {
+    const s = await start({
+      chat: {
+        mode: "single",
+        realtime: { windowMs: 30, maxWindowMs: 300 },
+        participation: { pingPongMs: 0 },
+        expressions: { enabled: false },
+      },
+    });
+    s.llm.enqueue({ toolCalls: [{ name: "send_voice", arguments: { text: "收到啦" } }] });
+    ask(s, "语音回一下");
+    expect((await s.bot.turnFinished()).data).toMatchObject({ status: "replied" });
+    expect(s.llm.requests).toHaveLength(1);
+    expect(s.media.requestsTo("/v1/audio/speech").map((request) => request.body.input)).toEqual(["收到啦"]);
+    expect(segmentsOf(s.qq.sent[0]!)[0]!.type).toBe("record");
+  });
+
   it("speaks with a GPT-SoVITS server (api_v2 POST /tts) in the group's voice, as SILK when media.tts.silk", async () => {
     const s = await start(
       {
