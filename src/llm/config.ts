@@ -108,7 +108,9 @@ const edgeTtsProviderSchema = Type.Object(
     ...providerCommon,
     type: Type.Literal("edge-tts"),
     proxy: Type.Optional(
+      // A proxy URL may carry its credentials.
       formattedString("http-url", {
+        writeOnly: true,
         description: "An HTTP proxy to reach Edge's read-aloud service through.",
       }),
     ),
