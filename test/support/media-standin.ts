@@ -114,7 +114,8 @@ export class MediaStandIn {
     });
     if (path === "/v1/audio/speech") {
       if (this.speechDown) return json(503, { error: { message: "speech service unavailable" } });
-      // The WAV OpenAI streams carries placeholder sizes.
+      // OpenAI streams WAV with 0xFFFFFFFF for the RIFF and data sizes (hex dumps in
+      // speaches-ai/speaches#493 and remsky/Kokoro-FastAPI#94); the bot sets them right.
       return { status: 200, type: "audio/wav", body: toneWav(1.5, true) };
     }
     if (path === "/tts") {
