@@ -238,6 +238,20 @@ describe("voice and pictures out (llm.models.tts, llm.models.image)", () => {
     expect(tools).not.toContain("generate_image");
   });
 
+  it("offers no generate_image in a turn the bot joins unasked (the governor's rule), send_voice still", async () => {
+    const s = await start({ chat: { participation: { talkValue: 1, minGapMs: 0, settleMs: 0 } } });
+    s.llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "nothing to add" } }] });
+    s.qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      message: [{ type: "text", data: { text: "周末干嘛" } }],
+    });
+    await s.bot.turnFinished();
+    const tools = s.llm.requests[0]!.toolNames;
+    expect(tools).toContain("send_voice");
+    expect(tools).not.toContain("generate_image");
+  });
+
   it("draws with one /images/generations request and sends the picture as an image segment with its caption", async () => {
     const s = await start({ media: { images: { size: "512x512" } } });
     s.llm.enqueue({
