@@ -9,7 +9,7 @@ import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyPlan } from "../reply/reply-plan.ts";
 import type { ReplyResult } from "../reply/reply-stage.ts";
 import type { BuiltinCall, BuiltinTool, ToolRun } from "./builtin-tools.ts";
-import { replyerMessages } from "./prompt.ts";
+import { replyWriting } from "./reply-tool.ts";
 import { TurnStopped } from "./turn-outcome.ts";
 
 export const SEND_VOICE_TOOL = "send_voice";
@@ -92,22 +92,7 @@ export function sendVoiceTool(deps: VoiceToolDeps): Pick<BuiltinTool, "spec" | "
       const sent =
         turn.settings.mode === "single"
           ? await turn.replies.send(plan, text, deliver)
-          : await turn.replies.write(plan, {
-              generating: (extraPrompts) =>
-                call.plugins.generating({
-                  reply_message_id: target.messageId,
-                  intent: text,
-                  extra_prompt: extraPrompts.join("\n"),
-                }),
-              prompt: async (extraPrompts) =>
-                replyerMessages({
-                  ...(await turn.promptInput()),
-                  targetLine: turn.line(target),
-                  intent: plan.intent,
-                  extraPrompts,
-                }),
-              deliver,
-            });
+          : await turn.replies.write(plan, { ...replyWriting(plan, call), deliver });
       return voiceResult(sent, spoken.as, call);
     },
   };
