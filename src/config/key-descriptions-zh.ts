@@ -66,9 +66,11 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "CPU 线程数；`0` 表示物理核心数减一，留一个核心给机器人自己（线程再多只会让生成变慢）",
   "llm.providers[].contextSize (type llama-cpp)": "上下文窗口大小（token 数）",
   "llm.providers[].gpu (type llama-cpp)": 'GPU 加速：`"auto"` 表示有 GPU 就用，`false` 表示只用 CPU。',
-  "llm.providers[].baseUrl (type gpt-sovits)": "GPT-SoVITS 的 API 服务（api_v2.py），例如 `http://127.0.0.1:9880`。",
+  "llm.providers[].baseUrl (type gpt-sovits)":
+    "GPT-SoVITS 的 API 服务（api_v2.py），例如 `http://127.0.0.1:9880`。",
   "llm.providers[].headers (type gpt-sovits)": "每个请求都附带的额外 HTTP 头。",
-  "llm.providers[].textLang (type gpt-sovits)": "要朗读的文字的语言（text_lang）：auto、zh、en、ja、ko、yue 等。",
+  "llm.providers[].textLang (type gpt-sovits)":
+    "要朗读的文字的语言（text_lang）：auto、zh、en、ja、ko、yue 等。",
   "llm.providers[].voices (type gpt-sovits)":
     "声音名 → 它的参考音频 `{ refAudioPath, promptText, promptLang }`（服务端读取的路径、参考音频说的话、参考音频的语言）；`bot.voice` 选其中一个（没选时用第一个）。",
   "llm.providers[].proxy (type edge-tts)": "访问 Edge 朗读服务所经过的 HTTP 代理。",
@@ -250,7 +252,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "media.speech.timeoutMs": "转写一条语音（下载、转换和模型调用合计）的最长时间（毫秒）",
   "media.tts.maxChars": "一条语音最多朗读多少个字；更长的回复以文字发送",
   "media.tts.maxPerTurn": "每轮最多发几条语音；之后的 send_voice 被拒绝",
-  "media.tts.maxPerDay": "本进程每天在所有聊天里最多发几条语音（在内存中按本地日期计）；之后的 send_voice 被拒绝",
+  "media.tts.maxPerDay":
+    "本进程每天在所有聊天里最多发几条语音（在内存中按本地日期计）；之后的 send_voice 被拒绝",
   "media.tts.userMaxPerDay": "每位成员的轮次每天最多发几条语音（在内存中按本地日期计）；0 表示不按成员限制",
   "media.tts.timeoutMs": "朗读一段文字（列表里所有模型合计）的最长时间（毫秒）",
   "media.tts.silk":
@@ -259,7 +262,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "media.images.maxPromptChars": "发给画图模型的描述最多多少个字；更长的被拒绝",
   "media.images.maxBytes": "接受模型返回的图片（Base64 或下载的）的最大字节数",
   "media.images.maxPerTurn": "每轮最多画几张图；之后的 generate_image 被拒绝",
-  "media.images.maxPerDay": "本进程每天在所有聊天里最多画几张图（在内存中按本地日期计）；之后的 generate_image 被拒绝",
+  "media.images.maxPerDay":
+    "本进程每天在所有聊天里最多画几张图（在内存中按本地日期计）；之后的 generate_image 被拒绝",
   "media.images.userMaxPerDay": "每位成员的轮次每天最多画几张图（在内存中按本地日期计）；0 表示不按成员限制",
   "media.images.tokensPerPicture": "服务没有报告用量时，一张图在每日 token 预算（limits.*）里算多少 token",
   "media.images.timeoutMs": "画一张图（列表里所有模型和下载合计）的最长时间（毫秒）",
