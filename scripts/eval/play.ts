@@ -250,7 +250,10 @@ function messageSegments(
   return problem ? { segments, problem } : { segments };
 }
 
-/** A sent message as a member reads it: its text, an at as `@qq` (`@全体成员` for everyone). */
+/**
+ * A sent message as a member reads it: its text, an at as `@qq` (`@全体成员` for everyone), a
+ * voice message (send_voice) as `[语音]` and a picture (generate_image, stickers) as `[图片]`.
+ */
 function renderedText(message: unknown): string {
   if (typeof message === "string") return message;
   if (!Array.isArray(message)) return "";
@@ -259,6 +262,8 @@ function renderedText(message: unknown): string {
       if (segment.type === "text") return String(segment.data.text ?? "");
       if (segment.type === "at")
         return segment.data.qq === "all" ? "@全体成员" : `@${String(segment.data.qq)}`;
+      if (segment.type === "record") return "[语音]";
+      if (segment.type === "image") return "[图片]";
       return "";
     })
     .join("");

@@ -22,11 +22,13 @@ import {
   type ToolTexts,
   toolSearchSpec,
 } from "./builtin-tools.ts";
+import { generateImageTool, type ImageToolDeps } from "./image-tool.ts";
 import { searchKnowledgeTool } from "./knowledge-tool.ts";
 import { pokeBack, pokeOfBot, pokeToolSpec } from "./poke-tool.ts";
 import { runReply } from "./reply-tool.ts";
 import { runScheduleTool, scheduleToolSpec } from "./schedule-tool.ts";
 import { type SearchToolDeps, searchTools } from "./search-tools.ts";
+import { sendVoiceTool, type VoiceToolDeps } from "./voice-tool.ts";
 
 /** What the built-in tools' rules and runs use beside their turn. */
 export interface BuiltinToolDeps {
@@ -45,6 +47,8 @@ export interface BuiltinToolDeps {
   search: SearchToolDeps;
   /** `schedule` is offered while reminders are enabled. */
   reminders: ReminderService;
+  /** `send_voice` and `generate_image`, offered where a tts or an image model is set. */
+  media: { voice: VoiceToolDeps; images: ImageToolDeps };
 }
 
 /** A built-in tool as written here: its declaration, rule and run. */
@@ -104,6 +108,8 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     },
     searchKnowledgeTool(deps.knowledge.service, deps.knowledge.settings),
     ...searchTools(deps.search),
+    sendVoiceTool(deps.media.voice),
+    generateImageTool(deps.media.images),
   ];
   // The schemas' texts do not change what they accept: the shipped ones stand for any.
   const prompts = shippedPromptTemplates("en");

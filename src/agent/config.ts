@@ -17,6 +17,11 @@ export const botSchema = group("Who the bot is.", {
         "Persona prompt, part of every system prompt; absent: the `persona` template of prompts.language.",
     }),
   ),
+  voice: Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 }), {
+    default: {},
+    description:
+      'The persona\'s voice per speech provider id (llm.models.tts), e.g. { openai: "nova", siliconflow: "FunAudioLLM/CosyVoice2-0.5B:anna", edge: "zh-CN-XiaoyiNeural", sovits: "<a name in its voices>" }; a provider not named speaks in its default voice.',
+  }),
   interests: Type.Array(Type.String({ minLength: 1 }), {
     default: [],
     description:

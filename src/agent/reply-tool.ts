@@ -1,4 +1,4 @@
-import type { ReplyPlan } from "../reply/reply-plan.ts";
+import type { ReplyPlan, ReplyWriting } from "../reply/reply-plan.ts";
 import type { ReplyStage } from "../reply/reply-stage.ts";
 import type { BuiltinCall, ToolRun } from "./builtin-tools.ts";
 import { replyerMessages } from "./prompt.ts";
@@ -19,12 +19,19 @@ export async function runReply(
   call: BuiltinCall,
   replyStage: ReplyStage,
 ): Promise<ToolRun> {
-  const { turn, plugins } = call;
+  const { turn } = call;
   const plan = await replyPlan(args as ReplyArguments, call, replyStage);
   if ("problem" in plan) return call.invalid(plan.problem);
   if (turn.settings.mode === "single") return sendWritten(plan, (args as ReplyArguments).text ?? "", call);
+  const written = await turn.replies.write(plan, replyWriting(plan, call));
+  return "silent" in written ? notSent(written.silent) : replied(plan, call);
+}
+
+/** How the replyer writes a plan of this turn: the hooks told (PreReplyGenerate), its prompt. */
+export function replyWriting(plan: ReplyPlan, call: BuiltinCall): ReplyWriting {
+  const { turn, plugins } = call;
   const target = plan.target;
-  const written = await turn.replies.write(plan, {
+  return {
     generating: (extraPrompts) =>
       plugins.generating({
         reply_message_id: target.messageId,
@@ -38,8 +45,7 @@ export async function runReply(
         intent: plan.intent,
         extraPrompts,
       }),
-  });
-  return "silent" in written ? notSent(written.silent) : replied(plan, call);
+  };
 }
 
 /**

@@ -24,7 +24,7 @@ export function createModelTester(
 ): ModelTester {
   return async (provider, model) => {
     const client = new LlmClient({
-      providers: [provider.type === "llama-cpp" ? provider : { ...provider, maxRetries: 0 }],
+      providers: ["maxRetries" in provider ? { ...provider, maxRetries: 0 } : provider],
       localModels,
       models: { [TEST_TASK]: [`${provider.id}/${model}`] },
       usage,

@@ -110,6 +110,22 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
       logger,
     },
     reminders: parts.reminders,
+    media: {
+      voice: {
+        speaker: () => llm().speaker,
+        voices: (sessionId) => configForSession(config(), sessionId).bot.voice,
+        settings: () => config().media.tts,
+        budgets: parts.budgets,
+        monitor,
+      },
+      images: {
+        imageMaker: () => llm().imageMaker,
+        settings: () => config().media.images,
+        allowPrivateNetworks: () => config().media.allowPrivateNetworks,
+        budgets: parts.budgets,
+        monitor,
+      },
+    },
   });
   for (const tool of builtins) components.tools.add(tool);
   return new TurnRunner({

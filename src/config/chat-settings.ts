@@ -3,8 +3,8 @@ import type { TsumugiConfig } from "./schema.ts";
 
 /**
  * The config as it applies in one chat: a group's entry in `chat.groups` replaces, in that group
- * alone, the participation and trigger keys it names, `bot.persona` and the model lists of the
- * tasks it names. Every per-chat reading of those keys goes through here, on every read, so an
+ * alone, the participation and trigger keys it names, `bot.persona`, the voices of the speech
+ * providers it names (over `bot.voice`) and the model lists of the tasks it names. Every per-chat reading of those keys goes through here, on every read, so an
  * edited config applies at once.
  */
 export function configForChat(config: TsumugiConfig, groupId: string | undefined): TsumugiConfig {
@@ -12,7 +12,11 @@ export function configForChat(config: TsumugiConfig, groupId: string | undefined
   if (override === undefined) return config;
   return {
     ...config,
-    bot: override.persona === undefined ? config.bot : { ...config.bot, persona: override.persona },
+    bot: {
+      ...config.bot,
+      ...(override.persona === undefined ? {} : { persona: override.persona }),
+      voice: { ...config.bot.voice, ...override.voice },
+    },
     chat: {
       ...config.chat,
       participation: { ...config.chat.participation, ...override.participation },

@@ -22,6 +22,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "bot.persona":
     "人设提示词，出现在每个系统提示词中；不设置时使用 prompts.language 对应语言的 `persona` 模板。",
   "bot.interests": "机器人关心的话题：谈到其中之一的消息更容易让它主动加入对话（chat.participation）。",
+  "bot.voice":
+    '人设的声音，按语音服务的 id 分别指定（llm.models.tts），例如 `{ openai: "nova", siliconflow: "FunAudioLLM/CosyVoice2-0.5B:anna", edge: "zh-CN-XiaoyiNeural", sovits: "<它 voices 里的名字>" }`；没写到的服务用它自己的默认声音。',
   "bot.admins":
     '可以使用管理员命令的用户，例如 `["10001"]`：只写号码表示 QQ（OneBot）用户；stdio 频道的用户必须连同插件一起写成 `"stdio.<pluginId>:<userId>"` 才算管理员。',
   adapters: "平台连接列表；各连接的 `id` 不能重复。",
@@ -64,6 +66,14 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "CPU 线程数；`0` 表示物理核心数减一，留一个核心给机器人自己（线程再多只会让生成变慢）",
   "llm.providers[].contextSize (type llama-cpp)": "上下文窗口大小（token 数）",
   "llm.providers[].gpu (type llama-cpp)": 'GPU 加速：`"auto"` 表示有 GPU 就用，`false` 表示只用 CPU。',
+  "llm.providers[].baseUrl (type gpt-sovits)":
+    "GPT-SoVITS 的 API 服务（api_v2.py），例如 `http://127.0.0.1:9880`。",
+  "llm.providers[].headers (type gpt-sovits)": "每个请求都附带的额外 HTTP 头。",
+  "llm.providers[].textLang (type gpt-sovits)":
+    "要朗读的文字的语言（text_lang）：auto、zh、en、ja、ko、yue 等。",
+  "llm.providers[].voices (type gpt-sovits)":
+    "声音名 → 它的参考音频 `{ refAudioPath, promptText, promptLang }`（服务端读取的路径、参考音频说的话、参考音频的语言）；`bot.voice` 选其中一个（没选时用第一个）。",
+  "llm.providers[].proxy (type edge-tts)": "访问 Edge 朗读服务所经过的 HTTP 代理。",
   "llm.models.planner": "决定要做什么的模型，按顺序尝试。",
   "llm.models.replyer": "撰写回复文字的模型，按顺序尝试。",
   "llm.models.vision":
@@ -77,6 +87,10 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "向量模型（openai、openai-compatible 或 gemini 类型的服务商），其向量相似度和词项搜索一起用于回忆记忆，按顺序尝试；为空时只用词项。",
   "llm.models.speech":
     "语音转文字模型（openai 或 openai-compatible 类型、提供 POST /audio/transcriptions 的服务：Whisper、SenseVoice、本地 whisper 服务），把语音消息转成文字，按顺序尝试；为空时语音保持 [语音]，也不下载任何语音。",
+  "llm.models.tts":
+    "规划器的 send_voice 用来说话的语音合成模型，按顺序尝试：openai 或 openai-compatible 服务（POST /audio/speech：OpenAI、硅基流动 CosyVoice），gpt-sovits 和 edge-tts 服务（这两种 `/` 后面只是个名字）；为空时不提供 send_voice。",
+  "llm.models.image":
+    "规划器的 generate_image 用来画图的模型（openai 或 openai-compatible 服务，POST /images/generations：OpenAI、硅基流动 Kolors/FLUX），按顺序尝试；为空时不提供 generate_image。",
   "llm.acceptsImages":
     "能看图的模型：它们担任 planner 或 replyer 时，还会直接看到本轮新消息里的图片；其余模型只收到文字。",
   "llm.models.economy":
@@ -249,6 +263,23 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "本进程每天最多尝试转写的语音数：每条在下载前就计数，不论能否读取（在内存中按本地日期计数，重启后重新计数）",
   "media.speech.maxSeconds": "转写的语音最长多少秒；更长的保持占位符",
   "media.speech.timeoutMs": "转写一条语音（下载、转换和模型调用合计）的最长时间（毫秒）",
+  "media.tts.maxChars": "一条语音最多朗读多少个字；更长的回复以文字发送",
+  "media.tts.maxPerTurn": "每轮最多发几条语音；之后的 send_voice 被拒绝",
+  "media.tts.maxPerDay":
+    "本进程每天在所有聊天里最多发几条语音（在内存中按本地日期计）；之后的 send_voice 被拒绝",
+  "media.tts.userMaxPerDay": "每位成员的轮次每天最多发几条语音（在内存中按本地日期计）；0 表示不按成员限制",
+  "media.tts.timeoutMs": "朗读一段文字（列表里所有模型合计）的最长时间（毫秒）",
+  "media.tts.silk":
+    "发给 OneBot 实现之前先把语音编码成 SILK（给只能播放 SILK 的实现用）；NapCat 和 LLOneBot 直接接受 WAV 或 MP3，qq-official 适配器会自己编码 SILK。",
+  "media.images.size": '要求的图片尺寸，写作 `"宽x高"`（作为 `size` 发送；模型必须支持）',
+  "media.images.maxPromptChars": "发给画图模型的描述最多多少个字；更长的被拒绝",
+  "media.images.maxBytes": "接受模型返回的图片（Base64 或下载的）的最大字节数",
+  "media.images.maxPerTurn": "每轮最多画几张图；之后的 generate_image 被拒绝",
+  "media.images.maxPerDay":
+    "本进程每天在所有聊天里最多画几张图（在内存中按本地日期计）；之后的 generate_image 被拒绝",
+  "media.images.userMaxPerDay": "每位成员的轮次每天最多画几张图（在内存中按本地日期计）；0 表示不按成员限制",
+  "media.images.tokensPerPicture": "服务没有报告用量时，一张图在每日 token 预算（limits.*）里算多少 token",
+  "media.images.timeoutMs": "画一张图（列表里所有模型和下载合计）的最长时间（毫秒）",
   "stickers.enabled": "是否收藏聊天里描述过的表情包并向规划器提供 send_sticker；关闭时既不收藏也不提供",
   "stickers.groups": "收藏和发送表情包的群号；留空表示所有群和私聊，填写后只在这些群",
   "stickers.capacity": "最多收藏的表情包数；超出时丢弃用得最少的（其次是最久没用的、最早收藏的）",

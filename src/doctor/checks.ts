@@ -184,6 +184,15 @@ async function modelFindings(config: TsumugiConfig, options: DoctorOptions): Pro
     const providerId = reference.slice(0, reference.indexOf("/"));
     const provider = config.llm.providers.find((entry) => entry.id === providerId);
     if (!provider) continue; // The config check names unknown providers already.
+    if (
+      task === "tts" ||
+      task === "image" ||
+      provider.type === "gpt-sovits" ||
+      provider.type === "edge-tts"
+    ) {
+      findings.push(ok(`llm.models.${task}: ${reference} is not asked here (it answers no chat request)`));
+      continue;
+    }
     if (provider.type === "llama-cpp") {
       findings.push(ok(`llm.models.${task}: ${reference} is a local model; \`npm run model\` checks it`));
       continue;

@@ -63,10 +63,71 @@ const llamaCppProviderSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const gptSovitsVoiceSchema = Type.Object(
+  {
+    refAudioPath: Type.String({
+      minLength: 1,
+      description: "The reference audio's path as the GPT-SoVITS server reads it (ref_audio_path).",
+    }),
+    promptText: Type.String({ default: "", description: "What the reference audio says (prompt_text)." }),
+    promptLang: Type.String({
+      minLength: 1,
+      default: "zh",
+      description: "The reference audio's language (prompt_lang): zh, en, ja, ko, yue, auto, …",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const gptSovitsProviderSchema = Type.Object(
+  {
+    ...providerCommon,
+    type: Type.Literal("gpt-sovits"),
+    baseUrl: formattedString("http-url", {
+      description: "The GPT-SoVITS API server (api_v2.py), e.g. http://127.0.0.1:9880.",
+    }),
+    headers: Type.Record(Type.String(), Type.String({ writeOnly: true }), {
+      default: {},
+      description: "Extra HTTP headers sent with every request.",
+    }),
+    textLang: Type.String({
+      minLength: 1,
+      default: "auto",
+      description: "The language of the text spoken (text_lang): auto, zh, en, ja, ko, yue, …",
+    }),
+    voices: Type.Record(Type.String({ minLength: 1 }), gptSovitsVoiceSchema, {
+      default: {},
+      description: "Voice name → its reference audio; bot.voice names one (the first when it names none).",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const edgeTtsProviderSchema = Type.Object(
+  {
+    ...providerCommon,
+    type: Type.Literal("edge-tts"),
+    proxy: Type.Optional(
+      // A proxy URL may carry its credentials.
+      formattedString("http-url", {
+        writeOnly: true,
+        description: "An HTTP proxy to reach Edge's read-aloud service through.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const providerSchema = taggedUnion(
   "type",
-  ["openai-compatible", "openai", "gemini", "anthropic", "llama-cpp"],
-  [openAiCompatibleProviderSchema, vendorProviderSchema, llamaCppProviderSchema],
+  ["openai-compatible", "openai", "gemini", "anthropic", "llama-cpp", "gpt-sovits", "edge-tts"],
+  [
+    openAiCompatibleProviderSchema,
+    vendorProviderSchema,
+    llamaCppProviderSchema,
+    gptSovitsProviderSchema,
+    edgeTtsProviderSchema,
+  ],
   { description: "One LLM provider." },
 );
 
@@ -84,6 +145,8 @@ const modelsSchema = Type.Unsafe<{
   embedding: string[];
   expressions: string[];
   speech: string[];
+  tts: string[];
+  image: string[];
   gate: string[];
   economy: string[];
   [task: string]: string[];
@@ -112,6 +175,12 @@ const modelsSchema = Type.Unsafe<{
       ),
       economy: modelRefList(
         "Cheaper models that run both the planner and the replyer of a group or user whose spending reached limits.economyAt of a budget, tried in order; empty: no stepping down.",
+      ),
+      tts: modelRefList(
+        'Text-to-speech models the planner\'s send_voice speaks with, tried in order: openai or openai-compatible providers (POST /audio/speech: OpenAI, SiliconFlow CosyVoice), gpt-sovits and edge-tts providers (the part after "/" is only a label for these); empty: no send_voice.',
+      ),
+      image: modelRefList(
+        "Image models the planner's generate_image draws with (openai or openai-compatible providers answering POST /images/generations: OpenAI, SiliconFlow Kolors/FLUX), tried in order; empty: no generate_image.",
       ),
     },
     {
@@ -167,8 +236,13 @@ export const llmSchema = group("Language models.", {
 
 /** One `llm.providers[]` entry, with defaults already applied by the config loader. */
 export type LlmProviderConfig = Static<typeof providerSchema>;
-/** A provider reached over HTTP. */
-export type RemoteProviderConfig = Exclude<LlmProviderConfig, { type: "llama-cpp" }>;
+/** A provider of chat models reached over HTTP. */
+export type RemoteProviderConfig = Extract<
+  LlmProviderConfig,
+  { type: "openai-compatible" | "openai" | "gemini" | "anthropic" }
+>;
+/** A provider that only speaks (`llm.models.tts`): a GPT-SoVITS server, or Edge's read-aloud voices. */
+export type SpeechOnlyProviderConfig = Extract<LlmProviderConfig, { type: "gpt-sovits" | "edge-tts" }>;
 /** A GGUF model run in-process by llama.cpp. */
 export type LlamaCppProviderConfig = Extract<LlmProviderConfig, { type: "llama-cpp" }>;
 /** The `llm` group, with defaults applied. */

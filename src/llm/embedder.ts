@@ -89,8 +89,8 @@ export class Embedder {
   private model(ref: string, config: LlmProviderConfig, model: string): EmbeddingModelV2<string> {
     let built = this.models.get(ref);
     if (!built) {
-      if (config.type === "llama-cpp")
-        throw new Error(`provider ${config.id} (llama-cpp) serves no embeddings`);
+      if (config.type === "llama-cpp" || config.type === "gpt-sovits" || config.type === "edge-tts")
+        throw new Error(`provider ${config.id} (${config.type}) serves no embeddings`);
       built = createEmbeddingModel(config, model, this.options.fetch);
       this.models.set(ref, built);
     }

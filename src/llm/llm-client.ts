@@ -4,11 +4,13 @@ import type { Logger } from "../log/logger.ts";
 import { type ClassifiedError, classifyError } from "./attempt-error.ts";
 import type { LlamaCppProviderConfig, LlmProviderConfig } from "./config.ts";
 import { Embedder } from "./embedder.ts";
+import { ImageMaker } from "./image-maker.ts";
 import { createKeepAliveFetch } from "./keepalive-fetch.ts";
 import { describeRef, type ModelRef, parseModelRef } from "./model-ref.ts";
 import { createLanguageModel } from "./providers.ts";
 import { redact } from "./redact.ts";
 import { fromContent, toFunctionTools, toPrompt } from "./sdk-conversion.ts";
+import { Speaker } from "./speaker.ts";
 import { type ModelAnswer, streamAnswer } from "./stream-answer.ts";
 import { Transcriber } from "./transcriber.ts";
 import {
@@ -76,12 +78,18 @@ export class LlmClient {
   readonly embedder: Embedder;
   /** Speech to text (`llm.models.speech`), on this client's providers and connections. */
   readonly transcriber: Transcriber;
+  /** Text to speech (`llm.models.tts`), on this client's providers and connections. */
+  readonly speaker: Speaker;
+  /** Pictures (`llm.models.image`), on this client's providers and connections. */
+  readonly imageMaker: ImageMaker;
 
   constructor(private readonly options: LlmClientOptions) {
     this.providers = new Map(options.providers.map((provider) => [provider.id, provider]));
     this.sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, { signal }));
     this.embedder = new Embedder({ ...options, fetch: this.fetch });
     this.transcriber = new Transcriber({ ...options, fetch: this.fetch });
+    this.speaker = new Speaker({ ...options, fetch: this.fetch });
+    this.imageMaker = new ImageMaker({ ...options, fetch: this.fetch });
   }
 
   async generate(request: LlmRequest): Promise<LlmResult> {
@@ -267,6 +275,9 @@ export class LlmClient {
     const { provider, model } = parseModelRef(ref);
     const config = this.providers.get(provider);
     if (!config) throw new Error(`unknown LLM provider "${provider}" in "${ref}"`);
+    if (config.type === "gpt-sovits" || config.type === "edge-tts") {
+      throw new Error(`provider ${config.id} (${config.type}) only speaks: use it in llm.models.tts`);
+    }
     let sdkModel = this.sdkModels.get(ref);
     if (!sdkModel) {
       sdkModel =
@@ -336,5 +347,5 @@ export class LlmClient {
 
 /** A local model's failure (missing file, out of memory) does not pass by retrying. */
 function maxRetries(config: LlmProviderConfig): number {
-  return config.type === "llama-cpp" ? 0 : config.maxRetries;
+  return "maxRetries" in config ? config.maxRetries : 0;
 }

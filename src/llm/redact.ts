@@ -3,10 +3,13 @@
  * never reaches logs, records or the timeline. Header values are redacted word by word, so
  * the key of `Authorization: Bearer <key>` is caught when echoed alone.
  */
-export function redact(message: string, config: { apiKey: string; headers: Record<string, string> }): string {
+export function redact(
+  message: string,
+  config: { id: string; apiKey?: string; headers?: Record<string, string> },
+): string {
   const secrets = [
-    config.apiKey,
-    ...Object.values(config.headers).flatMap((value) => [value, ...value.split(/\s+/)]),
+    config.apiKey ?? "",
+    ...Object.values(config.headers ?? {}).flatMap((value) => [value, ...value.split(/\s+/)]),
   ];
   return secrets
     .filter((secret) => secret.length >= 8)

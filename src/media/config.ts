@@ -1,6 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { count, group, milliseconds } from "../schema/fields.ts";
+import { imagesSchema } from "./image-config.ts";
 import { speechSchema } from "./speech-config.ts";
+import { ttsSchema } from "./tts-config.ts";
 import { visionSchema } from "./vision-config.ts";
 
 export const mediaSchema = group("Fetching pictures, stickers and voice messages that arrive in chats.", {
@@ -23,6 +25,8 @@ export const mediaSchema = group("Fetching pictures, stickers and voice messages
   ),
   vision: visionSchema,
   speech: speechSchema,
+  tts: ttsSchema,
+  images: imagesSchema,
 });
 
 /** `media` of the config. */

@@ -99,6 +99,11 @@ const groupOverrideSchema = Type.Object(
       partialOf("This group's participation keys, over chat.participation.", participationFields),
     ),
     persona: Type.Optional(Type.String({ description: "This group's persona, instead of bot.persona." })),
+    voice: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 }), {
+        description: "This group's voice per speech provider id, over bot.voice.",
+      }),
+    ),
     triggers: Type.Optional(
       partialOf("This group's trigger keys, over chat.triggers.", triggersSchema.properties),
     ),

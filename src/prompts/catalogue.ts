@@ -28,6 +28,8 @@ export const TEMPLATE_PLACEHOLDERS = {
   replyer: ["identity", "channel_prompts", "expressions"],
   replyer_request: ["conversation", "memories", "own_recent", "now", "target", "intent", "extra_prompts"],
   replyer_intent: ["intent"],
+  // send_voice: the replyer's intent when the reply is to be read aloud (llm.models.tts).
+  voice_intent: ["text"],
   digest: ["identity", "skip"],
   digest_request: ["transcript", "skip"],
   summary: ["identity"],

@@ -1,6 +1,7 @@
 import type { SelectedExtension } from "../components/plugin-options.ts";
 import type { LlmMessage } from "../llm/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { Segment } from "../message/segment.ts";
 import type { SessionOrigin } from "./outbox.ts";
 
 /**
@@ -28,4 +29,9 @@ export interface ReplyWriting {
   generating(extraPrompts: string[]): Promise<void>;
   /** The replyer's messages for the plan, with the extensions' extra requirements. */
   prompt(extraPrompts: string[]): Promise<LlmMessage[]>;
+  /** Delivers the guarded text another way, if it can (spoken): the message sent instead; undefined sends the text. */
+  deliver?: ReplyDelivery;
 }
+
+/** A reply's text as one other message (a voice message), or undefined when it goes out as text after all. */
+export type ReplyDelivery = (text: string) => Promise<Segment[] | undefined>;

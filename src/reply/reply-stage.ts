@@ -12,7 +12,7 @@ import type { ReplyExtensionChain, ReplyExtensionRunner } from "./extension-runn
 import { type GuardedReply, guardReply } from "./outbound-guard.ts";
 import type { Outbox, SessionOrigin } from "./outbox.ts";
 import { textReplies } from "./reply-group.ts";
-import type { ReplyPlan, ReplyWriting } from "./reply-plan.ts";
+import type { ReplyDelivery, ReplyPlan, ReplyWriting } from "./reply-plan.ts";
 import { ReplyFailure, ReplySender, type SendingTurn, StreamedSends } from "./reply-sender.ts";
 import { splitText } from "./split-text.ts";
 import type { TypingDelaySettings } from "./typing-delay.ts";
@@ -93,7 +93,7 @@ export class TurnReplies {
     const prompt = await writing.prompt(extraPrompts);
     const sender = this.sender(plan);
     const early =
-      plan.extensions.length === 0 && !this.turn.holdBack
+      plan.extensions.length === 0 && !this.turn.holdBack && !writing.deliver
         ? new StreamedSends(sender, this.turn.textChunkLimit)
         : undefined;
     let written: LlmResult;
@@ -134,6 +134,7 @@ export class TurnReplies {
     if (early) return this.result(await early.finish(), written.text);
     const guarded = await this.cleared(written.text);
     if ("dropped" in guarded) return this.result(guarded, written.text);
+    if (await this.delivered(sender, guarded.text, writing.deliver)) return { sent: true };
     const group = await extensions.beforeSend(guarded.text, this.split(guarded.text));
     await sender.sendAll(group);
     return { sent: true };
@@ -145,16 +146,34 @@ export class TurnReplies {
    * (nothing is sent) for the planner to rewrite the text in its next round. Otherwise the
    * text goes through the outbound guard and `before_send` and is sent.
    */
-  async send(plan: ReplyPlan, text: string): Promise<ReplyResult | { requirements: string[] }> {
+  async send(
+    plan: ReplyPlan,
+    text: string,
+    deliver?: ReplyDelivery,
+  ): Promise<ReplyResult | { requirements: string[] }> {
     const fresh = plan.extensions.filter((step) => !this.prepared.has(step.extension.fullName));
     const requirements = await this.chain(plan, fresh).prepare();
     for (const step of fresh) this.prepared.add(step.extension.fullName);
     if (requirements.length > 0) return { requirements };
     const guarded = await this.cleared(text);
     if ("dropped" in guarded) return this.result(guarded, text);
+    const sender = this.sender(plan);
+    if (await this.delivered(sender, guarded.text, deliver)) return { sent: true };
     const group = await this.chain(plan, plan.extensions).beforeSend(guarded.text, this.split(guarded.text));
-    await this.sender(plan).sendAll(group);
+    await sender.sendAll(group);
     return { sent: true };
+  }
+
+  /** Sends the text delivered another way (spoken) as one message; false when it is to go as text. */
+  private async delivered(
+    sender: ReplySender,
+    text: string,
+    deliver: ReplyDelivery | undefined,
+  ): Promise<boolean> {
+    const segments = deliver && (await deliver(text));
+    if (segments === undefined) return false;
+    await sender.send({ segments, quotePrevious: false });
+    return true;
   }
 
   /** The outbound guard's verdict, then, for an unasked turn, the governor's. */

@@ -57,6 +57,7 @@ describe("start-up cost", () => {
         knowledge: { service: unused, settings: unused },
         search: unused,
         reminders: unused,
+        media: { voice: unused, images: unused },
       });
     });
     expect(atBuild).toEqual([]);

@@ -55,6 +55,8 @@ describe("tsumugi.example.yaml", () => {
       "gemini",
       "anthropic",
       "llama-cpp",
+      "gpt-sovits",
+      "edge-tts",
     ]);
     expect(config.llm.providers[0]).toMatchObject({ apiKey: "sk-x" });
   });

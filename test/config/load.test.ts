@@ -42,7 +42,7 @@ describe("loadConfig without a file", () => {
     expect(config.storage.retention).toEqual({ days: 0, messagesPerSession: 100_000 });
     expect(config.storage.spoolSize).toBe(50_000);
     // No persona: the `persona` template of prompts.language speaks for it.
-    expect(config.bot).toEqual({ name: "紬", aliases: ["tsumugi"], interests: [], admins: [] });
+    expect(config.bot).toEqual({ name: "紬", aliases: ["tsumugi"], interests: [], admins: [], voice: {} });
     expect(config.prompts).toEqual({ language: "zh", templates: {} });
     expect(config.adapters).toEqual([
       {
@@ -64,6 +64,8 @@ describe("loadConfig without a file", () => {
         embedding: [],
         expressions: [],
         speech: [],
+        tts: [],
+        image: [],
         gate: [],
         economy: [],
       },
