@@ -45,6 +45,8 @@ export interface BuiltinToolDeps {
   search: SearchToolDeps;
   /** `schedule` is offered while reminders are enabled. */
   reminders: ReminderService;
+  /** Keeping groups in order (src/manage/): each offered by its own rule of who asked and where. */
+  groupTools: Array<Pick<BuiltinTool, "spec" | "offered" | "run">>;
 }
 
 /** A built-in tool as written here: its declaration, rule and run. */
@@ -104,6 +106,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     },
     searchKnowledgeTool(deps.knowledge.service, deps.knowledge.settings),
     ...searchTools(deps.search),
+    ...deps.groupTools,
   ];
   // The schemas' texts do not change what they accept: the shipped ones stand for any.
   const prompts = shippedPromptTemplates("en");
