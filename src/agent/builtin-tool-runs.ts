@@ -46,7 +46,7 @@ export interface BuiltinToolDeps {
   /** `schedule` is offered while reminders are enabled. */
   reminders: ReminderService;
   /** Keeping groups in order (src/manage/): each offered by its own rule of who asked and where. */
-  groupTools: Array<Pick<BuiltinTool, "spec" | "offered" | "run">>;
+  groupTools: Array<Pick<BuiltinTool, "spec" | "offered" | "run" | "withheld">>;
 }
 
 /** A built-in tool as written here: its declaration, rule and run. */
@@ -54,6 +54,7 @@ interface Definition {
   spec: BuiltinTool["spec"];
   offered: BuiltinTool["offered"];
   run: BuiltinTool["run"];
+  withheld?: BuiltinTool["withheld"];
 }
 
 /**

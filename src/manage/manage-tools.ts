@@ -19,7 +19,7 @@ const MAX_REASON_CHARS = 200;
 const MAX_NOTICE_CHARS = 2_000;
 const MAX_USER_ID_CHARS = 64;
 
-type ToolDefinition = Pick<BuiltinTool, "spec" | "offered" | "run">;
+type ToolDefinition = Pick<BuiltinTool, "spec" | "offered" | "run" | "withheld">;
 
 /** Who asked in a turn and where, when every asker may have the group managed and the bot can. */
 type TurnAccess =
@@ -62,10 +62,16 @@ export function manageTools(keeper: GroupKeeper): ToolDefinition[] {
     ) =>
     async (args: Record<string, unknown>, call: BuiltinCall): Promise<ToolRun> => {
       const found = await access(call.turn.batch);
-      const prompts = call.turn.settings.prompts;
-      if (!found.ok || !can(found.actions)) return refused(prompts, prompts.render("manage_reason_asker"));
+      if (!found.ok || !can(found.actions)) return withheld(call);
       return run(args, call, found);
     };
+  /** A call in a turn the tools were kept from: refused in its answer, saying why. */
+  const withheld = async (call: BuiltinCall): Promise<ToolRun> => {
+    const found = await access(call.turn.batch);
+    const prompts = call.turn.settings.prompts;
+    const why = !found.ok && found.why === "asker" ? "manage_reason_asker" : "manage_reason_not_admin";
+    return refused(prompts, prompts.render(why));
+  };
   return [
     {
       spec: (texts) => muteSpec(texts.prompts),
@@ -74,6 +80,7 @@ export function manageTools(keeper: GroupKeeper): ToolDefinition[] {
         (actions) => actions.mute !== undefined,
         (args, call, found) => mute(keeper, args, call, found),
       ),
+      withheld,
     },
     {
       spec: (texts) => kickSpec(texts.prompts),
@@ -82,6 +89,7 @@ export function manageTools(keeper: GroupKeeper): ToolDefinition[] {
         (actions) => actions.kick !== undefined,
         (args, call, found) => askKick(keeper, args, call, found),
       ),
+      withheld,
     },
     {
       spec: (texts) => essenceSpec(texts.prompts),
@@ -90,6 +98,7 @@ export function manageTools(keeper: GroupKeeper): ToolDefinition[] {
         (actions) => actions.setEssence !== undefined,
         (args, call, found) => setEssence(keeper, args, call, found),
       ),
+      withheld,
     },
     {
       spec: (texts) => noticeSpec(texts.prompts),
@@ -101,6 +110,7 @@ export function manageTools(keeper: GroupKeeper): ToolDefinition[] {
         (actions) => actions.postNotice !== undefined,
         (args, call, found) => postNotice(keeper, args, call, found),
       ),
+      withheld,
     },
   ];
 }

@@ -124,6 +124,7 @@ export const TEMPLATE_PLACEHOLDERS = {
   result_manage_dry_run: ["action"],
   result_manage_failed: ["error"],
   manage_reason_asker: [],
+  manage_reason_not_admin: [],
   manage_reason_protected: ["name"],
   manage_reason_unknown_member: ["name"],
   manage_kick_confirm: ["name", "reason", "id"],
