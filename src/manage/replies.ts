@@ -4,9 +4,39 @@ import type { ChatMessage } from "../message/inbound.ts";
 const MAX_ANSWER_CHARS = 40;
 
 /** Words a requester confirms a kick or an admin approves a join with (compared without case and punctuation). */
-const YES = new Set(["确认", "确定", "同意", "通过", "批准", "可以", "confirm", "yes", "y", "ok", "approve"]);
+const YES = new Set([
+  "确认",
+  "确定",
+  "确认踢出",
+  "踢吧",
+  "是的",
+  "同意",
+  "通过",
+  "批准",
+  "可以",
+  "confirm",
+  "yes",
+  "y",
+  "ok",
+  "approve",
+]);
 /** Words that cancel a kick or reject a join request. */
-const NO = new Set(["取消", "算了", "不", "不要", "拒绝", "不同意", "cancel", "no", "n", "deny", "reject"]);
+const NO = new Set([
+  "取消",
+  "算了",
+  "算了吧",
+  "不用了",
+  "不踢了",
+  "不",
+  "不要",
+  "拒绝",
+  "不同意",
+  "cancel",
+  "no",
+  "n",
+  "deny",
+  "reject",
+]);
 
 /**
  * A message's own words as one short line: its text segments (not mentions, quotes or
