@@ -191,6 +191,34 @@ describe("group management through the real bot", () => {
     expect(qq.actions.filter((action) => action.action === "set_group_kick")).toHaveLength(1);
   });
 
+  it("set_essence marks the message named; group_notice is offered only with chat.manage.notices and posts the notice", async () => {
+    const { llm, bot, qq } = await start({ config: { chat: { manage: { notices: true } } } });
+    const good = qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: BOB,
+      role: "member",
+      message: text("周五晚八点开黑，老地方"),
+    });
+    await bot.waitForLog((line) => line.msg === "message received" && line.messageId === good);
+    llm.enqueue(
+      { toolCalls: [{ name: "set_essence", arguments: { message: good } }] },
+      { toolCalls: [{ name: "group_notice", arguments: { text: "周五晚八点开黑" } }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "done" } }] },
+    );
+    qq.pushGroupMessage({
+      groupId: GROUP,
+      userId: ALICE,
+      role: "admin",
+      message: [{ type: "at", data: { qq: SELF } }, ...text(" 把上一条设精华，再发个公告")],
+    });
+    const essence = await qq.waitForAction("set_essence_msg", 8_000);
+    expect(essence.params).toEqual({ message_id: Number(good) });
+    const notice = await qq.waitForAction("_send_group_notice", 5_000);
+    expect(notice.params).toEqual({ group_id: Number(GROUP), content: "周五晚八点开黑" });
+    await bot.turnFinished();
+    expect(llm.requests[0]!.toolNames).toContain("group_notice");
+  });
+
   it("a join request in notify mode is announced to the group with the applicant's answer", async () => {
     const { qq } = await start({ config: { chat: { joinRequests: "notify" } } });
     qq.pushJoinRequest({
