@@ -96,19 +96,24 @@ export class GroupKeeper {
 
   /** On the timeline and in the log. */
   record(step: ManageAction): void {
-    const { place, ...rest } = step;
+    const { place, detail, replyId, ...fields } = step;
     const sessionId = sessionOfGroup(place);
-    const data = { ...rest, groupId: place.groupId, ...step.detail };
-    delete (data as { detail?: unknown }).detail;
-    delete (data as { replyId?: unknown }).replyId;
+    const data = { ...fields, groupId: place.groupId, ...detail };
     this.deps.monitor.emit({
       type: "manage.action",
       sessionId,
-      ...(step.replyId ? { replyId: step.replyId } : {}),
+      ...(replyId ? { replyId } : {}),
       data,
     });
+    // What members wrote (an applicant's answer, a notice) stays out of the log, as message texts do.
+    const {
+      answer: _answer,
+      text: _text,
+      recommendation: _recommendation,
+      ...logged
+    } = data as Record<string, unknown>;
     this.deps.logger.info(
-      { sessionId, ...data },
+      { sessionId, ...logged },
       step.dryRun ? `dry run: would have done ${step.action}` : `group management: ${step.action}`,
     );
   }
