@@ -15,6 +15,8 @@ export interface GroupPlace {
 const MEMBER_ROLE_TTL_MS = 60_000;
 /** The bot's own role is asked for less often (every turn's tool offer reads it). */
 const BOT_ROLE_TTL_MS = 5 * 60_000;
+/** A platform that did not answer is asked again after this long, not on every turn. */
+const FAILED_READ_RETRY_MS = 30_000;
 /** Roles kept at most; the oldest go first. */
 const MAX_CACHED_ROLES = 5_000;
 
@@ -22,10 +24,10 @@ const MAX_CACHED_ROLES = 5_000;
  * Who may ask for what in a group: a member's role from the event that brought their message
  * (OneBot `sender.role`) or else from the platform (`get_group_member_info`), never from what
  * a message says; and whether the bot itself is an admin there. Roles read from the platform
- * are cached briefly; a failed read is not cached and counts as "not an admin".
+ * are cached briefly; a failed read counts as "not an admin" and is retried after half a minute.
  */
 export class GroupStanding {
-  readonly #members = new Map<string, { member: GroupMember | undefined; at: number }>();
+  readonly #members = new Map<string, { member: GroupMember | undefined; at: number; failed?: true }>();
 
   constructor(
     private readonly deps: {
@@ -75,22 +77,28 @@ export class GroupStanding {
     const key = `${place.adapterId}\u0000${place.selfId}\u0000${place.groupId}\u0000${userId}`;
     const now = this.now();
     const cached = this.#members.get(key);
-    if (cached !== undefined && now - cached.at < ttlMs) return cached.member;
+    if (cached !== undefined && now - cached.at < (cached.failed ? FAILED_READ_RETRY_MS : ttlMs))
+      return cached.member;
     const lookup = this.actionsOf(place)?.member;
     if (lookup === undefined) return undefined;
     try {
       const member = await lookup(place.selfId, place.groupId, userId);
-      this.#members.delete(key);
-      this.#members.set(key, { member, at: now });
-      if (this.#members.size > MAX_CACHED_ROLES) this.#members.delete(this.#members.keys().next().value!);
+      this.#remember(key, { member, at: now });
       return member;
     } catch (error) {
+      this.#remember(key, { member: undefined, at: now, failed: true });
       this.deps.logger.warn(
         { err: error, groupId: place.groupId, userId },
         "could not read a member's role in the group: counted as not an admin",
       );
       return undefined;
     }
+  }
+
+  #remember(key: string, entry: { member: GroupMember | undefined; at: number; failed?: true }): void {
+    this.#members.delete(key);
+    this.#members.set(key, entry);
+    if (this.#members.size > MAX_CACHED_ROLES) this.#members.delete(this.#members.keys().next().value!);
   }
 
   private now(): number {
