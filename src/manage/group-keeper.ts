@@ -363,7 +363,7 @@ export class GroupKeeper {
     await this.say(
       place,
       error !== undefined
-        ? `${text} ${prompts.render("result_manage_failed", { error })}`
+        ? `${join.applicant}: ${prompts.render("result_manage_failed", { error })}`
         : dryRun
           ? `${text}${prompts.render("manage_dry_run_note")}`
           : text,
