@@ -128,7 +128,7 @@ export class ClusterAdapter implements ChatAdapter {
   ) {
     this.id = local.id;
     this.platform = local.platform;
-    // Group management goes through the connection here, like the platform's other reads.
+    // Group management uses the account's connection on this instance (docs/manage.md, Platforms).
     if (local.groups) this.groups = local.groups;
   }
 
