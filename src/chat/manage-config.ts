@@ -32,6 +32,11 @@ const joinRequestsDescription =
   'What the bot does with a request to join a group where it is an admin: "off" (nothing), "notify" (tells the group\'s admins, with the applicant\'s answer), "review" (a model reads the answer against chat.manage.rules and recommends; an admin approves with a reply or /approve), "auto" (approves or rejects by the rules, the reason logged).';
 
 const manageFields = {
+  tools: Type.Boolean({
+    default: true,
+    description:
+      "Offer the management tools (to the group's owner and admins and bot.admins, where the bot is a group admin); false: never, in this group or everywhere.",
+  }),
   dryRun: Type.Boolean({
     default: false,
     description:
@@ -73,6 +78,7 @@ export const groupManageOverrides = {
   manage: Type.Optional(
     Type.Object(
       {
+        tools: Type.Optional(Type.Boolean()),
         dryRun: Type.Optional(Type.Boolean()),
         notices: Type.Optional(Type.Boolean()),
         rules: Type.Optional(Type.String({ maxLength: MAX_RULES_TEXT })),

@@ -174,6 +174,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.welcome.text": "欢迎语要说的内容（群规、链接等），由机器人用人设的口吻表达；没有模型回应时原样发送。",
   "chat.joinRequests":
     '机器人是群管理员时如何处理入群申请：`"off"`（不处理）、`"notify"`（把申请人的回答告诉群里的管理员）、`"review"`（模型按 chat.manage.rules 审核回答并给出建议，由管理员回复或 /approve 决定）、`"auto"`（按规则自动同意或拒绝，并记录理由）。',
+  "chat.manage.tools":
+    "是否提供管理工具（只给群主、管理员和 bot.admins，且机器人是群管理员时）；false 表示在该群或所有群都不提供。",
   "chat.manage.dryRun": "只在日志和时间线上记录管理工具和入群申请本应执行的操作，实际上什么也不做。",
   "chat.manage.notices": "向群主和管理员提供 group_notice 工具（发布群公告）。",
   "chat.manage.rules":

@@ -120,7 +120,7 @@ async function readAccess(keeper: GroupKeeper, batch: Batch): Promise<TurnAccess
   const first = batch.messages.find((message) => !message.fromSelf);
   const place = first && placeOf(first);
   const actions = place && keeper.actionsOf(place);
-  if (!place || !actions) return { ok: false, why: "place" };
+  if (!place || !actions || !keeper.settingsOf(place).manage.tools) return { ok: false, why: "place" };
   const triggers = new Set(batch.triggerIds);
   const askers = batch.messages.filter((message) => triggers.has(message.messageId) && !message.fromSelf);
   if (askers.length === 0) return { ok: false, why: "asker" };

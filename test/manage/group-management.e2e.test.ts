@@ -329,6 +329,17 @@ describe("group management through the real bot", () => {
     expect(qq.actions.map((action) => action.action)).not.toContain("set_group_ban");
   });
 
+  it("chat.manage.tools false for a group keeps the tools from its admins too", async () => {
+    const { llm, bot, qq } = await start({
+      config: { chat: { groups: { [GROUP]: { manage: { tools: false } } } } },
+    });
+    llm.enqueue({ toolCalls: [{ name: "no_reply", arguments: { reason: "off" } }] });
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, role: "owner", message: muteBob });
+    await bot.turnFinished();
+    expect(llm.requests[0]!.toolNames).not.toContain("mute_member");
+    expect(llm.requests[0]!.toolNames).toContain("reply");
+  });
+
   it("dry run logs what it would have done and asks the platform nothing", async () => {
     const { llm, bot, qq } = await start({
       config: { chat: { groups: { [GROUP]: { manage: { dryRun: true } } } } },
