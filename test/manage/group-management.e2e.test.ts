@@ -229,6 +229,18 @@ describe("group management through the real bot", () => {
     });
     const notice = await qq.waitForSent((sent) => sent.groupId === GROUP, 8_000);
     expect(notice.text).toContain("入群申请：40004");
+    // An invitation of the bot into another group is no join request of this one.
+    qq.pushEvent({
+      post_type: "request",
+      request_type: "group",
+      sub_type: "invite",
+      group_id: 20009,
+      user_id: 40004,
+      comment: "",
+      flag: "invite-1",
+    });
+    await sleep(500);
+    expect(qq.sent).toHaveLength(1);
     expect(notice.text).toContain("朋友推荐");
     expect(qq.actions.map((action) => action.action)).not.toContain("set_group_add_request");
   });
@@ -304,8 +316,9 @@ describe("group management through the real bot", () => {
     ]);
     expect(llm.requests[0]!.promptText).toContain("Dora 刚刚加入了群聊");
     expect(llm.requests[0]!.promptText).toContain("提醒先看群公告");
-    // The platform reporting the same join again does not welcome twice.
+    // The platform reporting the same join again does not welcome twice; the bot's own joining is no one to welcome.
     qq.pushGroupIncrease({ groupId: GROUP, userId: "40006" });
+    qq.pushGroupIncrease({ groupId: GROUP, userId: SELF });
     await sleep(800);
     expect(qq.sent).toHaveLength(1);
     expect(llm.requests).toHaveLength(1);
