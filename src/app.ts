@@ -9,6 +9,7 @@ import { joinCluster, limitCounters, startAdapters } from "./app/cluster-member.
 import { createGroupVoice } from "./app/groups.ts";
 import { healthReport } from "./app/health.ts";
 import { createKnowledge } from "./app/knowledge.ts";
+import { createGroupManagement } from "./app/manage.ts";
 import { createMemory } from "./app/memory.ts";
 import { createMessagePath } from "./app/message-path.ts";
 import { createParticipation } from "./app/participation.ts";
@@ -242,6 +243,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     ...background,
     hostCommands: components.hostCommands,
   });
+  // Keeping groups in order: management tools, kick confirmations, join requests, welcomes (docs/manage.md).
+  const groupManagement = createGroupManagement({ ...background, adapters, outbox, participation });
   const turnRunner = createTurnRunner({
     llm: () => llm,
     stores,
@@ -259,6 +262,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     expressions: (sessionId) => groupVoice.section(sessionId),
     knowledge,
     reminders: reminders.reminders,
+    groupTools: groupManagement.tools,
     outbox,
     budgets: limits,
     recalled,
@@ -293,6 +297,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     config: () => config,
     outbox,
     participation,
+    groupDecisions: groupManagement.keeper,
     gate,
     monitor,
     logger,
@@ -337,6 +342,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // In a cluster, the session's owner marks it: its turns and batches are the ones reading it.
     deleted: (recall) => (cluster ? cluster.recalled(recall) : recallHere(recall)),
     typing: ({ sessionId, userId, typing }) => participation.typing(sessionId, userId, typing),
+    ...groupManagement.events,
     botName: () => config.bot.name,
     stdioChannels,
     monitor,
@@ -434,6 +440,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let stopping: Promise<void> | undefined;
   const stop = () => {
     reminders.stop();
+    groupManagement.keeper.stop();
     stopping ??= shutDown({
       stopWatching,
       prompts,

@@ -57,6 +57,56 @@ export interface ChatAdapter {
     params: Record<string, unknown>,
     options?: ActionOptions,
   ): Promise<unknown>;
+  /** Keeping groups in order (src/manage/), where the platform allows it; absent: it cannot. */
+  readonly groups?: GroupActions;
+}
+
+/** A member's standing in a group, as the platform reports it. */
+export type GroupRole = "owner" | "admin" | "member";
+
+export interface GroupMember {
+  role: GroupRole;
+  /** Their card (群名片) in the group, else their nickname. */
+  name: string;
+}
+
+/**
+ * What a platform lets the bot do to keep a group in order: each method is there only where
+ * the adapter can do it (its declaration of capabilities), so only those tools are offered.
+ * Every call rejects when the platform refused or did not answer.
+ */
+export interface GroupActions {
+  /** The member's role and name in the group; undefined when they are not in it. */
+  member?(selfId: string, groupId: string, userId: string): Promise<GroupMember | undefined>;
+  /** Mutes the member for `seconds` (0 lifts a mute). */
+  mute?(selfId: string, groupId: string, userId: string, seconds: number): Promise<void>;
+  kick?(selfId: string, groupId: string, userId: string): Promise<void>;
+  /** Sets one of the group's messages as essence (精华消息). */
+  setEssence?(selfId: string, messageId: string): Promise<void>;
+  /** Posts a group notice (群公告). */
+  postNotice?(selfId: string, groupId: string, text: string): Promise<void>;
+  /** Answers a join request by the `flag` it came with. */
+  answerJoinRequest?(selfId: string, flag: string, approve: boolean, reason?: string): Promise<void>;
+}
+
+/** Someone joined a group the bot is in (OneBot `group_increase`). */
+export interface MemberJoined {
+  adapterId: string;
+  selfId: string;
+  groupId: string;
+  userId: string;
+}
+
+/** Someone asked to join a group the bot is in (OneBot `request` of type `group`, `add`). */
+export interface JoinRequest {
+  adapterId: string;
+  selfId: string;
+  groupId: string;
+  userId: string;
+  /** What they wrote when asking (the answer to the group's question), as the platform gives it. */
+  comment: string;
+  /** The platform's handle for answering the request. */
+  flag: string;
 }
 
 /** Callbacks an adapter reports to; the composition root wires them to the chat stage. */
@@ -68,6 +118,10 @@ export interface AdapterEvents {
   deleted?(message: { sessionId: string; messageId: string }): void;
   /** A member started or stopped typing in a chat (NapCat's `input_status` notice). */
   typing?(status: TypingStatus): void;
+  /** A member joined a group (src/manage/ welcomes them). */
+  memberJoined?(event: MemberJoined): void;
+  /** Someone asked to join a group (src/manage/ handles it per `chat.joinRequests`). */
+  joinRequest?(request: JoinRequest): void;
 }
 
 export interface TypingStatus {

@@ -49,6 +49,8 @@ export interface BuiltinToolDeps {
   reminders: ReminderService;
   /** `send_voice` and `generate_image`, offered where a tts or an image model is set. */
   media: { voice: VoiceToolDeps; images: ImageToolDeps };
+  /** Keeping groups in order (src/manage/): each offered by its own rule of who asked and where. */
+  groupTools: Array<Pick<BuiltinTool, "spec" | "offered" | "run" | "withheld">>;
 }
 
 /** A built-in tool as written here: its declaration, rule and run. */
@@ -56,6 +58,7 @@ interface Definition {
   spec: BuiltinTool["spec"];
   offered: BuiltinTool["offered"];
   run: BuiltinTool["run"];
+  withheld?: BuiltinTool["withheld"];
 }
 
 /**
@@ -110,6 +113,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     ...searchTools(deps.search),
     sendVoiceTool(deps.media.voice),
     generateImageTool(deps.media.images),
+    ...deps.groupTools,
   ];
   // The schemas' texts do not change what they accept: the shipped ones stand for any.
   const prompts = shippedPromptTemplates("en");

@@ -105,6 +105,11 @@ export interface BuiltinTool extends ToolComponent {
   spec(texts: ToolTexts): ToolSpec;
   /** Runs a call whose arguments passed `validate`. */
   run(args: Record<string, unknown>, call: BuiltinCall): Promise<ToolRun>;
+  /**
+   * What a call gets in a round the tool was not offered in, instead of "unknown tool": a tool
+   * kept from the turn's asker (the management tools) refuses in its answer.
+   */
+  withheld?(call: BuiltinCall): Promise<ToolRun>;
 }
 
 /**

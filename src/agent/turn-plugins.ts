@@ -140,6 +140,11 @@ export class TurnPluginScope {
       find: (name) => {
         const builtin = builtins.find((tool) => tool.name === name);
         if (builtin) return { builtin };
+        const withheld = this.deps.builtins.find((tool) => tool.name === name && tool.withheld);
+        if (withheld?.withheld) {
+          const refuse = withheld.withheld.bind(withheld);
+          return { builtin: { ...withheld, validate: () => undefined, run: (_args, call) => refuse(call) } };
+        }
         // Plugin tools as they are now: one registered since the request (a plugin that just activated) answers too.
         const plugin = this.call ? this.deferral.find(name, this.pluginTools()) : undefined;
         return plugin && { plugin };

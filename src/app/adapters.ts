@@ -1,7 +1,7 @@
 import { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
 import { OneBotAdapter } from "../adapters/onebot/onebot-adapter.ts";
 import { QqOfficialAdapter } from "../adapters/qq-official/qq-official-adapter.ts";
-import type { AccountStatus, ChatAdapter, TypingStatus } from "../adapters/types.ts";
+import type { AccountStatus, AdapterEvents, ChatAdapter, TypingStatus } from "../adapters/types.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
@@ -27,6 +27,9 @@ export interface AdapterParts {
   deleted: (message: { sessionId: string; messageId: string }) => void;
   /** Told when a member starts or stops typing. */
   typing: (status: TypingStatus) => void;
+  /** Told when a member joins a group and when someone asks to (src/manage/). */
+  memberJoined: NonNullable<AdapterEvents["memberJoined"]>;
+  joinRequest: NonNullable<AdapterEvents["joinRequest"]>;
   botName: () => string;
   /** The stdio channel plugins' adapter, built before the plugins. */
   stdioChannels: ChatAdapter;
@@ -55,6 +58,8 @@ export function addAdapters(
         message: parts.deliver,
         deleted: parts.deleted,
         typing: parts.typing,
+        memberJoined: parts.memberJoined,
+        joinRequest: parts.joinRequest,
         connection: (status: AccountStatus) => {
           logger.debug({ adapter: adapterConfig.id, ...status }, "adapter account status");
           parts.monitor.emit({ type: "adapter.connection", data: { adapter: adapterConfig.id, ...status } });

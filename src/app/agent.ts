@@ -1,5 +1,5 @@
 import type { ChatAdapter } from "../adapters/types.ts";
-import { createBuiltinTools } from "../agent/builtin-tool-runs.ts";
+import { type BuiltinToolDeps, createBuiltinTools } from "../agent/builtin-tool-runs.ts";
 import { TurnRunner, type TurnRunnerDeps } from "../agent/turn-runner.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { ComponentSet } from "../components/component-set.ts";
@@ -47,6 +47,8 @@ export interface AgentParts {
   expressions: TurnRunnerDeps["expressions"];
   knowledge: Knowledge;
   reminders: ReminderService;
+  /** The management tools (src/manage/manage-tools.ts). */
+  groupTools: BuiltinToolDeps["groupTools"];
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
   recalled: TurnRunnerDeps["recalled"];
@@ -126,6 +128,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
         monitor,
       },
     },
+    groupTools: parts.groupTools,
   });
   for (const tool of builtins) components.tools.add(tool);
   return new TurnRunner({

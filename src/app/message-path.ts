@@ -2,7 +2,7 @@
  * The path of a message, every stage in order. Read this file to follow a message from an
  * adapter to a turn:
  *
- *   accept → poker's name → route → store → trigger → access → commands → notice → participation → pending triggers → batch
+ *   accept → poker's name → route → store → trigger → access → group decisions → commands → notice → participation → pending triggers → batch
  *
  * and a batch, one turn at a time per session (SessionRunner), through the turn gates:
  *
@@ -16,6 +16,8 @@
  * the session's next batch; a turn a crash interrupted runs again through the same runner.
  * `participation` decides whether the bot joins a conversation nobody addressed it in (and
  * drops other bots' triggers); `governor` and `gate model` apply only to such unasked turns.
+ * `group decisions` takes a requester's "确认" of a kick and an admin's answer to a join request
+ * (src/manage/), which go no further.
  */
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { TurnRunner } from "../agent/turn-runner.ts";
@@ -33,6 +35,7 @@ import type { TurnLimits } from "../chat/turn-limits.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
+import type { GroupKeeper } from "../manage/group-keeper.ts";
 import type { MemoryLearner } from "../memory/memory-learner.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
@@ -65,6 +68,8 @@ export interface MessagePathParts {
   outbox: Pick<Outbox, "sendsInFlight">;
   /** Joining conversations unasked and the governor's rules for it. */
   participation: Pick<Participation, "stage" | "mayStart" | "heldBack">;
+  /** Confirmations of kicks and admins' answers to join requests (src/manage/). */
+  groupDecisions: Pick<GroupKeeper, "stage">;
   gate: Pick<GateModel, "allows">;
   monitor: Monitor;
   logger: Logger;
@@ -209,6 +214,7 @@ export function createMessagePath(parts: MessagePathParts): MessagePath {
       stage("store", (arrival) => chat.store(arrival)),
       stage("trigger", (arrival) => chat.trigger(arrival)),
       stage("access", (arrival) => chat.access(arrival)),
+      stage("group decisions", (arrival) => parts.groupDecisions.stage(arrival)),
       stage("commands", (arrival) => chat.command(arrival)),
       stage<Arrival>("notice", (arrival) => {
         for (const learner of parts.learners) learner.noticed(arrival.message);

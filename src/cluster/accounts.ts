@@ -1,4 +1,10 @@
-import type { AccountStatus, ActionOptions, ChatAdapter, SendTarget } from "../adapters/types.ts";
+import type {
+  AccountStatus,
+  ActionOptions,
+  ChatAdapter,
+  GroupActions,
+  SendTarget,
+} from "../adapters/types.ts";
 import type { Segment } from "../message/segment.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { AdapterCall, Envelope, Inbox } from "./inbox.ts";
@@ -122,7 +128,11 @@ export class ClusterAdapter implements ChatAdapter {
   ) {
     this.id = local.id;
     this.platform = local.platform;
+    // Group management uses the account's connection on this instance (docs/manage.md, Platforms).
+    if (local.groups) this.groups = local.groups;
   }
+
+  readonly groups?: GroupActions;
 
   start(): Promise<void> {
     return this.local.start();

@@ -3,8 +3,9 @@ import type { TsumugiConfig } from "./schema.ts";
 
 /**
  * The config as it applies in one chat: a group's entry in `chat.groups` replaces, in that group
- * alone, the participation and trigger keys it names, `bot.persona`, the voices of the speech
- * providers it names (over `bot.voice`) and the model lists of the tasks it names. Every per-chat reading of those keys goes through here, on every read, so an
+ * alone, the participation, trigger, welcome and management keys it names, `chat.joinRequests`,
+ * `bot.persona`, the voices of the speech providers it names (over `bot.voice`) and the model
+ * lists of the tasks it names. Every per-chat reading of those keys goes through here, on every read, so an
  * edited config applies at once.
  */
 export function configForChat(config: TsumugiConfig, groupId: string | undefined): TsumugiConfig {
@@ -21,6 +22,9 @@ export function configForChat(config: TsumugiConfig, groupId: string | undefined
       ...config.chat,
       participation: { ...config.chat.participation, ...override.participation },
       triggers: { ...config.chat.triggers, ...override.triggers },
+      welcome: { ...config.chat.welcome, ...override.welcome },
+      joinRequests: override.joinRequests ?? config.chat.joinRequests,
+      manage: { ...config.chat.manage, ...override.manage },
     },
     llm:
       override.models === undefined

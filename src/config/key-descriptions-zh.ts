@@ -187,8 +187,18 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.participation.maxWaitMs": "主动发言最多等聊天安静下来这么久；仍然热闹就不发（毫秒）",
   "chat.otherBots":
     "群里其他机器人的用户 id：它们的消息从不触发机器人，也不算作机器人两条消息之间的真人发言。",
+  "chat.welcome.enabled": "有成员入群时，以人设的口吻欢迎并 @ TA（每次入群只发一次）。",
+  "chat.welcome.text": "欢迎语要说的内容（群规、链接等），由机器人用人设的口吻表达；没有模型回应时原样发送。",
+  "chat.joinRequests":
+    '机器人是群管理员时如何处理入群申请：`"off"`（不处理）、`"notify"`（把申请人的回答告诉群里的管理员）、`"review"`（模型按 chat.manage.rules 审核回答并给出建议，由管理员回复或 /approve 决定）、`"auto"`（按规则自动同意或拒绝，并记录理由）。',
+  "chat.manage.tools":
+    "是否提供管理工具（只给群主、管理员和 bot.admins，且机器人是群管理员时）；false 表示在该群或所有群都不提供。",
+  "chat.manage.dryRun": "只在日志和时间线上记录管理工具和入群申请本应执行的操作，实际上什么也不做。",
+  "chat.manage.notices": "向群主和管理员提供 group_notice 工具（发布群公告）。",
+  "chat.manage.rules":
+    '本群对新成员的规则，`"review"` 和 `"auto"` 按它审核入群申请（例如"回答里写出课程名"）。',
   "chat.groups":
-    '按群号的单独设置：`{ "123456": { participation, persona, triggers, models } }`；写了的键只在那个群里替换全局设置。',
+    '按群号的单独设置：`{ "123456": { participation, persona, triggers, models, welcome, joinRequests, manage } }`；写了的键只在那个群里替换全局设置。',
   "chat.textChunkLimit": "单条文字消息的最大长度；更长的回复会被拆成多条发送",
   "access.privateChats": "是否回复私聊。",
   "access.allow":

@@ -13,6 +13,7 @@ import {
   textChunkLimitSchema,
   triggersSchema,
 } from "../chat/config.ts";
+import { joinRequestsSchema, manageSchema, welcomeSchema } from "../chat/manage-config.ts";
 import { clusterSchema } from "../cluster/config.ts";
 import { quoteSchema, timezoneSchema } from "../context/config.ts";
 import { expressionsSchema } from "../expressions/config.ts";
@@ -57,6 +58,9 @@ const chatSchema = group("How the bot reads and answers chats.", {
   textChunkLimit: textChunkLimitSchema,
   participation: participationSchema,
   otherBots: otherBotsSchema,
+  welcome: welcomeSchema,
+  joinRequests: joinRequestsSchema,
+  manage: manageSchema,
   groups: chatGroupsSchema,
 });
 

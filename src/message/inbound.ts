@@ -31,6 +31,11 @@ export interface ChatMessage {
    * console shows it, but models never read its content again.
    */
   recalledAt?: number;
+  /**
+   * The sender's role in the group as the platform's event said it (OneBot `sender.role`);
+   * absent where the platform does not say (then src/manage/ asks the platform).
+   */
+  senderRole?: "owner" | "admin" | "member";
   /** Set for a notice the chat shows like a message (a poke); its `segments` are empty. */
   notice?: PokeNotice;
 }

@@ -45,7 +45,8 @@ export type MonitorEventType =
   | "memory.learned"
   | "expressions.learned"
   | "memory.forgotten"
-  | "participation.decided";
+  | "participation.decided"
+  | "manage.action";
 
 export interface MonitorEvent {
   type: MonitorEventType;

@@ -1,5 +1,6 @@
 import { type Static, type TProperties, type TSchema, Type } from "@sinclair/typebox";
 import { triggersSchema } from "../chat/config.ts";
+import { groupManageOverrides } from "../chat/manage-config.ts";
 import { count, group, milliseconds } from "../schema/fields.ts";
 
 const CLOCK_TIME = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
@@ -113,6 +114,7 @@ const groupOverrideSchema = Type.Object(
           'Task → models for this group, over llm.models (e.g. { replyer: ["main/other-model"] }).',
       }),
     ),
+    ...groupManageOverrides,
   },
   { additionalProperties: false },
 );
@@ -120,7 +122,7 @@ const groupOverrideSchema = Type.Object(
 export const chatGroupsSchema = Type.Record(Type.String({ pattern: "^-?[0-9]+$" }), groupOverrideSchema, {
   default: {},
   description:
-    'Per-group settings by group id: { "123456": { participation, persona, triggers, models } }; each key given replaces the global one in that group alone.',
+    'Per-group settings by group id: { "123456": { participation, persona, triggers, models, welcome, joinRequests, manage } }; each key given replaces the global one in that group alone.',
 });
 
 export type ParticipationSettings = Static<typeof participationSchema>;

@@ -43,6 +43,7 @@ describe("start-up cost", () => {
   it("compiles a built-in tool's argument schema at its first call in a chat mode, each of them valid", async () => {
     const { createBuiltinTools } = await import("../../src/agent/builtin-tool-runs.ts");
     const { createPluginAjv } = await import("../../src/plugins/plugin-ajv.ts");
+    const { manageTools } = await import("../../src/manage/manage-tools.ts");
     let mode: "planner" | "single" = "planner";
     // Building the tools touches none of the services their runs use.
     const unused = {} as never;
@@ -58,6 +59,7 @@ describe("start-up cost", () => {
         search: unused,
         reminders: unused,
         media: { voice: unused, images: unused },
+        groupTools: manageTools(unused),
       });
     });
     expect(atBuild).toEqual([]);

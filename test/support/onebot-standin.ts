@@ -334,6 +334,31 @@ export class OneBotStandIn {
     });
   }
 
+  /** Pushes a member joining a group (OneBot v11 event/notice.md, 群成员增加: `group_increase`). */
+  pushGroupIncrease(input: { groupId: string; userId: string; operatorId?: string }): void {
+    this.pushEvent({
+      post_type: "notice",
+      notice_type: "group_increase",
+      sub_type: "approve",
+      group_id: jsonId(input.groupId),
+      user_id: jsonId(input.userId),
+      operator_id: jsonId(input.operatorId ?? this.selfId),
+    });
+  }
+
+  /** Pushes a request to join a group (OneBot v11 event/request.md, 加群请求: `request_type` group, `sub_type` add). */
+  pushJoinRequest(input: { groupId: string; userId: string; comment: string; flag: string }): void {
+    this.pushEvent({
+      post_type: "request",
+      request_type: "group",
+      sub_type: "add",
+      group_id: jsonId(input.groupId),
+      user_id: jsonId(input.userId),
+      comment: input.comment,
+      flag: input.flag,
+    });
+  }
+
   /** Pushes a private (friend) message event; returns its message id. */
   pushPrivateMessage(input: PushMessageInput): string {
     return this.#pushMessage(input, {
@@ -541,6 +566,8 @@ export class OneBotStandIn {
         const fileId = String(params.file ?? params.file_id);
         return this.#records.has(fileId) ? ok(this.#records.get(fileId)) : failed(1200, "语音不存在");
       }
+      // The member shape of OneBot v11 api/public.md (get_group_member_info, 获取群成员信息), which
+      // NapCat answers (napneko.github.io → 接口 → get_group_member_info), `role` owner | admin | member.
       case "get_group_member_info": {
         const member = this.#members.get(`${params.group_id}:${params.user_id}`);
         if (!member) return failed(1200, "群成员不存在");
@@ -549,10 +576,31 @@ export class OneBotStandIn {
           user_id: jsonId(member.userId),
           nickname: member.nickname,
           card: member.card,
+          sex: "unknown",
+          age: 0,
+          area: "",
+          join_time: nowSeconds() - 86_400,
+          last_sent_time: nowSeconds(),
+          level: "1",
           role: member.role,
+          unfriendly: false,
           title: "",
+          title_expire_time: 0,
+          card_changeable: true,
         });
       }
+      // Group management (OneBot v11 api/public.md: set_group_ban, set_group_kick,
+      // set_group_add_request; NapCat's set_essence_msg and _send_group_notice): no data.
+      // The account must be the group's owner or an admin, as QQ requires.
+      case "set_group_ban":
+      case "set_group_kick":
+      case "_send_group_notice": {
+        const self = this.#members.get(`${params.group_id}:${this.selfId}`);
+        return self?.role === "owner" || self?.role === "admin" ? ok(null) : failed(200, "权限不足");
+      }
+      case "set_essence_msg":
+      case "set_group_add_request":
+        return ok(null);
       case "send_group_msg":
       case "send_private_msg":
         return ok({ message_id: this.#recordSent(action, params) });

@@ -49,6 +49,7 @@ const EVENT_LABELS: Record<MonitorEventType, [string, string]> = {
   "memory.learned": ["记住 / 修改记忆", "Memory learned or changed"],
   "expressions.learned": ["学到群里的说法", "Group expressions learned"],
   "participation.decided": ["主动参与的决定", "Participation decision"],
+  "manage.action": ["群管理", "Group management"],
   "memory.forgotten": ["忘记", "Memories forgotten"],
 };
 

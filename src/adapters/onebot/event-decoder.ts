@@ -4,6 +4,7 @@ import { normalizeSegments } from "../../message/normalize.ts";
 import { idToString, nonEmptyString } from "../../message/onebot-values.ts";
 import { type ChatType, formatSessionId } from "../../message/session-id.ts";
 import { isRecord } from "../../util/values.ts";
+import { roleOf } from "./group-actions.ts";
 
 export interface DecodeContext {
   adapterId: string;
@@ -47,7 +48,11 @@ export function decodeMessageEvent(event: Record<string, unknown>, context: Deco
     // Some implementations report messages sent from the bot's account as ordinary events.
     fromSelf: userId === selfId,
   };
-  if (chatType === "group") message.groupId = groupId;
+  if (chatType === "group") {
+    message.groupId = groupId;
+    const role = roleOf(sender.role);
+    if (role !== undefined) message.senderRole = role;
+  }
   return { ok: true, message };
 }
 

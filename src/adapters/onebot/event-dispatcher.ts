@@ -15,8 +15,9 @@ export interface EventDispatcherOptions {
 
 /**
  * Routes OneBot events: chat messages and pokes to `events.message`, recalls to
- * `events.deleted`, heartbeat and `bot_offline` online state to the account table; everything
- * else (other notices, requests, types added later) is logged at debug.
+ * `events.deleted`, members joining and join requests to `events.memberJoined` and
+ * `events.joinRequest`, heartbeat and `bot_offline` online state to the account table;
+ * everything else (other notices and requests, types added later) is logged at debug.
  * Nothing an implementation sends can make this throw.
  */
 export class OneBotEventDispatcher {
@@ -61,6 +62,9 @@ export class OneBotEventDispatcher {
       case "notice":
         this.#notice(event, selfId);
         return;
+      case "request":
+        this.#request(event, selfId);
+        return;
       default:
         logger.debug(
           {
@@ -104,9 +108,32 @@ export class OneBotEventDispatcher {
         );
         if (accounts.setOnline(selfId, false)) events.connection(accounts.get(selfId));
         return;
+      case "joined":
+        events.memberJoined?.({ adapterId, selfId, groupId: notice.groupId, userId: notice.userId });
+        return;
       case "other":
         logger.debug({ selfId, type: event.notice_type, subType: event.sub_type }, "onebot notice ignored");
     }
+  }
+
+  /**
+   * A request to join a group (OneBot v11 event/request.md: `request_type` group, `sub_type`
+   * add, with `comment` and `flag`); invitations of the bot and friend requests are logged only.
+   */
+  #request(event: Record<string, unknown>, selfId: string): void {
+    const { events, logger, adapterId } = this.#options;
+    const groupId = idToString(event.group_id);
+    const userId = idToString(event.user_id);
+    const flag = idToString(event.flag);
+    if (event.request_type !== "group" || event.sub_type !== "add" || !groupId || !userId || !flag) {
+      logger.debug(
+        { selfId, type: event.request_type, subType: event.sub_type, groupId },
+        "onebot request ignored",
+      );
+      return;
+    }
+    const comment = typeof event.comment === "string" ? event.comment : "";
+    events.joinRequest?.({ adapterId, selfId, groupId, userId, comment, flag });
   }
 
   #meta(event: Record<string, unknown>, selfId: string): void {

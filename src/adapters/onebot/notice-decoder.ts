@@ -10,13 +10,14 @@ export type DecodedNotice =
   | { kind: "poke"; message: ChatMessage }
   | { kind: "offline" }
   | ({ kind: "typing" } & TypingStatus)
+  | { kind: "joined"; groupId: string; userId: string }
   | { kind: "other" };
 
 /**
  * Reads the notices the bot acts on, in the shapes NapCat, LLOneBot, Lagrange and go-cqhttp
  * send them: `group_recall` / `friend_recall`, a poke (`notify` with `sub_type` `poke`; in
  * private chats NapCat names the friend in `user_id` and the poker in `sender_id`, go-cqhttp
- * the poker in both), NapCat's `bot_offline`, and NapCat's typing notice (`notify` with
+ * the poker in both), NapCat's `bot_offline`, a member joining (`group_increase`), and NapCat's typing notice (`notify` with
  * `sub_type` `input_status`: QQ reports typing only in private chats, so NapCat sends
  * `group_id` 0 and the typing friend in `user_id`; an empty `status_text` means they stopped).
  */
@@ -35,6 +36,11 @@ export function decodeNotice(event: Record<string, unknown>, context: DecodeCont
         : { kind: "other" };
     case "bot_offline":
       return { kind: "offline" };
+    // OneBot v11 event/notice.md: 群成员增加, `sub_type` approve or invite.
+    case "group_increase":
+      return group !== undefined && user !== undefined
+        ? { kind: "joined", groupId: group, userId: user }
+        : { kind: "other" };
     case "notify":
       if (event.sub_type === "input_status") return decodeTyping(event, context, group, user);
       return event.sub_type === "poke" ? decodePoke(event, context, group, user) : { kind: "other" };

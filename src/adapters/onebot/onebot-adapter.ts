@@ -4,11 +4,19 @@ import { toOneBotSegments } from "../../message/onebot-wire.ts";
 import type { Segment } from "../../message/segment.ts";
 import type { HttpRoutes } from "../../server/routes.ts";
 import { isRecord } from "../../util/values.ts";
-import type { AccountStatus, ActionOptions, AdapterEvents, ChatAdapter, SendTarget } from "../types.ts";
+import type {
+  AccountStatus,
+  ActionOptions,
+  AdapterEvents,
+  ChatAdapter,
+  GroupActions,
+  SendTarget,
+} from "../types.ts";
 import { AccountTable } from "./account-table.ts";
 import type { OneBotAdapterConfig } from "./config.ts";
 import { OneBotEventDispatcher } from "./event-dispatcher.ts";
 import { ForwardWsTransport } from "./forward-ws.ts";
+import { oneBotGroupActions } from "./group-actions.ts";
 import { HttpTransport } from "./http-mode.ts";
 import { ReverseWsTransport } from "./reverse-ws.ts";
 import type { ConnectionChange, OneBotTransport, TransportSink } from "./transport.ts";
@@ -31,6 +39,9 @@ export class OneBotAdapter implements ChatAdapter {
   readonly #accounts = new AccountTable();
   readonly #dispatcher: OneBotEventDispatcher;
   readonly #transport: OneBotTransport;
+  readonly groups: GroupActions = oneBotGroupActions((selfId, action, params) =>
+    this.callAction(selfId, action, params),
+  );
 
   constructor(options: OneBotAdapterOptions) {
     const { config, routes, events } = options;
