@@ -37,6 +37,7 @@ export function createReminders(parts: ReminderParts): {
     timeZone: () => config().chat.timezone,
     llm: parts.llm,
     persona: () => config().bot.persona ?? parts.prompts.templates().render("persona"),
+    templates: () => parts.prompts.templates(),
     send: (origin: Parameters<Outbox["send"]>[0], segments: Parameters<Outbox["send"]>[1]) =>
       parts.outbox.send(origin, segments),
     monitor,
@@ -49,7 +50,7 @@ export function createReminders(parts: ReminderParts): {
     schedules: () => config().schedules,
     adapters: parts.adapters,
   });
-  for (const command of reminderCommands(reminders)) parts.hostCommands.add(command);
+  for (const command of reminderCommands(reminders, shared.templates)) parts.hostCommands.add(command);
   return {
     reminders,
     start() {

@@ -105,6 +105,26 @@ export const TEMPLATE_PLACEHOLDERS = {
   tool_web_search_query: [],
   tool_fetch_page: [],
   tool_fetch_page_url: [],
+  // Reminders (/remind, the schedule tool) and schedules:, and the ping-pong guard's notice.
+  reminder_usage: [],
+  reminder_set: ["time", "text", "id"],
+  reminder_refused_empty: [],
+  reminder_refused_past: ["time", "now"],
+  reminder_refused_too_far: ["time", "days"],
+  reminder_refused_chat_full: ["max"],
+  reminder_refused_person_full: ["max"],
+  reminder_list: ["lines"],
+  reminder_list_none: [],
+  reminder_cancel_usage: [],
+  reminder_cancelled: ["id"],
+  reminder_cancel_unknown: ["id"],
+  reminder_due: ["name", "time", "text", "late"],
+  reminder_due_now: [],
+  reminder_due_late: [],
+  reminder_stored: ["text"],
+  reminder_late_note: ["time"],
+  schedule_prompt_request: ["transcript", "prompt"],
+  participation_resting: [],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TemplateName = keyof typeof TEMPLATE_PLACEHOLDERS;

@@ -8,6 +8,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Segment } from "../message/segment.ts";
 import { formatSessionId } from "../message/session-id.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 import { problemAt } from "../schema/key-path.ts";
 import type { MessageStore, Reminder, ReminderStore } from "../store/types.ts";
 import type { ScheduleEntry } from "./config.ts";
@@ -20,6 +21,7 @@ export interface ScheduledMessagesDeps {
   adapters: ReadonlyMap<string, ChatAdapter>;
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
   persona: () => string;
+  templates: () => PromptTemplates;
   send: (origin: Reminder["origin"], segments: Segment[]) => Promise<unknown>;
   monitor: Monitor;
   logger: Logger;
@@ -117,13 +119,17 @@ export class ScheduledMessages {
     const recent = await this.deps.messages.recent({ sessionId: origin.sessionId, limit: PROMPT_HISTORY });
     const clock = clockText(this.deps.timeZone());
     const transcript = recent.map((message) => formatMessageLine(message, clock, {})).join("\n");
+    const templates = this.deps.templates();
     const result = await this.deps.llm().generate({
       task: "replyer",
       messages: [
         { role: "system", content: this.deps.persona() },
         {
           role: "user",
-          content: `聊天记录：\n${transcript || "（没有）"}\n\n${prompt}\n只输出要发到群里的话。`,
+          content: templates.render("schedule_prompt_request", {
+            transcript: transcript || templates.render("transcript_empty"),
+            prompt,
+          }),
         },
       ],
       signal: AbortSignal.timeout(PROMPT_TIMEOUT_MS),
