@@ -231,6 +231,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { participation, gate } = createParticipation({
     ...background,
     hostCommands: components.hostCommands,
+    outbox,
   });
   const turnRunner = createTurnRunner({
     llm: () => llm,

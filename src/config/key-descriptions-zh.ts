@@ -164,8 +164,15 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.participation.quietPhrases": "成员的消息包含其中之一时，机器人在 quietMinutes 内不再主动发言。",
   "chat.participation.quietMinutes": "安静短语或 /quiet 让机器人不主动发言的时长（分钟）",
   "chat.participation.pingPongMs":
-    "成员在机器人发言后这么短时间内就回应、连续 pingPongRounds 次，就在一小时内被当作机器人（毫秒；0 表示不检查）",
-  "chat.participation.pingPongRounds": "连续几次这样的快速回应会让成员被当作机器人",
+    "成员在机器人发言后这么短时间内就回应，算作乒乓守卫的一次快速回应（毫秒；0 表示不检查）",
+  "chat.participation.pingPongRounds":
+    "连续几次快速回应后，一小时内不再主动接这位成员的话（点名叫机器人时仍会回答）",
+  "chat.participation.pingPongAddressedRounds":
+    "连续几次快速回应（人跟不上的节奏）后，一小时内连这位成员点名的消息也不回答",
+  "chat.participation.pingPongRepeatRounds":
+    "连续几次快速回应、每次都和上一次几乎一样（同一个模板）后，一小时内连这位成员点名的消息也不回答",
+  "chat.participation.restNotice":
+    "乒乓守卫开始不回答某成员点名的消息时，告诉 TA 一次（提示词模板 participation_resting）",
   "chat.participation.settleMs": "主动发言要等到这么久没人发消息、也没人正在输入（毫秒）",
   "chat.participation.maxWaitMs": "主动发言最多等聊天安静下来这么久；仍然热闹就不发（毫秒）",
   "chat.otherBots":
