@@ -194,6 +194,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     hostCommands: components.hostCommands,
     adapters,
     outbox,
+    replyExtensions: components.replyExtensions,
+    // `path` is made below; reminders are sent only once the app has started.
+    inOrder: (sessionId, task) => path.sessions.inOrder(sessionId, task),
   });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));

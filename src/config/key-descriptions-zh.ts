@@ -180,6 +180,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.groups":
     '按群号的单独设置：`{ "123456": { participation, persona, triggers, models } }`；写了的键只在那个群里替换全局设置。',
   "chat.textChunkLimit": "单条文字消息的最大长度；更长的回复会被拆成多条发送",
+  "chat.mentionAll":
+    "允许机器人的消息（回复、提醒、定时消息）@全体成员；关闭时，模型或回复扩展写出的 @全体成员 会在发送前去掉",
   "access.privateChats": "是否回复私聊。",
   "access.allow":
     "回复哪些来源：消息所在的群、发送者或消息来源（平台、OneBot 连接、stdio 频道插件）只要有一项在列表中就回复。留空表示回复所有人。",

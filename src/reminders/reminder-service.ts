@@ -1,8 +1,9 @@
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Segment } from "../message/segment.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import { guardReply } from "../reply/outbound-guard.ts";
+import type { ReplyResult } from "../reply/reply-stage.ts";
 import type { Reminder, ReminderStore } from "../store/types.ts";
 import type { ReminderSettings } from "./config.ts";
 import { type ReadTime, readTime, wallClockText } from "./reminder-time.ts";
@@ -16,7 +17,11 @@ export interface ReminderServiceDeps {
   persona: () => string;
   /** The prompt templates in use: every text a member reads, and the replyer's request. */
   templates: () => PromptTemplates;
-  send: (origin: Reminder["origin"], segments: Segment[]) => Promise<unknown>;
+  /**
+   * Says a message in the chat as the bot's own turn there, in the session's order: the outbound
+   * guard, `before_send` reply extensions, the text limit, no @全体成员 (reply/own-message.ts).
+   */
+  say: (message: { origin: Reminder["origin"]; text: string; mention?: string }) => Promise<ReplyResult>;
   monitor: Monitor;
   logger: Logger;
   now?: () => number;
@@ -168,15 +173,14 @@ export class ReminderService {
       ? templates.render("reminder_late_note", { time: this.timeText(reminder.dueAt) })
       : "";
     const text = `${worded ?? templates.render("reminder_stored", { text: reminder.text })}${lateNote}`;
-    const segments: Segment[] =
-      reminder.origin.chatType === "group"
-        ? [
-            { type: "at", data: { qq: reminder.userId } },
-            { type: "text", data: { text: ` ${text}` } },
-          ]
-        : [{ type: "text", data: { text } }];
+    const { origin } = reminder;
     try {
-      await this.deps.send(reminder.origin, segments);
+      const said = await this.deps.say({
+        origin,
+        text,
+        ...(origin.chatType === "group" ? { mention: reminder.userId } : {}),
+      });
+      if ("silent" in said) throw new Error(said.silent);
       this.deps.monitor.emit({
         type: "reminder.sent",
         sessionId: reminder.origin.sessionId,
@@ -209,8 +213,9 @@ export class ReminderService {
         signal: AbortSignal.timeout(WORDING_TIMEOUT_MS),
         sessionId: reminder.origin.sessionId,
       });
-      const text = result.text.trim();
-      return text === "" ? undefined : text;
+      // Only reasoning or a "say nothing" marker: the stored text goes instead.
+      const guarded = guardReply(result.text);
+      return "dropped" in guarded ? undefined : guarded.text;
     } catch (error) {
       this.deps.logger.info(
         { id: reminder.id, reason: error instanceof Error ? error.message : String(error) },

@@ -5,10 +5,10 @@ import { clockText } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Segment } from "../message/segment.ts";
 import { formatSessionId } from "../message/session-id.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import type { ReplyResult } from "../reply/reply-stage.ts";
 import { problemAt } from "../schema/key-path.ts";
 import type { MessageStore, Reminder, ReminderStore } from "../store/types.ts";
 import type { ScheduleEntry } from "./config.ts";
@@ -22,7 +22,8 @@ export interface ScheduledMessagesDeps {
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
   persona: () => string;
   templates: () => PromptTemplates;
-  send: (origin: Reminder["origin"], segments: Segment[]) => Promise<unknown>;
+  /** Says a message as the bot's own turn in the chat, in the session's order (as reminders do). */
+  say: (message: { origin: Reminder["origin"]; text: string }) => Promise<ReplyResult>;
   monitor: Monitor;
   logger: Logger;
 }
@@ -103,7 +104,8 @@ export class ScheduledMessages {
     }
     try {
       const text = entry.text ?? (await this.carryOut(entry.prompt!, origin));
-      await this.deps.send(origin, [{ type: "text", data: { text } }]);
+      const said = await this.deps.say({ origin, text });
+      if ("silent" in said) throw new Error(said.silent);
       this.deps.monitor.emit({
         type: "schedule.sent",
         sessionId: origin.sessionId,
