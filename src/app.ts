@@ -214,6 +214,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     pictureFetcherFor,
     memory,
     cluster,
+    prompts,
     monitor,
     logger,
   });

@@ -125,6 +125,15 @@ export const TEMPLATE_PLACEHOLDERS = {
   reminder_late_note: ["time"],
   schedule_prompt_request: ["transcript", "prompt"],
   participation_resting: [],
+  // Approvals of tool calls (/approve, /deny) and what commands answer when refused or failing.
+  approval_request: ["tool", "why", "id", "seconds"],
+  approval_request_why: ["reason"],
+  approval_usage: ["command"],
+  approval_unknown: ["id"],
+  approval_approved: ["id"],
+  approval_refused: ["id"],
+  command_admin_only: [],
+  command_failed: ["error"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type TemplateName = keyof typeof TEMPLATE_PLACEHOLDERS;
