@@ -61,7 +61,8 @@ export function createReminders(parts: ReminderParts): {
     store: parts.stores.reminders,
     timeZone: () => config().chat.timezone,
     llm: parts.llm,
-    persona: () => config().bot.persona ?? parts.prompts.templates().render("persona"),
+    persona: (sessionId: string) =>
+      configForSession(config(), sessionId).bot.persona ?? parts.prompts.templates().render("persona"),
     templates: () => parts.prompts.templates(),
     say: (message: Omit<OwnMessage, "replyId" | "signal">) =>
       new Promise<ReplyResult>((resolve, reject) => {

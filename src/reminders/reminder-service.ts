@@ -14,7 +14,8 @@ export interface ReminderServiceDeps {
   timeZone: () => string;
   /** Words a message in the persona; rejects when no replyer model answers. */
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
-  persona: () => string;
+  /** The persona in force in a session (its group's, over bot.persona). */
+  persona: (sessionId: string) => string;
   /** The prompt templates in use: every text a member reads, and the replyer's request. */
   templates: () => PromptTemplates;
   /**
@@ -198,7 +199,7 @@ export class ReminderService {
       const result = await this.deps.llm().generate({
         task: "replyer",
         messages: [
-          { role: "system", content: this.deps.persona() },
+          { role: "system", content: this.deps.persona(reminder.origin.sessionId) },
           {
             role: "user",
             content: templates.render("reminder_due", {

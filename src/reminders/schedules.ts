@@ -20,7 +20,8 @@ export interface ScheduledMessagesDeps {
   timeZone: () => string;
   adapters: ReadonlyMap<string, ChatAdapter>;
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
-  persona: () => string;
+  /** The persona in force in a session (its group's, over bot.persona). */
+  persona: (sessionId: string) => string;
   templates: () => PromptTemplates;
   /** Says a message as the bot's own turn in the chat, in the session's order (as reminders do). */
   say: (message: { origin: Reminder["origin"]; text: string }) => Promise<ReplyResult>;
@@ -125,7 +126,7 @@ export class ScheduledMessages {
     const result = await this.deps.llm().generate({
       task: "replyer",
       messages: [
-        { role: "system", content: this.deps.persona() },
+        { role: "system", content: this.deps.persona(origin.sessionId) },
         {
           role: "user",
           content: templates.render("schedule_prompt_request", {

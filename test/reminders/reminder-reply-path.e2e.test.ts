@@ -35,7 +35,12 @@ const segmentsOf = (sent: SentMessage) => sent.message as Segments;
 async function reminded(mentionAll: boolean): Promise<{ sent: SentMessage; scene: Scene }> {
   sandbox = new PluginSandbox();
   sandbox.add("stamp", { "index.ts": signing });
-  scene = await startScene({ config: { plugins: { dirs: [sandbox.root] }, chat: { mentionAll } } });
+  scene = await startScene({
+    config: {
+      plugins: { dirs: [sandbox.root] },
+      chat: { mentionAll, groups: { [GROUP]: { persona: "你是这个群里的猫娘紬。" } } },
+    },
+  });
   const { llm, qq } = scene;
   qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, nickname: "Alice", message: "/提醒 3s 交作业" });
   await qq.waitForSent((sent) => sent.text.includes("#1"), 8_000);
@@ -59,8 +64,10 @@ describe("reminders through the reply path", () => {
       text: "Alice，该交作业啦！",
       chat: { user_id: ALICE },
     });
-    // Worded from the prompt template, in the persona.
-    expect(open.llm.requests.at(-1)!.promptText).toContain("提醒 TA：交作业");
+    // Worded from the prompt template, in the persona of the reminder's group.
+    const wording = open.llm.requests.at(-1)!;
+    expect(wording.promptText).toContain("提醒 TA：交作业");
+    expect(JSON.stringify(wording.body.messages[0])).toContain("你是这个群里的猫娘紬。");
   }, 40_000);
 
   it("keeps an @ of everyone where chat.mentionAll allows it", async () => {
