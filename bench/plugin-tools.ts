@@ -13,6 +13,7 @@ import { type PluginSettings, pluginsSchema } from "../src/plugins/config.ts";
 import { ProcessIsolation } from "../src/plugins/isolation/process-isolation.ts";
 import { createPluginSystem } from "../src/plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
+import { shippedPromptTemplates } from "../src/prompts/templates.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
 import type { PluginEvent, PluginMemoryAccess } from "../src/sdk/types.ts";
 import type { MessageStore } from "../src/store/types.ts";
@@ -38,6 +39,7 @@ export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
     adapterById: () => undefined,
     messages: {} as MessageStore,
     admins: () => [],
+    templates: () => shippedPromptTemplates("zh"),
     channels: new StdioChannelAdapter(() => {}),
     names: () => ["紬"],
     pictureFetcherFor: () => testPictureFetcher(),

@@ -203,6 +203,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     hostCommands: components.hostCommands,
     adapters,
     outbox,
+    replyExtensions: components.replyExtensions,
+    // `path` is made below; reminders are sent only once the app has started.
+    inOrder: (sessionId, task) => path.sessions.inOrder(sessionId, task),
   });
   // Stdio channel plugins' chats enter the message path as the console's do (`path` exists before plugins start).
   const stdioChannels = new StdioChannelAdapter((message) => path.fromLocal(message));
@@ -220,6 +223,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     pictureFetcherFor,
     memory,
     cluster,
+    prompts,
     monitor,
     logger,
   });
@@ -242,6 +246,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { participation, gate } = createParticipation({
     ...background,
     hostCommands: components.hostCommands,
+    outbox,
   });
   // Keeping groups in order: management tools, kick confirmations, join requests, welcomes (docs/manage.md).
   const groupManagement = createGroupManagement({ ...background, adapters, outbox, participation });

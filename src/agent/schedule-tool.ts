@@ -18,7 +18,7 @@ export function scheduleToolSpec(): ToolSpec {
           type: "string",
           minLength: 1,
           description:
-            'When, in the chat\'s local time: "YYYY-MM-DD HH:MM" (preferred; work it out from the current time), "HH:MM" (the next such time), or relative "10m", "2h", "1d".',
+            'When: ISO 8601 ("2026-12-24T09:00:00+08:00"; without an offset it is the chat\'s local time), "YYYY-MM-DD HH:MM" in the chat\'s local time, "HH:MM" (the next such time), relative ("in 2 hours", "30分钟后", "10m"), or day words ("tomorrow 9am", "明天早上9点", "下周一 10:00"). Only the time: no other words.',
         },
         text: { type: "string", minLength: 1, maxLength: 500, description: "What to remind them of." },
       },
@@ -37,8 +37,17 @@ export async function runScheduleTool(
   const { time, text } = args as { time: string; text: string };
   const target = await call.turn.findTarget(undefined);
   if (!target) return call.invalid("no message to set a reminder for");
-  const read = reminders.readTime(time.trim().split(/\s+/));
-  if (!read) return call.invalid(`time "${time}" is not "YYYY-MM-DD HH:MM", "HH:MM", "10m", "2h" or "1d"`);
+  const read = reminders.readTime(time);
+  if (!read) {
+    return call.invalid(
+      `no time could be read from "${time}": give ISO 8601 ("2026-12-24T09:00:00+08:00"), "YYYY-MM-DD HH:MM" in the chat's local time, or "in 2 hours"`,
+    );
+  }
+  if (/[\p{L}\p{N}]/u.test(read.rest)) {
+    return call.invalid(
+      `"${read.rest}" after the time in "${time}" was not read as part of it (${reminders.timeText(read.at)}): give only the time, e.g. ISO 8601`,
+    );
+  }
   const set = await reminders.set({
     origin: originOf(target),
     userId: target.userId,
@@ -50,7 +59,7 @@ export async function runScheduleTool(
   const { reminder } = set;
   return {
     output: {
-      output: `reminder #${reminder.id} set for ${reminders.timeText(reminder.dueAt)} (${reminder.userName}: ${reminder.text}); they can cancel it with /cancel ${reminder.id}`,
+      output: `reminder #${reminder.id} set for ${reminders.timeText(reminder.dueAt)} in ${reminders.timeZoneName()} (${reminder.userName}: ${reminder.text}); they can cancel it with /cancel ${reminder.id}. Tell them this time.`,
     },
   };
 }

@@ -215,11 +215,18 @@ export class TurnPluginScope {
       ...(verdict.by ? { hook: verdict.by } : {}),
     });
     const seconds = Math.round((request.expiresAt - request.requestedAt) / 1000);
-    const why = verdict.message ? `（${verdict.message}）` : "";
+    const why = verdict.message
+      ? this.prompts.render("approval_request_why", { reason: verdict.message })
+      : "";
     try {
       await context.bot.send(
         context.event,
-        `工具 ${call.name} 需要管理员批准${why}。管理员发送 /approve ${request.id} 批准，/deny ${request.id} 拒绝；${seconds} 秒内无答复视为拒绝。`,
+        this.prompts.render("approval_request", {
+          tool: call.name,
+          why,
+          id: request.id,
+          seconds: String(seconds),
+        }),
       );
     } catch (error) {
       this.deps.logger.warn(

@@ -85,6 +85,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     outbox: parts.outbox,
     extensions: new ReplyExtensionRunner({ registry: components.replyExtensions, monitor, logger }),
     typingDelay: () => config().chat.typingDelay,
+    mentionAll: (sessionId) => configForSession(config(), sessionId).chat.mentionAll,
     monitor,
     logger,
   });

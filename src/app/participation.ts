@@ -9,6 +9,7 @@ import { GateModel } from "../participation/gate-model.ts";
 import { Participation } from "../participation/participation.ts";
 import { quietCommand } from "../participation/quiet-command.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
+import type { Outbox } from "../reply/outbox.ts";
 
 export interface ParticipationParts {
   config: () => TsumugiConfig;
@@ -16,6 +17,7 @@ export interface ParticipationParts {
   llm: () => LlmClient;
   prompts: { templates(): PromptTemplates };
   hostCommands: HostCommands;
+  outbox: Pick<Outbox, "send">;
   monitor: MonitorHub;
   logger: Logger;
 }
@@ -41,6 +43,12 @@ export function createParticipation(parts: ParticipationParts): {
       };
     },
     clock: parts.clock,
+    tellResting: (message) => {
+      const text = parts.prompts.templates().render("participation_resting");
+      parts.outbox.send(message, [{ type: "text", data: { text } }]).catch((error: unknown) => {
+        logger.warn({ err: error, sessionId: message.sessionId }, "telling a member the bot rests failed");
+      });
+    },
     monitor,
     logger,
   });

@@ -14,6 +14,7 @@ import { ProcessIsolation } from "../plugins/isolation/process-isolation.ts";
 import { createPluginAjv } from "../plugins/plugin-ajv.ts";
 import { createPluginSystem, type PluginSystem, type PluginSystemOptions } from "../plugins/plugin-system.ts";
 import type { StdioChannels } from "../plugins/stdio/channel-adapter.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import { secretValuesOf } from "../schema/secret-paths.ts";
 import type { MessageStore } from "../store/types.ts";
@@ -32,6 +33,7 @@ export interface PluginHostsParts {
   pictureFetcherFor: PluginSystemOptions["pictureFetcherFor"];
   memory: MemoryService;
   cluster: Cluster | undefined;
+  prompts: { templates(): PromptTemplates };
   monitor: Monitor;
   logger: Logger;
 }
@@ -67,6 +69,7 @@ export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSys
     adapterById: (id) => parts.adapters.get(id),
     messages,
     admins: () => config().bot.admins,
+    templates: () => parts.prompts.templates(),
     names: () => [config().bot.name, ...config().bot.aliases],
     pictureFetcherFor: parts.pictureFetcherFor,
     mcp: mcpRuntime,

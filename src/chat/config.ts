@@ -100,6 +100,12 @@ export const avoidRepeatingSchema = count(
 
 export const textChunkLimitSchema = count("Longest text message sent; longer replies are split", 4_500);
 
+export const mentionAllSchema = Type.Boolean({
+  default: false,
+  description:
+    "Let the bot's messages (replies, reminders, scheduled messages) @ everyone (@全体成员); off, such a mention a model or a reply extension wrote is removed before sending",
+});
+
 export const accessSchema = group(
   "Who the bot answers. A message from elsewhere is still stored as history but never starts a turn, command, summary or digest. The console playground is always answered.",
   {

@@ -181,8 +181,15 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.participation.quietPhrases": "成员的消息包含其中之一时，机器人在 quietMinutes 内不再主动发言。",
   "chat.participation.quietMinutes": "安静短语或 /quiet 让机器人不主动发言的时长（分钟）",
   "chat.participation.pingPongMs":
-    "成员在机器人发言后这么短时间内就回应、连续 pingPongRounds 次，就在一小时内被当作机器人（毫秒；0 表示不检查）",
-  "chat.participation.pingPongRounds": "连续几次这样的快速回应会让成员被当作机器人",
+    "成员在机器人发言后这么短时间内就回应，算作乒乓守卫的一次快速回应（毫秒；0 表示不检查）",
+  "chat.participation.pingPongRounds":
+    "连续几次快速回应后，一小时内不再主动接这位成员的话（点名叫机器人时仍会回答）",
+  "chat.participation.pingPongAddressedRounds":
+    "连续几次快速回应（人跟不上的节奏）后，一小时内连这位成员点名的消息也不回答",
+  "chat.participation.pingPongRepeatRounds":
+    "连续几次快速回应、每次都和上一次几乎一样（同一个模板）后，一小时内连这位成员点名的消息也不回答",
+  "chat.participation.restNotice":
+    "乒乓守卫开始不回答某成员点名的消息时，告诉 TA 一次（提示词模板 participation_resting）",
   "chat.participation.settleMs": "主动发言要等到这么久没人发消息、也没人正在输入（毫秒）",
   "chat.participation.maxWaitMs": "主动发言最多等聊天安静下来这么久；仍然热闹就不发（毫秒）",
   "chat.otherBots":
@@ -200,6 +207,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "chat.groups":
     '按群号的单独设置：`{ "123456": { participation, persona, triggers, models, welcome, joinRequests, manage } }`；写了的键只在那个群里替换全局设置。',
   "chat.textChunkLimit": "单条文字消息的最大长度；更长的回复会被拆成多条发送",
+  "chat.mentionAll":
+    "允许机器人的消息（回复、提醒、定时消息）@全体成员；关闭时，模型或回复扩展写出的 @全体成员 会在发送前去掉",
   "access.privateChats": "是否回复私聊。",
   "access.allow":
     "回复哪些来源：消息所在的群、发送者或消息来源（平台、OneBot 连接、stdio 频道插件）只要有一项在列表中就回复。留空表示回复所有人。",

@@ -13,6 +13,8 @@ const CHAIN_KEPT = 100;
 const TYPING_HOLDS_MS = 10_000;
 /** How long a member answering like a bot (the ping-pong guard) is treated as one. */
 const SUSPECT_FOR_MS = HOUR_MS;
+/** Longest text of a member's kept to compare the next answer with. */
+const ANSWER_CHARS_KEPT = 200;
 /** Two texts at least this similar (character pairs, 0..1) are one message said twice. */
 const NEAR_IDENTICAL = 0.8;
 
@@ -21,6 +23,8 @@ export type GovernorRule =
   | "schedule"
   | "other bot"
   | "ping-pong guard"
+  | "ping-pong guard: near-identical answers"
+  | "ping-pong guard: bot-like cadence"
   | "quiet"
   | "score"
   | "min gap"
@@ -44,8 +48,11 @@ export class ChatRecord {
   private readonly ownTexts: string[] = [];
   private readonly chain = new Set<string>();
   private readonly typingUntil = new Map<string, number>();
-  private readonly quickAnswers = new Map<string, number>();
+  private readonly answers = new Map<string, AnswerStreak>();
+  /** Members answering quickly too often for joining them unasked (pingPongRounds). */
   private readonly suspectUntil = new Map<string, number>();
+  /** Members whose answers look automated: even their addressed messages go unanswered. */
+  private readonly automatedUntil = new Map<string, { until: number; rule: GovernorRule; told: boolean }>();
   quietUntil = 0;
 
   /** A message by someone other than the bot; `asBot` when it is another bot's (or a suspected one's). */
@@ -59,24 +66,71 @@ export class ChatRecord {
 
   /**
    * The ping-pong guard: counts how often in a row `userId` answered within `pingPongMs` of the
-   * bot's last message; at `pingPongRounds` the member is treated as a bot for an hour.
-   * True when this message made them one.
+   * bot's last message, and how many of those answers said nearly what the one before did. At
+   * `pingPongRounds` quick answers the bot stops joining them unasked for an hour; at
+   * `pingPongAddressedRounds` (bot-like cadence) or `pingPongRepeatRounds` near-identical ones
+   * their messages look automated and even addressed ones go unanswered for an hour.
+   * Returns the rule this message newly broke, if any.
    */
-  watchQuickAnswer(userId: string, now: number, settings: ParticipationSettings): boolean {
-    if (settings.pingPongMs === 0) return false;
+  watchAnswer(
+    userId: string,
+    text: string,
+    now: number,
+    settings: ParticipationSettings,
+  ): GovernorRule | undefined {
+    if (settings.pingPongMs === 0) return undefined;
     const quick = now - this.lastBotAt <= settings.pingPongMs;
-    const streak = quick ? (this.quickAnswers.get(userId) ?? 0) + 1 : 0;
-    this.quickAnswers.set(userId, streak);
-    if (streak >= settings.pingPongRounds) {
-      this.suspectUntil.set(userId, now + SUSPECT_FOR_MS);
-      this.quickAnswers.delete(userId);
-      return true;
+    const said = normalized(text).slice(0, ANSWER_CHARS_KEPT);
+    const last = this.answers.get(userId);
+    const streak: AnswerStreak = quick
+      ? {
+          quick: (last?.quick ?? 0) + 1,
+          repeated:
+            last !== undefined && last.quick > 0 && similarity(last.text, said) >= NEAR_IDENTICAL
+              ? last.repeated + 1
+              : 1,
+          text: said,
+        }
+      : { quick: 0, repeated: 0, text: said };
+    this.answers.set(userId, streak);
+    const automated =
+      streak.repeated >= settings.pingPongRepeatRounds
+        ? "ping-pong guard: near-identical answers"
+        : streak.quick >= settings.pingPongAddressedRounds
+          ? "ping-pong guard: bot-like cadence"
+          : undefined;
+    if (automated !== undefined && !this.isAutomated(userId, now)) {
+      this.automatedUntil.set(userId, { until: now + SUSPECT_FOR_MS, rule: automated, told: false });
+      return automated;
     }
-    return false;
+    if (streak.quick >= settings.pingPongRounds && !this.isSuspect(userId, now)) {
+      this.suspectUntil.set(userId, now + SUSPECT_FOR_MS);
+      return "ping-pong guard";
+    }
+    return undefined;
   }
 
+  /** Not joined unasked: answered quickly `pingPongRounds` times in a row (or looks automated). */
   isSuspect(userId: string, now: number): boolean {
-    return (this.suspectUntil.get(userId) ?? 0) > now;
+    return (this.suspectUntil.get(userId) ?? 0) > now || this.isAutomated(userId, now);
+  }
+
+  isAutomated(userId: string, now: number): boolean {
+    return (this.automatedUntil.get(userId)?.until ?? 0) > now;
+  }
+
+  /** The rule that makes `userId` look automated now, if any. */
+  automatedRule(userId: string, now: number): GovernorRule | undefined {
+    const automated = this.automatedUntil.get(userId);
+    return automated !== undefined && automated.until > now ? automated.rule : undefined;
+  }
+
+  /** True the first time it is asked in an automated period: the member is told once. */
+  firstTellOfRest(userId: string): boolean {
+    const automated = this.automatedUntil.get(userId);
+    if (!automated || automated.told) return false;
+    automated.told = true;
+    return true;
   }
 
   /** A message of the bot in this chat (any of its accounts). */
@@ -144,6 +198,13 @@ export class ChatRecord {
     const lastPerson = this.peopleAt.at(-1);
     return lastPerson !== undefined && now - lastPerson < settings.settleMs;
   }
+}
+
+/** A member's answers to the bot in a row: how many came quickly, and how many of those repeated the one before. */
+interface AnswerStreak {
+  quick: number;
+  repeated: number;
+  text: string;
 }
 
 /** Lower case, without spaces and punctuation: "好的！" and "好的" are the same words. */

@@ -49,11 +49,27 @@ const participationFields = {
   }),
   quietMinutes: count("How long a quiet phrase or /quiet keeps the bot from speaking unasked", 30),
   pingPongMs: milliseconds(
-    "A member answering the bot this soon after its message, pingPongRounds times in a row, is treated as a bot for an hour (0: never)",
+    "An answer to the bot this soon after its message counts as a quick one for the ping-pong guard (0: no guard)",
     1_000,
     0,
   ),
-  pingPongRounds: count("Quick answers in a row that make a member count as a bot", 3),
+  pingPongRounds: count(
+    "Quick answers in a row after which the bot stops joining that member unasked for an hour (addressed messages are still answered)",
+    3,
+  ),
+  pingPongAddressedRounds: count(
+    "Quick answers in a row (a cadence no person keeps up) after which even the member's addressed messages go unanswered for an hour",
+    8,
+  ),
+  pingPongRepeatRounds: count(
+    "Quick answers in a row each nearly the same as the one before (one template) after which even the member's addressed messages go unanswered for an hour",
+    3,
+  ),
+  restNotice: Type.Boolean({
+    default: true,
+    description:
+      "Tell a member once (prompt template participation_resting) when the ping-pong guard starts leaving their addressed messages unanswered",
+  }),
   settleMs: milliseconds(
     "An unasked message waits until nobody has written for this long and nobody is typing",
     2_000,

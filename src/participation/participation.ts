@@ -30,6 +30,11 @@ export interface ParticipationDeps {
   inChat: (sessionId: string) => ParticipationInChat;
   /** The clock of chat.timezone: the schedule's times are read on it. */
   clock: () => ZonedClock;
+  /**
+   * Tells a member once that the bot rests (participation_resting), when the ping-pong guard
+   * starts leaving their addressed messages unanswered and `restNotice` is on.
+   */
+  tellResting: (message: ChatMessage) => void;
   monitor: Monitor;
   logger: Logger;
   now?: () => number;
@@ -85,24 +90,47 @@ export class Participation {
       record.botSpoke(now, text, message.messageId);
       return { go: arrival };
     }
-    if (record.watchQuickAnswer(message.userId, now, settings)) {
-      // Their mentions go unanswered for an hour: an operator reading why must find it here.
+    const broke = record.watchAnswer(message.userId, text, now, settings);
+    if (broke !== undefined) {
       this.deps.logger.info(
-        { sessionId: message.sessionId, userId: message.userId, pingPongMs: settings.pingPongMs },
-        `member answered the bot within pingPongMs ${settings.pingPongRounds} times in a row: treated as a bot for an hour (chat.participation.pingPongMs 0 turns this off)`,
+        {
+          sessionId: message.sessionId,
+          userId: message.userId,
+          rule: broke,
+          pingPongMs: settings.pingPongMs,
+        },
+        broke === "ping-pong guard"
+          ? `member answered the bot within pingPongMs ${settings.pingPongRounds} times in a row: not joined unasked for an hour, still answered when addressed`
+          : `member's answers look automated (${broke}): treated as a bot for an hour, addressed messages too (chat.participation.pingPongMs 0 turns this off)`,
       );
     }
     const otherBot = inChat.otherBots.includes(message.userId);
-    const asBot = otherBot || record.isSuspect(message.userId, now);
-    record.heard(message.userId, now, asBot);
+    const automated = otherBot ? "other bot" : record.automatedRule(message.userId, now);
+    const suspect = record.isSuspect(message.userId, now);
+    record.heard(message.userId, now, otherBot || suspect);
     const quoted = quotedId(message);
     if (quoted !== undefined && record.inChain(quoted)) record.joinChain(message.messageId);
-    if (asBot) {
-      if (trigger === undefined && !participates(settings)) return { go: arrival };
+    if (trigger !== undefined && automated !== undefined) {
       // Another bot never starts a turn: a loop between two bots is how accounts get flagged.
+      this.deps.logger.info(
+        {
+          sessionId: message.sessionId,
+          userId: message.userId,
+          messageId: message.messageId,
+          rule: automated,
+        },
+        `addressed message not answered: ${automated}`,
+      );
+      this.decided(message.sessionId, { joined: false, rule: automated, messageId: message.messageId });
+      if (!otherBot && settings.restNotice && record.firstTellOfRest(message.userId))
+        this.deps.tellResting(message);
+      return { go: { message } };
+    }
+    if (trigger === undefined && (otherBot || suspect)) {
+      if (!participates(settings)) return { go: arrival };
       this.decided(message.sessionId, {
         joined: false,
-        rule: otherBot ? "other bot" : "ping-pong guard",
+        rule: automated ?? "ping-pong guard",
         messageId: message.messageId,
       });
       return { go: { message } };

@@ -3,6 +3,7 @@ import { type CommandRegistry, HOST_COMMANDS_OWNER } from "../components/command
 import type { ApprovalService } from "../components/hooks-approval.ts";
 import { isPluginTool, type ToolRegistry } from "../components/tool-registry.ts";
 import type { CallContext, CommandComponent, CommandMatch } from "../components/types.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 import type { OutgoingMessage } from "../sdk/types.ts";
 import type { PluginChangeResult, PluginHost, PluginStatus } from "./plugin-host.ts";
 import type { ProcessStatus } from "./status-types.ts";
@@ -12,6 +13,8 @@ export interface BuiltinCommandDeps {
   tools: ToolRegistry;
   host: PluginHost;
   approvals: ApprovalService;
+  /** The prompt templates in use: what /approve and /deny answer. */
+  templates: () => PromptTemplates;
   /** A plugin or component `/plugins` switched on or off (in a cluster, the others follow). */
   switched?: (ref: string, enabled: boolean) => void;
 }
@@ -43,12 +46,12 @@ export function builtinCommands(deps: BuiltinCommandDeps): CommandComponent[] {
     add(
       "approve",
       { description: "批准一次等待确认的工具调用", usage: "<id>", admin_only: true },
-      async (match, call) => answerApproval(deps.approvals, match.args[0], call.event.user_id, true),
+      async (match, call) => answerApproval(deps, match.args[0], call.event.user_id, true),
     ),
     add(
       "deny",
       { description: "拒绝一次等待确认的工具调用", usage: "<id>", admin_only: true },
-      async (match, call) => answerApproval(deps.approvals, match.args[0], call.event.user_id, false),
+      async (match, call) => answerApproval(deps, match.args[0], call.event.user_id, false),
     ),
   ];
 }
@@ -110,15 +113,16 @@ function describePlugin(status: PluginStatus): string {
 }
 
 function answerApproval(
-  approvals: ApprovalService,
+  deps: BuiltinCommandDeps,
   id: string | undefined,
   by: string,
   approve: boolean,
 ): string {
-  if (!id) return `用法：/${approve ? "approve" : "deny"} <id>`;
-  const answered = approve ? approvals.approve(id, by) : approvals.deny(id, by);
-  if (!answered) return `没有等待确认的请求 ${id}（可能已经超时）。`;
-  return approve ? `已批准 ${id}。` : `已拒绝 ${id}。`;
+  const templates = deps.templates();
+  if (!id) return templates.render("approval_usage", { command: approve ? "approve" : "deny" });
+  const answered = approve ? deps.approvals.approve(id, by) : deps.approvals.deny(id, by);
+  if (!answered) return templates.render("approval_unknown", { id });
+  return templates.render(approve ? "approval_approved" : "approval_refused", { id });
 }
 
 function firstLine(text: string): string {

@@ -3,6 +3,7 @@ import type { CommandRegistry } from "../components/command-registry.ts";
 import type { CommandComponent, CommandMatch } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 import { isAdmin } from "./admins.ts";
 import type { CallContextFactory } from "./call-context.ts";
 
@@ -13,6 +14,8 @@ export interface CommandDispatcherDeps {
   admins: () => string[];
   /** The bot's name and aliases: "@紬 /help" is a command too. */
   names: () => string[];
+  /** The prompt templates in use: the refusal of an admin-only command, a command's failure. */
+  templates: () => PromptTemplates;
   logger: Logger;
 }
 
@@ -48,7 +51,7 @@ export class CommandDispatcher {
         { command: command.fullName, platform: message.platform, userId: message.userId },
         "admin command refused: the sender is not in bot.admins",
       );
-      answer = "只有管理员可以使用这个命令。";
+      answer = this.deps.templates().render("command_admin_only");
     } else {
       try {
         answer = await command.invoke(match, { ...call, isAdmin: admin });
@@ -58,7 +61,7 @@ export class CommandDispatcher {
           { command: command.fullName, sessionId: message.sessionId },
           `command failed: ${why}`,
         );
-        answer = `命令出错：${why}`;
+        answer = this.deps.templates().render("command_failed", { error: why });
       }
     }
     if (answer === undefined || answer === null || answer === "") return;

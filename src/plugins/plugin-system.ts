@@ -3,6 +3,7 @@ import type { ComponentSet } from "../components/component-set.ts";
 import type { CallContexts } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { builtinCommands } from "./builtin-commands.ts";
@@ -29,6 +30,8 @@ export interface PluginSystemOptions {
   messages: MessageStore;
   /** `bot.admins`. */
   admins: () => string[];
+  /** The prompt templates in use: what the host's commands answer. */
+  templates: () => PromptTemplates;
   /** Where stdio channel plugins' chats enter and leave (the stdio channel adapter). */
   channels: StdioChannels;
   /** The bot's name and aliases. */
@@ -117,6 +120,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     tools: components.tools,
     host: started,
     approvals: components.approvals,
+    templates: options.templates,
     ...(options.switched ? { switched: options.switched } : {}),
   });
   for (const command of builtins) components.hostCommands.add(command);
@@ -128,6 +132,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       contexts,
       admins: options.admins,
       names: options.names,
+      templates: options.templates,
       logger,
     }),
     async start() {

@@ -1,7 +1,9 @@
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Segment } from "../message/segment.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import { guardReply } from "../reply/outbound-guard.ts";
+import type { ReplyResult } from "../reply/reply-stage.ts";
 import type { Reminder, ReminderStore } from "../store/types.ts";
 import type { ReminderSettings } from "./config.ts";
 import { type ReadTime, readTime, wallClockText } from "./reminder-time.ts";
@@ -12,8 +14,15 @@ export interface ReminderServiceDeps {
   timeZone: () => string;
   /** Words a message in the persona; rejects when no replyer model answers. */
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
-  persona: () => string;
-  send: (origin: Reminder["origin"], segments: Segment[]) => Promise<unknown>;
+  /** The persona in force in a session (its group's, over bot.persona). */
+  persona: (sessionId: string) => string;
+  /** The prompt templates in use: every text a member reads, and the replyer's request. */
+  templates: () => PromptTemplates;
+  /**
+   * Says a message in the chat as the bot's own turn there, in the session's order: the outbound
+   * guard, `before_send` reply extensions, the text limit, no @全体成员 (reply/own-message.ts).
+   */
+  say: (message: { origin: Reminder["origin"]; text: string; mention?: string }) => Promise<ReplyResult>;
   monitor: Monitor;
   logger: Logger;
   now?: () => number;
@@ -55,9 +64,14 @@ export class ReminderService {
     return wallClockText(ms, this.deps.timeZone());
   }
 
-  /** A time from the start of `words`, in chat.timezone (reminder-time.ts). */
-  readTime(words: string[]): ReadTime | undefined {
-    return readTime(words, this.now(), this.deps.timeZone());
+  /** chat.timezone, or "local time" when it is the process's own. */
+  timeZoneName(): string {
+    return this.deps.timeZone() || "local time";
+  }
+
+  /** A time from the start of `text`, in chat.timezone (reminder-time.ts). */
+  readTime(text: string): ReadTime | undefined {
+    return readTime(text, this.now(), this.deps.timeZone());
   }
 
   async set(
@@ -66,17 +80,25 @@ export class ReminderService {
     const settings = this.deps.settings();
     const now = this.now();
     const text = [...request.text.trim()].slice(0, MAX_TEXT_CHARS).join("");
-    if (text === "") return { ok: false, reason: "提醒什么呢？时间后面写上要提醒的事" };
-    if (request.dueAt <= now) return { ok: false, reason: "这个时间已经过去了" };
+    const templates = this.deps.templates();
+    const refused = (reason: string): SetReminder => ({ ok: false, reason });
+    if (text === "") return refused(templates.render("reminder_refused_empty"));
+    const time = this.timeText(request.dueAt);
+    if (request.dueAt <= now) {
+      return refused(templates.render("reminder_refused_past", { time, now: this.timeText(now) }));
+    }
     if (request.dueAt - now > settings.maxDaysAhead * 86_400_000) {
-      return { ok: false, reason: `最多只能提前 ${settings.maxDaysAhead} 天设置提醒` };
+      const days = String(settings.maxDaysAhead);
+      return refused(templates.render("reminder_refused_too_far", { time, days }));
     }
     const inChat = await this.deps.store.pending({ sessionId: request.origin.sessionId });
     if (inChat.length >= settings.maxPerChat) {
-      return { ok: false, reason: `这个聊天的提醒已满（${settings.maxPerChat} 条）` };
+      return refused(templates.render("reminder_refused_chat_full", { max: String(settings.maxPerChat) }));
     }
     if (inChat.filter((reminder) => reminder.userId === request.userId).length >= settings.maxPerPerson) {
-      return { ok: false, reason: `你的提醒已满（${settings.maxPerPerson} 条），先用 /cancel 取消一些` };
+      return refused(
+        templates.render("reminder_refused_person_full", { max: String(settings.maxPerPerson) }),
+      );
     }
     const reminder = await this.deps.store.add({ ...request, text, createdAt: now });
     this.deps.monitor.emit({
@@ -147,17 +169,19 @@ export class ReminderService {
 
   private async deliver(reminder: Reminder, late: boolean): Promise<void> {
     const worded = await this.worded(reminder, late);
-    const lateNote = late ? `（迟到的提醒，原定 ${this.timeText(reminder.dueAt)}）` : "";
-    const text = `${worded ?? `提醒：${reminder.text}`}${lateNote}`;
-    const segments: Segment[] =
-      reminder.origin.chatType === "group"
-        ? [
-            { type: "at", data: { qq: reminder.userId } },
-            { type: "text", data: { text: ` ${text}` } },
-          ]
-        : [{ type: "text", data: { text } }];
+    const templates = this.deps.templates();
+    const lateNote = late
+      ? templates.render("reminder_late_note", { time: this.timeText(reminder.dueAt) })
+      : "";
+    const text = `${worded ?? templates.render("reminder_stored", { text: reminder.text })}${lateNote}`;
+    const { origin } = reminder;
     try {
-      await this.deps.send(reminder.origin, segments);
+      const said = await this.deps.say({
+        origin,
+        text,
+        ...(origin.chatType === "group" ? { mention: reminder.userId } : {}),
+      });
+      if ("silent" in said) throw new Error(said.silent);
       this.deps.monitor.emit({
         type: "reminder.sent",
         sessionId: reminder.origin.sessionId,
@@ -170,24 +194,29 @@ export class ReminderService {
 
   /** The reminder in the persona's words; undefined (the stored text is sent) when the model cannot. */
   private async worded(reminder: Reminder, late: boolean): Promise<string | undefined> {
+    const templates = this.deps.templates();
     try {
       const result = await this.deps.llm().generate({
         task: "replyer",
         messages: [
-          { role: "system", content: this.deps.persona() },
+          { role: "system", content: this.deps.persona(reminder.origin.sessionId) },
           {
             role: "user",
-            content:
-              `${reminder.userName} 让你在 ${this.timeText(reminder.dueAt)} 提醒 TA：${reminder.text}\n` +
-              `${late ? "你错过了时间，现在才提醒。" : "现在到时间了。"}用一两句话提醒 TA，只输出要发的话。`,
+            content: templates.render("reminder_due", {
+              name: reminder.userName,
+              time: this.timeText(reminder.dueAt),
+              text: reminder.text,
+              late: templates.render(late ? "reminder_due_late" : "reminder_due_now"),
+            }),
           },
         ],
         maxOutputTokens: 200,
         signal: AbortSignal.timeout(WORDING_TIMEOUT_MS),
         sessionId: reminder.origin.sessionId,
       });
-      const text = result.text.trim();
-      return text === "" ? undefined : text;
+      // Only reasoning or a "say nothing" marker: the stored text goes instead.
+      const guarded = guardReply(result.text);
+      return "dropped" in guarded ? undefined : guarded.text;
     } catch (error) {
       this.deps.logger.info(
         { id: reminder.id, reason: error instanceof Error ? error.message : String(error) },

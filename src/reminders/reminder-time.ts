@@ -1,58 +1,197 @@
 /**
- * The times people give reminders in, read in a time zone: `20:00` (today, or tomorrow once
- * past), `12-24 09:00`, `2026-12-24 09:00`, and relative `30s`, `10m`, `2h`, `1d` (also 秒, 分钟, 小时, 天).
+ * The times people and models give reminders in, read in a time zone by chrono-node's Chinese
+ * (zh.hans) and English parsers: relative (30分钟后, 两小时后, in 2 hours, 10m), day words
+ * (今晚八点, 明天早上9点, 后天下午三点, 下周一 10:00, tomorrow 9am), dates (12-24 09:00,
+ * 12月24日 9点, 2026-12-24 09:00), ISO 8601 with or without an offset, and today's `20:00`
+ * (tomorrow's once past). A few forms chrono misses or misreads are rewritten first (normalise).
  */
+import { en } from "chrono-node";
+import { hans } from "chrono-node/zh";
 
-const RELATIVE = /^(\d{1,5})\s*(s|秒|m|min|分钟|分|h|小时|d|天)$/i;
-const CLOCK = /^(\d{1,2})[:：](\d{2})$/;
-const DATE_CLOCK = /^(?:(\d{4})[-/])?(\d{1,2})[-/](\d{1,2})[ T](\d{1,2})[:：](\d{2})$/;
+/** Longest text read for a time: a reminder command or a tool argument, never a document. */
+const MAX_INPUT_CHARS = 200;
 
-const UNIT_MS: Record<string, number> = {
-  s: 1_000,
-  秒: 1_000,
-  m: 60_000,
-  min: 60_000,
-  分钟: 60_000,
-  分: 60_000,
-  h: 3_600_000,
-  小时: 3_600_000,
-  d: 86_400_000,
-  天: 86_400_000,
-};
-
-/** How a time was read: the Unix milliseconds, and how many leading words of the text it took. */
+/** How a time was read: the Unix milliseconds, and the text after it (what to remind of). */
 export interface ReadTime {
   at: number;
-  words: number;
+  rest: string;
 }
 
-/** Reads a time from the start of `words`; undefined when they start with none. */
-export function readTime(words: string[], now: number, timeZone: string): ReadTime | undefined {
-  const [first = "", second = ""] = words;
-  const relative = RELATIVE.exec(first);
-  if (relative) {
-    return { at: now + Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]!, words: 1 };
+/** Reads a time at the start of `text`; undefined when it starts with none. */
+export function readTime(text: string, now: number, timeZone: string): ReadTime | undefined {
+  const input = text.trimStart().slice(0, MAX_INPUT_CHARS);
+  const rewritten = normalise(input, wallClockParts(now, timeZone));
+  // chrono's zh parsers read the day from the process's own clock, whatever zone they are
+  // given: both parsers get the chat zone's wall clock as a local time and no zone, and what
+  // they read is placed back in the chat zone below.
+  const reference = { instant: localWallClock(now, timeZone) };
+  const options = { forwardDate: true };
+  const results = [
+    ...hans.parse(rewritten.text, reference, options),
+    ...en.parse(rewritten.text, reference, options),
+  ];
+  const best = results
+    .filter((result) => result.index === 0)
+    .sort((a, b) => b.text.length - a.text.length)[0];
+  if (!best) return undefined;
+  const start = best.start;
+  const wall = {
+    year: start.get("year")!,
+    month: start.get("month")!,
+    day: start.get("day")!,
+    hour: start.get("hour")!,
+    minute: start.get("minute")!,
+  };
+  const seconds = (start.get("second") ?? 0) * 1_000;
+  const written = start.isCertain("timezoneOffset") && !start.tags().has("result/relativeDate");
+  const at = written
+    ? // An offset written in the text (ISO 8601 `Z`, `+08:00`) says where the wall clock is.
+      Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute) +
+      seconds -
+      start.get("timezoneOffset")! * 60_000
+    : wallClockToUtc(wall, timeZone) + seconds;
+  const end = rewritten.toOriginal(best.text.trimEnd().length);
+  return { at, rest: input.slice(end).trim() };
+}
+
+/** A Date whose local (process) wall clock shows `timeZone`'s wall clock at `ms`. */
+function localWallClock(ms: number, timeZone: string): Date {
+  if (timeZone === "") return new Date(ms);
+  const { year, month, day, hour, minute } = wallClockParts(ms, timeZone);
+  return new Date(year, month - 1, day, hour, minute, new Date(ms).getUTCSeconds(), ms % 1_000);
+}
+
+/** `text` with the forms chrono misses rewritten, and a map from its indexes back to `text`'s. */
+interface Rewritten {
+  text: string;
+  toOriginal(index: number): number;
+}
+
+/**
+ * Rewrites what chrono 2.10 misses or misreads: Chinese relative times (`30分钟后`, `两小时后`,
+ * `一个半小时后`: its zh reader places them off by the zone's offset) as English ones (`in 30
+ * minutes`); `明早` / `明晚` (read as today) as `明天早上` / `明天晚上`; `12-24 09:00` as `12/24 09:00`;
+ * `下周一` / `这周五` as the date, in weeks from Monday to Sunday as in China (chrono's start on
+ * Sunday: on a Sunday it reads 下周一 as the day after tomorrow's week).
+ */
+export function normalise(text: string, today: WallClock): Rewritten {
+  const pieces: { from: number; to: number; replacement: string }[] = [];
+  for (const match of text.matchAll(REWRITES)) {
+    const replacement = rewrite(match, today);
+    if (replacement !== undefined) {
+      pieces.push({ from: match.index, to: match.index + match[0].length, replacement });
+    }
   }
-  const clock = CLOCK.exec(first);
-  if (clock) {
-    const today = { ...wallClockParts(now, timeZone), hour: Number(clock[1]), minute: Number(clock[2]) };
-    if (!exists(today)) return undefined;
-    const at = wallClockToUtc(today, timeZone);
-    // A time already past today means tomorrow's (Date.UTC rolls the day over a month's end).
-    return { at: at > now ? at : wallClockToUtc({ ...today, day: today.day + 1 }, timeZone), words: 1 };
+  let out = "";
+  let last = 0;
+  const spans: { originalEnd: number; end: number; start: number }[] = [];
+  for (const piece of pieces) {
+    out += text.slice(last, piece.from);
+    const start = out.length;
+    out += piece.replacement;
+    spans.push({ start, end: out.length, originalEnd: piece.to });
+    last = piece.to;
   }
-  const dated = DATE_CLOCK.exec(`${first} ${second}`);
-  if (dated) {
-    const wall = {
-      year: dated[1] === undefined ? wallClockParts(now, timeZone).year : Number(dated[1]),
-      month: Number(dated[2]),
-      day: Number(dated[3]),
-      hour: Number(dated[4]),
-      minute: Number(dated[5]),
-    };
-    return exists(wall) ? { at: wallClockToUtc(wall, timeZone), words: 2 } : undefined;
+  out += text.slice(last);
+  return {
+    text: out,
+    toOriginal(index) {
+      let shift = 0;
+      for (const span of spans) {
+        if (index <= span.start) break;
+        // An index inside a rewritten piece stands for the end of what it replaced.
+        if (index <= span.end) return span.originalEnd;
+        shift = span.originalEnd - span.end;
+      }
+      return index + shift;
+    },
+  };
+}
+
+const ZH_DIGITS = "零一二两三四五六七八九十";
+const REWRITES = new RegExp(
+  [
+    // 30分钟后, 两小时后, 一个半小时后, 3天以后, 两周后
+    `(?<amount>\\d{1,4}|[${ZH_DIGITS}]{1,3})?(?<half>个?半)?\\s*个?\\s*(?<unit>秒钟?|分钟|分|小时|钟头|天|日|周|星期|礼拜|个?月)(?<half2>半)?\\s*(?:之|以)?后`,
+    "(?<tomorrow>明早|明晚)",
+    "(?<week>下|这|本)个?(?:周|星期|礼拜)(?<weekday>[一二三四五六日天])",
+    "^(?<monthDay>\\d{1,2})-(?<day>\\d{1,2})(?=[\\sT])",
+  ].join("|"),
+  "g",
+);
+
+const UNIT_WORDS: Record<string, string> = {
+  秒: "second",
+  秒钟: "second",
+  分: "minute",
+  分钟: "minute",
+  小时: "hour",
+  钟头: "hour",
+  天: "day",
+  日: "day",
+  周: "week",
+  星期: "week",
+  礼拜: "week",
+  月: "month",
+  个月: "month",
+};
+
+function rewrite(match: RegExpMatchArray, today: WallClock): string | undefined {
+  const groups = match.groups!;
+  if (groups.week !== undefined) {
+    const fromMonday = (weekdayOf(today) + 6) % 7;
+    const target = "一二三四五六日".indexOf(groups.weekday!.replace("天", "日"));
+    const day = today.day - fromMonday + target + (groups.week === "下" ? 7 : 0);
+    const date = new Date(Date.UTC(today.year, today.month - 1, day));
+    return `${date.getUTCFullYear()}年${date.getUTCMonth() + 1}月${date.getUTCDate()}日`;
+  }
+  if (groups.tomorrow !== undefined) return groups.tomorrow === "明早" ? "明天早上" : "明天晚上";
+  if (groups.monthDay !== undefined) return `${groups.monthDay}/${groups.day}`;
+  const unit = UNIT_WORDS[groups.unit!]!;
+  const whole = groups.amount === undefined ? 0 : numberOf(groups.amount);
+  const half = groups.half !== undefined || groups.half2 !== undefined;
+  if (whole === undefined || (whole === 0 && !half)) return undefined;
+  // Halves in smaller units chrono reads exactly: 一个半小时 is 90 minutes.
+  const smaller: Record<string, [string, number]> = {
+    hour: ["minute", 60],
+    minute: ["second", 60],
+    day: ["hour", 24],
+  };
+  if (half && smaller[unit]) {
+    const [small, per] = smaller[unit];
+    return `in ${whole * per + per / 2} ${small}s`;
+  }
+  if (half) return undefined;
+  return `in ${whole} ${unit}s`;
+}
+
+/** 0 for Sunday to 6 for Saturday. */
+function weekdayOf(wall: WallClock): number {
+  return new Date(Date.UTC(wall.year, wall.month - 1, wall.day)).getUTCDay();
+}
+
+/** 3, 三, 两, 十, 十二, 二十, 二十三 (up to 99); undefined for what is not such a number. */
+function numberOf(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text);
+  const digit = (char: string | undefined) =>
+    char === undefined ? undefined : "零一二三四五六七八九".indexOf(char.replace("两", "二"));
+  const [first, second, third] = [...text];
+  if (text.length === 1) return first === "十" ? 10 : positive(digit(first));
+  if (first === "十" && text.length === 2) {
+    const ones = positive(digit(second));
+    return ones === undefined ? undefined : 10 + ones;
+  }
+  if (second === "十") {
+    const tens = positive(digit(first));
+    const ones = third === undefined ? 0 : positive(digit(third));
+    if (tens === undefined || ones === undefined) return undefined;
+    return tens * 10 + ones;
   }
   return undefined;
+}
+
+function positive(value: number | undefined): number | undefined {
+  return value === undefined || value < 0 || Number.isNaN(value) ? undefined : value;
 }
 
 interface WallClock {
@@ -88,17 +227,6 @@ export function wallClockToUtc(wall: WallClock, timeZone: string): number {
   const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
   // The zone's offset at the guess, then at the corrected time (right across a DST change).
   return asUtc - offsetAt(asUtc - offsetAt(asUtc, timeZone), timeZone);
-}
-
-/** Whether a wall-clock time names a real minute (no 25:00, no February 30). */
-function exists(wall: WallClock): boolean {
-  const probe = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute));
-  return (
-    probe.getUTCMonth() === wall.month - 1 &&
-    probe.getUTCDate() === wall.day &&
-    probe.getUTCHours() === wall.hour &&
-    probe.getUTCMinutes() === wall.minute
-  );
 }
 
 /** How far `timeZone`'s wall clock is ahead of UTC at `ms` (whole minutes). */

@@ -5,9 +5,10 @@ import { clockText } from "../context/clock-text.ts";
 import { formatMessageLine } from "../context/message-line.ts";
 import type { LlmRequest, LlmResult } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Segment } from "../message/segment.ts";
 import { formatSessionId } from "../message/session-id.ts";
 import type { Monitor } from "../monitor/monitor.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
+import type { ReplyResult } from "../reply/reply-stage.ts";
 import { problemAt } from "../schema/key-path.ts";
 import type { MessageStore, Reminder, ReminderStore } from "../store/types.ts";
 import type { ScheduleEntry } from "./config.ts";
@@ -19,8 +20,11 @@ export interface ScheduledMessagesDeps {
   timeZone: () => string;
   adapters: ReadonlyMap<string, ChatAdapter>;
   llm: () => { generate(request: LlmRequest): Promise<LlmResult> };
-  persona: () => string;
-  send: (origin: Reminder["origin"], segments: Segment[]) => Promise<unknown>;
+  /** The persona in force in a session (its group's, over bot.persona). */
+  persona: (sessionId: string) => string;
+  templates: () => PromptTemplates;
+  /** Says a message as the bot's own turn in the chat, in the session's order (as reminders do). */
+  say: (message: { origin: Reminder["origin"]; text: string }) => Promise<ReplyResult>;
   monitor: Monitor;
   logger: Logger;
 }
@@ -101,7 +105,8 @@ export class ScheduledMessages {
     }
     try {
       const text = entry.text ?? (await this.carryOut(entry.prompt!, origin));
-      await this.deps.send(origin, [{ type: "text", data: { text } }]);
+      const said = await this.deps.say({ origin, text });
+      if ("silent" in said) throw new Error(said.silent);
       this.deps.monitor.emit({
         type: "schedule.sent",
         sessionId: origin.sessionId,
@@ -117,13 +122,17 @@ export class ScheduledMessages {
     const recent = await this.deps.messages.recent({ sessionId: origin.sessionId, limit: PROMPT_HISTORY });
     const clock = clockText(this.deps.timeZone());
     const transcript = recent.map((message) => formatMessageLine(message, clock, {})).join("\n");
+    const templates = this.deps.templates();
     const result = await this.deps.llm().generate({
       task: "replyer",
       messages: [
-        { role: "system", content: this.deps.persona() },
+        { role: "system", content: this.deps.persona(origin.sessionId) },
         {
           role: "user",
-          content: `聊天记录：\n${transcript || "（没有）"}\n\n${prompt}\n只输出要发到群里的话。`,
+          content: templates.render("schedule_prompt_request", {
+            transcript: transcript || templates.render("transcript_empty"),
+            prompt,
+          }),
         },
       ],
       signal: AbortSignal.timeout(PROMPT_TIMEOUT_MS),

@@ -52,6 +52,18 @@ export class ReplyExtensionRunner {
     return selectExtensions(pluginOptions, this.deps.registry.visibleIn(session));
   }
 
+  /**
+   * The extensions active in the session that take no options from the planner (their
+   * parameters' defaults suffice), in chain order: what a message the bot says on its own
+   * (a reminder) passes, having no planner to select any.
+   */
+  withoutOptions(session: SessionRef): SelectedExtension[] {
+    return this.deps.registry.visibleIn(session).flatMap((extension) => {
+      const selection = selectExtensions({ [extension.fullName]: {} }, [extension]);
+      return selection.ok ? selection.selected : [];
+    });
+  }
+
   /** The selected extensions' chain for one reply. */
   chain(reply: ReplyInFlight, selected: SelectedExtension[]): ReplyExtensionChain {
     return new ReplyExtensionChain(reply, selected, this.deps, this.check);

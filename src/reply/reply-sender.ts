@@ -19,6 +19,8 @@ export interface SendingTurn {
   sentMessageIds: string[];
   /** `chat.typingDelay` as the turn sends. */
   typingDelay: TypingDelaySettings;
+  /** `chat.mentionAll`: whether a message may @ everyone (@全体成员); off, such a mention is removed. */
+  mentionAll: boolean;
 }
 
 /**
@@ -39,7 +41,10 @@ export class ReplySender {
     for (const message of group) await this.send(message);
   }
 
-  async send(message: OutgoingReply): Promise<void> {
+  async send(outgoing: OutgoingReply): Promise<void> {
+    const message = this.turn.mentionAll ? outgoing : withoutMentionOfAll(outgoing);
+    // A message that was only an @ of everyone has nothing left to send.
+    if (message.segments.length === 0) return;
     const quote = this.sent === 0 ? this.quoteId : message.quotePrevious ? this.previous : undefined;
     const segments =
       quote === undefined
@@ -66,6 +71,14 @@ export class ReplySender {
       throw new ReplyFailure(`sending failed after ${this.sent} message(s)${doubt}: ${why}`);
     }
   }
+}
+
+/** The message without its @全体成员 (an `at` of "all"), which the outbound guard keeps out unless chat.mentionAll. */
+function withoutMentionOfAll(message: OutgoingReply): OutgoingReply {
+  const segments = message.segments.filter(
+    (segment) => !(segment.type === "at" && String((segment.data as { qq?: unknown }).qq) === "all"),
+  );
+  return segments.length === message.segments.length ? message : { ...message, segments };
 }
 
 /** A line starting with `[` this short may still become a transcript label: held back while streaming. */

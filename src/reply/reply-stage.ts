@@ -23,6 +23,8 @@ export interface ReplyStageDeps {
   extensions: ReplyExtensionRunner;
   /** `chat.typingDelay`, read per turn. */
   typingDelay: () => TypingDelaySettings;
+  /** `chat.mentionAll` in a session, read per turn. */
+  mentionAll: (sessionId: string) => boolean;
   monitor: Monitor;
   logger: Logger;
 }
@@ -238,6 +240,7 @@ export class TurnReplies {
       signal,
       sentMessageIds: this.sentMessageIds,
       typingDelay: this.deps.typingDelay(),
+      mentionAll: this.deps.mentionAll(this.turn.sessionId),
     };
   }
 }

@@ -89,6 +89,7 @@ function pathFor(options: { cluster?: Cluster; overLimit?: boolean; unanswered?:
         interests: [],
       }),
       clock: () => zonedClock(undefined),
+      tellResting: () => undefined,
       monitor: new MonitorHub(),
       logger: captureLog().logger,
     }),

@@ -13,6 +13,7 @@ import { type PluginSettings, pluginsSchema } from "../../src/plugins/config.ts"
 import { ProcessIsolation } from "../../src/plugins/isolation/process-isolation.ts";
 import { createPluginSystem } from "../../src/plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "../../src/plugins/stdio/channel-adapter.ts";
+import { shippedPromptTemplates } from "../../src/prompts/templates.ts";
 import type { Outbox } from "../../src/reply/outbox.ts";
 import type { PluginMemoryAccess } from "../../src/sdk/types.ts";
 import type { MessageStore } from "../../src/store/types.ts";
@@ -33,6 +34,7 @@ describe("the host's commands plugin", () => {
       adapterById: () => undefined,
       messages: {} as MessageStore,
       admins: () => [],
+      templates: () => shippedPromptTemplates("zh"),
       channels: new StdioChannelAdapter(() => {}),
       names: () => ["紬"],
       pictureFetcherFor: () => testPictureFetcher(),

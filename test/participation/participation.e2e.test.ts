@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MonitorEvent } from "../../src/monitor/monitor.ts";
+import { participationSchema } from "../../src/participation/config.ts";
 import { frameAbout } from "../adapters/notice-fixtures.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
 import { chatScenes } from "../support/chat-scene.ts";
@@ -183,39 +184,127 @@ describe("the governor against other bots", () => {
     expect(llm.requests).toEqual([]);
     expect(heldBy(bot, "other bot")).toHaveLength(2);
   });
+});
 
-  it("treats a member who answers within a second, three times in a row, as a bot: no loop", async () => {
+describe("the ping-pong guard", () => {
+  const start = chatScenes();
+  const mentioning = (text: string) => [{ type: "at", data: { qq: SELF } }, ...plain(` ${text}`)];
+  // The harness turns the guard off (tests answer faster than people); these run it as shipped.
+  const shipped = participationSchema.properties.pingPongMs.default;
+  const guardDefaults = { chat: { participation: { pingPongMs: shipped } } };
+  const notAnswered = (bot: BotHarness) =>
+    bot.logs.filter((line) => String(line.msg).startsWith("addressed message not answered"));
+
+  /**
+   * Another account answering each of the bot's messages after `delayMs(round)`, @-mentioning
+   * it with `text(round)`; it stops after `rounds` answers.
+   */
+  function answerer(
+    qq: OneBotStandIn,
+    rounds: number,
+    delayMs: (round: number) => number,
+    text: (round: number) => string,
+  ) {
+    let round = 0;
+    return qq.onSent(() => {
+      if (round >= rounds) return;
+      const current = round++;
+      setTimeout(() => {
+        qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mentioning(text(current)) });
+      }, delayMs(current));
+    });
+  }
+
+  it("answers a person who answers within 1 to 3 seconds with varied words, ten rounds, with the defaults", async () => {
+    const llm = await chattyModel();
+    const { bot, qq } = await start({ llm, config: guardDefaults });
+    const delays = [1_000, 1_400, 2_900, 1_100, 1_000, 2_200, 1_000, 2_600, 1_300, 1_800];
+    const words = [
+      "真的吗",
+      "哈哈那你呢",
+      "我刚吃完饭",
+      "今天好冷",
+      "你喜欢猫吗",
+      "周末去哪",
+      "刚下班",
+      "这个好玩",
+      "笑死",
+      "晚安啦",
+    ];
+    const person = answerer(
+      qq,
+      10,
+      (round) => delays[round]!,
+      (round) => words[round]!,
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mentioning("在吗") });
+    // The first question and each of the ten answers is answered.
+    await waitFor(() => qq.sent.length >= 11, 60_000, "eleven replies");
+    person();
+    await turnsSettled(bot);
+    expect(qq.sent.filter((sent) => sent.text.startsWith("第"))).toHaveLength(11);
+    expect(notAnswered(bot)).toEqual([]);
+    expect(qq.sent.map((sent) => sent.text)).not.toContain("我先歇一会儿，待会儿再聊～");
+  }, 90_000);
+
+  it("stops a bot answering at once with one template, tells it once, and logs each unanswered mention", async () => {
+    const llm = await chattyModel();
+    const { bot, qq } = await start({ llm, config: guardDefaults });
+    const loop = answerer(
+      qq,
+      12,
+      () => 150,
+      (round) => `[自动回复] 您好，消息已收到，稍后回复您。${round % 2 ? "" : "~"}`,
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mentioning("开始") });
+    await waitFor(() => notAnswered(bot).length >= 2, 20_000, "two unanswered mentions");
+    await sleep(1_500);
+    await turnsSettled(bot);
+    loop();
+    const texts = qq.sent.map((sent) => sent.text);
+    // "开始" and the first two quick answers are answered; the third looks automated.
+    expect(texts.filter((text) => text.startsWith("第"))).toHaveLength(3);
+    expect(texts.filter((text) => text === "我先歇一会儿，待会儿再聊～")).toHaveLength(1);
+    expect(notAnswered(bot).map((line) => line.rule)).toEqual([
+      "ping-pong guard: near-identical answers",
+      "ping-pong guard: near-identical answers",
+    ]);
+    expect(heldBy(bot, "ping-pong guard: near-identical answers").length).toBe(2);
+  }, 40_000);
+
+  it("stops a bot answering within a second with varied words after pingPongAddressedRounds rounds", async () => {
     const llm = await chattyModel();
     const { bot, qq } = await start({
       llm,
-      config: { chat: { participation: { pingPongMs: 1_000, pingPongRounds: 3 } } },
+      config: { chat: { participation: { ...guardDefaults.chat.participation, restNotice: false } } },
     });
-    // A bot that answers every message of ours at once, @-mentioning us.
-    const echo = qq.onSent((sent) => {
-      if (!sent.text.startsWith("第")) return;
-      setTimeout(() => {
-        qq.pushGroupMessage({
-          groupId: GROUP,
-          userId: ALICE,
-          message: [{ type: "at", data: { qq: SELF } }, ...plain(` 回你：${sent.text}`)],
-        });
-      }, 100);
-    });
-    qq.pushGroupMessage({
-      groupId: GROUP,
-      userId: ALICE,
-      message: [{ type: "at", data: { qq: SELF } }, ...plain(" 开始")],
-    });
-    await waitFor(() => heldBy(bot, "ping-pong guard").length > 0, 10_000, "the ping-pong guard");
+    const words = [
+      "好的呀",
+      "明天见",
+      "Sure thing",
+      "收到了老板",
+      "为什么呢",
+      "OK!",
+      "下次一定",
+      "无所谓啦",
+      "真不错",
+      "再说吧",
+    ];
+    const loop = answerer(
+      qq,
+      30,
+      () => 100,
+      (round) => words[round % words.length]!,
+    );
+    qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mentioning("开始") });
+    await waitFor(() => notAnswered(bot).length >= 1, 40_000, "an unanswered mention");
+    await sleep(1_500);
     await turnsSettled(bot);
-    await sleep(500);
-    echo();
-    // The first answer was no quick one; three quick ones followed, the third of them dropped.
-    expect(qq.sent.map((sent) => sent.text)).toHaveLength(3);
-    // The operator can read why that member's mentions go unanswered.
-    const told = bot.logs.filter((line) => String(line.msg).includes("treated as a bot for an hour"));
-    expect(told.map((line) => line.userId)).toEqual([ALICE]);
-  });
+    loop();
+    // "开始" and seven quick answers are answered; the eighth quick one is not, nor anything after.
+    expect(qq.sent.map((sent) => sent.text)).toHaveLength(8);
+    expect(notAnswered(bot).map((line) => line.rule)).toEqual(["ping-pong guard: bot-like cadence"]);
+  }, 60_000);
 });
 
 describe("per-group settings", () => {
