@@ -14,8 +14,8 @@ export type ReadJob =
 
 /** A web page (`fetch_page`): a page is a few MB at most, read in well under a second. */
 const PAGE_LIMITS: OffThreadLimits = { timeoutMs: 10_000, maxHeapMb: 256 };
-/** A document of the knowledge folders: up to `knowledge.maxFileBytes`, a PDF of hundreds of pages. */
-const DOCUMENT_LIMITS: OffThreadLimits = { timeoutMs: 60_000, maxHeapMb: 512 };
+/** A document of the knowledge folders (up to `knowledge.maxFileBytes`, a PDF of hundreds of pages). */
+const DOCUMENT_HEAP_MB = 512;
 
 const READER = offThreadEntry(import.meta.url, "extract-worker");
 
@@ -34,11 +34,11 @@ export function readWebPage(
 export function readDocument(
   kind: DocumentKind,
   bytes: Buffer,
-  limits: ExtractLimits,
+  limits: ExtractLimits & { readTimeoutMs: number },
 ): Promise<OffThreadOutcome<ExtractedDocument>> {
   return runOffThread<ReadJob, ExtractedDocument>(
     READER,
-    { what: "document", kind, bytes, limits },
-    DOCUMENT_LIMITS,
+    { what: "document", kind, bytes, limits: { maxPdfPages: limits.maxPdfPages } },
+    { timeoutMs: limits.readTimeoutMs, maxHeapMb: DOCUMENT_HEAP_MB },
   );
 }
