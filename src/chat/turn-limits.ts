@@ -90,6 +90,24 @@ export class TurnLimits {
   }
 
   /**
+   * Whether a chat command may run and answer now: it counts in its sender's and its group's
+   * turns per minute as a turn does (a member sending thirty commands gets the limit's worth of
+   * answers, not thirty), and over either it is answered with nothing — not even the notice.
+   */
+  async admitCommand(message: ChatMessage): Promise<boolean> {
+    const settings = this.deps.settings();
+    const group = message.chatType === "group" ? message.sessionId : undefined;
+    const verdict = await this.deps.turns.admit(
+      {
+        ...(group !== undefined && { whole: { key: `group:${group}`, limit: settings.groupTurnsPerMinute } }),
+        each: [{ key: `user:${userKey(message)}`, limit: settings.userTurnsPerMinute }],
+      },
+      this.deps.clock.now(),
+    );
+    return verdict.whole?.admitted !== false && verdict.each[0]?.admitted === true;
+  }
+
+  /**
    * Before a running turn's next model call (its first was admitted): the budget its spending
    * or anyone's crossed meanwhile, else undefined. The chat is told once, as when a turn is
    * refused, under the turn's reply id; the reason returned names the budget.

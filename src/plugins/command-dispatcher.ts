@@ -3,6 +3,7 @@ import type { CommandRegistry } from "../components/command-registry.ts";
 import type { CommandComponent, CommandMatch } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { userNamespace } from "../message/message-source.ts";
 import { isAdmin } from "./admins.ts";
 import type { CallContextFactory } from "./call-context.ts";
 
@@ -13,8 +14,20 @@ export interface CommandDispatcherDeps {
   admins: () => string[];
   /** The bot's name and aliases: "@紬 /help" is a command too. */
   names: () => string[];
+  /**
+   * Whether the command may run and answer now, counted in the sender's and the chat's turns
+   * per minute as a turn is (chat/turn-limits.ts); every command may when absent.
+   */
+  admitReply?: (message: ChatMessage) => Promise<boolean>;
   logger: Logger;
+  /** The clock refusals are remembered by; the system's unless a test steps one. */
+  now?: () => number;
 }
+
+/** A sender refused an admin command is told once in this long; asking again meanwhile gets no answer. */
+export const REFUSAL_QUIET_MS = 10 * 60_000;
+/** Senders whose refusal is remembered at once: the oldest is forgotten past this. */
+const MAX_REFUSED = 10_000;
 
 /**
  * Answers commands before and without the model. A message whose text (after a leading
@@ -23,6 +36,9 @@ export interface CommandDispatcherDeps {
  * queue, so `/approve` gets through while a turn waits for it.
  */
 export class CommandDispatcher {
+  /** Sender in a chat → until when their admin-command refusal stays unsaid again, oldest first. */
+  readonly #refused = new Map<string, number>();
+
   constructor(private readonly deps: CommandDispatcherDeps) {}
 
   /** Starts the command the message is, if it is one; returns whether it was. */
@@ -41,13 +57,20 @@ export class CommandDispatcher {
 
   private async run(command: CommandComponent, match: CommandMatch, message: ChatMessage): Promise<void> {
     const admin = isAdmin(message, this.deps.admins());
+    const refused = command.adminOnly && !admin;
+    const who = { command: command.fullName, platform: message.platform, userId: message.userId };
+    if (refused && this.#refusedRecently(message)) {
+      this.deps.logger.debug(who, "admin command refused again: not answered");
+      return;
+    }
+    if (this.deps.admitReply && !(await this.deps.admitReply(message))) {
+      this.deps.logger.info(who, "command not answered: the sender or the chat is over its turns per minute");
+      return;
+    }
     const call = this.deps.contexts.forMessage(message, { signal: new AbortController().signal });
     let answer: Awaited<ReturnType<CommandComponent["invoke"]>>;
-    if (command.adminOnly && !admin) {
-      this.deps.logger.info(
-        { command: command.fullName, platform: message.platform, userId: message.userId },
-        "admin command refused: the sender is not in bot.admins",
-      );
+    if (refused) {
+      this.deps.logger.info(who, "admin command refused: the sender is not in bot.admins");
       answer = "只有管理员可以使用这个命令。";
     } else {
       try {
@@ -67,6 +90,19 @@ export class CommandDispatcher {
     } catch (error) {
       this.deps.logger.warn({ command: command.fullName, err: error }, "could not send a command's answer");
     }
+  }
+
+  /** Whether the sender was refused an admin command in this chat lately; remembers this refusal when not. */
+  #refusedRecently(message: ChatMessage): boolean {
+    const now = (this.deps.now ?? Date.now)();
+    for (const [key, until] of this.#refused) {
+      if (until > now && this.#refused.size < MAX_REFUSED) break;
+      this.#refused.delete(key);
+    }
+    const key = `${message.sessionId}|${userNamespace(message)}:${message.userId}`;
+    if ((this.#refused.get(key) ?? 0) > now) return true;
+    this.#refused.set(key, now + REFUSAL_QUIET_MS);
+    return false;
   }
 }
 

@@ -2,6 +2,7 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import type { CallContexts } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
+import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
@@ -33,6 +34,8 @@ export interface PluginSystemOptions {
   channels: StdioChannels;
   /** The bot's name and aliases. */
   names: () => string[];
+  /** Whether a chat command may run and answer now (`limits`' turns per minute count commands too). */
+  admitCommand?: (message: ChatMessage) => Promise<boolean>;
   /** The fetcher of a message's account: plugins fetch the pictures of the message they were called for. */
   pictureFetcherFor: CallContextDeps["pictureFetcherFor"];
   /** Long-term memory for plugin calls (`context.memory`), under the bot's memory rules. */
@@ -128,6 +131,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       contexts,
       admins: options.admins,
       names: options.names,
+      ...(options.admitCommand && { admitReply: options.admitCommand }),
       logger,
     }),
     async start() {
