@@ -25,3 +25,28 @@ export async function lagDuring<T>(run: () => Promise<T>): Promise<{ value: T; l
   const value = await run();
   return { value, lagMs: Math.round(watch.stop()) };
 }
+
+/** Asks `/healthz` every 50 ms until stopped; the slowest answer is how long the event loop was held. */
+export function watchResponsiveness(baseUrl: string): { stop(): Promise<number> } {
+  let slowest = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      // A bot that stopped answering is as slow as can be.
+      const answered = await fetch(`${baseUrl}/healthz`).then(
+        (answer) => answer.arrayBuffer().then(() => true),
+        () => false,
+      );
+      slowest = Math.max(slowest, answered ? performance.now() - started : Number.POSITIVE_INFINITY);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return slowest;
+    },
+  };
+}
