@@ -1,4 +1,5 @@
 import { stripLeadingMention } from "../chat/triggers.ts";
+import type { CommandAdmission } from "../chat/turn-limits.ts";
 import type { CommandRegistry } from "../components/command-registry.ts";
 import type { CommandComponent, CommandMatch } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
@@ -16,9 +17,10 @@ export interface CommandDispatcherDeps {
   names: () => string[];
   /**
    * Whether the command may run and answer now, counted in the sender's and the chat's turns
-   * per minute as a turn is (chat/turn-limits.ts); every command may when absent.
+   * per minute as a turn is (chat/turn-limits.ts), and what to answer when not; every command
+   * may when absent.
    */
-  admitReply?: (message: ChatMessage) => Promise<boolean>;
+  admitReply?: (message: ChatMessage) => Promise<CommandAdmission>;
   logger: Logger;
   /** The clock refusals are remembered by; the system's unless a test steps one. */
   now?: () => number;
@@ -63,13 +65,14 @@ export class CommandDispatcher {
       this.deps.logger.debug(who, "admin command refused again: not answered");
       return;
     }
-    if (this.deps.admitReply && !(await this.deps.admitReply(message))) {
-      this.deps.logger.info(who, "command not answered: the sender or the chat is over its turns per minute");
-      return;
-    }
+    const admission: CommandAdmission = this.deps.admitReply
+      ? await this.deps.admitReply(message)
+      : { admitted: true };
     const call = this.deps.contexts.forMessage(message, { signal: new AbortController().signal });
     let answer: Awaited<ReturnType<CommandComponent["invoke"]>>;
-    if (refused) {
+    if (!admission.admitted) {
+      answer = admission.notice;
+    } else if (refused) {
       this.deps.logger.info(who, "admin command refused: the sender is not in bot.admins");
       answer = "只有管理员可以使用这个命令。";
     } else {

@@ -2,13 +2,12 @@ import type { ChatAdapter } from "../adapters/types.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import type { CallContexts } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
-import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { builtinCommands } from "./builtin-commands.ts";
 import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
-import { CommandDispatcher } from "./command-dispatcher.ts";
+import { CommandDispatcher, type CommandDispatcherDeps } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
 import type { ProcessIsolation } from "./isolation/process-isolation.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
@@ -35,7 +34,7 @@ export interface PluginSystemOptions {
   /** The bot's name and aliases. */
   names: () => string[];
   /** Whether a chat command may run and answer now (`limits`' turns per minute count commands too). */
-  admitCommand?: (message: ChatMessage) => Promise<boolean>;
+  admitCommand?: CommandDispatcherDeps["admitReply"];
   /** The fetcher of a message's account: plugins fetch the pictures of the message they were called for. */
   pictureFetcherFor: CallContextDeps["pictureFetcherFor"];
   /** Long-term memory for plugin calls (`context.memory`), under the bot's memory rules. */

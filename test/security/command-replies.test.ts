@@ -2,8 +2,9 @@
  * Commands are answered before and without the model, and their answers were counted by no
  * limit: a member sending thirty admin commands got thirty refusals, thirty `/help`s thirty
  * help texts — the bot flooding the group for them. A command now counts in its sender's and
- * its group's turns per minute as a turn does (over either: no answer), and a member refused
- * an admin command is told once, then not again for ten minutes.
+ * its group's turns per minute as a turn does (over either it is not run: the limit's notice
+ * once, then nothing), and a member refused an admin command is told once, then not again for
+ * ten minutes.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ALICE, BOB, GROUP, SELF } from "../support/messages.ts";
@@ -12,6 +13,7 @@ import { type Scene, startScene } from "../support/scene.ts";
 import { sleep } from "../support/wait.ts";
 
 const REFUSAL = "只有管理员可以使用这个命令。";
+const TOO_FAST = "说得太快了，稍后再试。";
 const LIMITS = { limits: { userTurnsPerMinute: 6, groupTurnsPerMinute: 20 }, bot: { admins: [ALICE] } };
 
 let scene: Scene | undefined;
@@ -35,12 +37,14 @@ describe("command answers under the rate limits", { timeout: 60_000 }, () => {
     expect(toGroup(scene).map((sent) => sent.text)).toEqual([REFUSAL]);
   });
 
-  it("answers a member's thirty /help at most userTurnsPerMinute times", async () => {
+  it("answers a member's thirty /help userTurnsPerMinute times, then says the limit once", async () => {
     scene = await startScene({ config: LIMITS });
     for (let n = 0; n < 30; n++) say(scene, BOB, "/help");
-    await scene.qq.waitForSent(() => toGroup(scene!).length >= 6, 10_000);
+    await scene.qq.waitForSent((sent) => sent.text === TOO_FAST, 10_000);
     await sleep(1_500);
-    expect(toGroup(scene)).toHaveLength(6);
+    const texts = toGroup(scene).map((sent) => sent.text);
+    expect(texts).toHaveLength(7);
+    expect(texts.filter((text) => text === TOO_FAST)).toHaveLength(1);
   });
 
   it("still answers a person who uses a command and then asks something a few seconds later", async () => {
