@@ -32,6 +32,9 @@ export async function buildServer(outdir = SERVER_DIST): Promise<void> {
       main: "src/main.ts",
       sdk: "src/sdk/index.ts",
       "plugin-loader-hooks": "src/plugins/plugin-loader-hooks.mjs",
+      // Worker threads' modules (util/off-thread.ts finds each beside main.mjs).
+      "silk-decode-worker": "src/media/silk-decode-worker.ts",
+      "extract-worker": "src/knowledge/extract-worker.ts",
     },
     outdir,
     outExtension: { ".js": ".mjs" },

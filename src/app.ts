@@ -221,6 +221,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     adapters,
     messages,
     pictureFetcherFor,
+    // Commands arrive once the bot is running: `limits` exists by then.
+    admitCommand: (message) => limits.admitCommand(message),
     memory,
     cluster,
     prompts,

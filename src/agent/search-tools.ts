@@ -1,4 +1,5 @@
-import { collapseSpaces, mainTextBlocks } from "../knowledge/html-blocks.ts";
+import { collapseSpaces } from "../knowledge/html-blocks.ts";
+import { readWebPage } from "../knowledge/readers.ts";
 import type { ToolSpec } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { systemResolver, vettedGet } from "../media/vetted-get.ts";
@@ -84,7 +85,9 @@ export function searchTools(deps: SearchToolDeps): Array<Pick<BuiltinTool, "spec
             accept: "text/html, text/plain;q=0.8",
           });
           if (!page.ok) return failed(deps, FETCH_PAGE_TOOL, page.reason);
-          const { title, blocks } = await mainTextBlocks(page.body.toString("utf8"));
+          const read = await readWebPage(page.body.toString("utf8"), call.turn.signal);
+          if (!read.ok) return failed(deps, FETCH_PAGE_TOOL, `the page cannot be read: ${read.reason}`);
+          const { title = "", blocks } = read.value;
           const text = blocks.map((block) => collapseSpaces(block.text)).join("\n");
           return { output: { output: { url, title, text: text.slice(0, settings.maxPageChars) } } };
         } catch (error) {

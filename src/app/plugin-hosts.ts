@@ -31,6 +31,8 @@ export interface PluginHostsParts {
   adapters: ReadonlyMap<string, ChatAdapter>;
   messages: MessageStore;
   pictureFetcherFor: PluginSystemOptions["pictureFetcherFor"];
+  /** Whether a chat command may run and answer now: the turn limits count it. */
+  admitCommand: NonNullable<PluginSystemOptions["admitCommand"]>;
   memory: MemoryService;
   cluster: Cluster | undefined;
   prompts: { templates(): PromptTemplates };
@@ -71,6 +73,7 @@ export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSys
     admins: () => config().bot.admins,
     templates: () => parts.prompts.templates(),
     names: () => [config().bot.name, ...config().bot.aliases],
+    admitCommand: parts.admitCommand,
     pictureFetcherFor: parts.pictureFetcherFor,
     mcp: mcpRuntime,
     ...(cluster && { switched: (ref: string, enabled: boolean) => cluster.pluginSwitched(ref, enabled) }),

@@ -69,6 +69,9 @@ interface BudgetStanding extends Breach {
   scope: Budget["scope"];
 }
 
+/** Whether a chat command may run now; when not, the notice to answer it with, if any. */
+export type CommandAdmission = { admitted: true } | { admitted: false; notice?: string };
+
 /** A limit a batch ran into. */
 interface Breach {
   limit: LimitName;
@@ -191,6 +194,44 @@ export class TurnLimits {
   }
 
   /**
+   * Whether a chat command may run and answer now: it counts in its sender's and its group's
+   * turns per minute as a turn does (a member sending thirty commands gets the limit's worth of
+   * answers, not thirty). Over either, the command is not run; the limit's notice is its answer
+   * once per chat and period (with `limits.notify`), shared with the turns', then nothing.
+   */
+  async admitCommand(message: ChatMessage): Promise<CommandAdmission> {
+    const settings = this.deps.settings();
+    const now = this.deps.clock.now();
+    const group = message.chatType === "group" ? message.sessionId : undefined;
+    const user = userKey(message);
+    const verdict = await this.deps.turns.admit(
+      {
+        ...(group !== undefined && { whole: { key: `group:${group}`, limit: settings.groupTurnsPerMinute } }),
+        each: [{ key: `user:${user}`, limit: settings.userTurnsPerMinute }],
+      },
+      now,
+    );
+    const breach =
+      group !== undefined && verdict.whole?.admitted === false
+        ? rateBreach("groupTurnsPerMinute", group, verdict.whole, settings)
+        : verdict.each[0]?.admitted === false
+          ? rateBreach("userTurnsPerMinute", user, verdict.each[0], settings)
+          : undefined;
+    if (breach === undefined) return { admitted: true };
+    const notify = settings.notify && this.firstNotice(message.sessionId, breach, now);
+    this.deps.logger.info(
+      {
+        sessionId: message.sessionId,
+        userId: message.userId,
+        reason: breachReason(breach),
+        notified: notify,
+      },
+      "command not run: over a rate limit",
+    );
+    return notify ? { admitted: false, notice: LIMIT_NOTICES[breach.limit] } : { admitted: false };
+  }
+
+  /**
    * Before a running turn's next model call (its first was admitted): the budget its spending
    * or anyone's crossed meanwhile, else undefined. The chat is told once, as when a turn is
    * refused, under the turn's reply id; the reason returned names the budget.
@@ -201,7 +242,7 @@ export class TurnLimits {
     const now = this.deps.clock.now();
     const breach = await this.budgetBreach(batch, turnUser(batch), settings, now);
     if (!breach) return undefined;
-    const notify = settings.notify && saysLimits(batch) && this.firstNotice(batch, breach, now);
+    const notify = settings.notify && saysLimits(batch) && this.firstNotice(batch.sessionId, breach, now);
     const reason = `${breachReason(breach)}; the turn stopped before its next model call`;
     this.deps.monitor.emit({
       type: "limit.reached",
@@ -317,7 +358,7 @@ export class TurnLimits {
   }
 
   private async refuse(batch: Batch, breach: Breach, settings: LimitSettings, now: number): Promise<void> {
-    const notify = settings.notify && saysLimits(batch) && this.firstNotice(batch, breach, now);
+    const notify = settings.notify && saysLimits(batch) && this.firstNotice(batch.sessionId, breach, now);
     const origin = originOf(batch);
     await recordRefusal(
       this.deps,
@@ -332,8 +373,8 @@ export class TurnLimits {
   }
 
   /** Whether this is the first refusal in the chat for this limit, subject and period. */
-  private firstNotice(batch: Batch, breach: Breach, now: number): boolean {
-    const key = `${batch.sessionId}|${breach.limit}|${breach.subject}`;
+  private firstNotice(sessionId: string, breach: Breach, now: number): boolean {
+    const key = `${sessionId}|${breach.limit}|${breach.subject}`;
     if (this.noticed.get(key)?.period === breach.period) return false;
     for (const [old, notice] of this.noticed) if (notice.endsAt <= now) this.noticed.delete(old);
     this.noticed.set(key, { period: breach.period, endsAt: breach.periodEndsAt });

@@ -326,6 +326,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "knowledge.searchLimit": "一次 search_knowledge 调用最多返回的段落数",
   "knowledge.maxFileBytes": "索引的文档文件最大字节数；更大的文件会列出并说明原因",
   "knowledge.maxPdfPages": "PDF 最多索引的页数（其余页不索引，控制台会说明）",
+  "knowledge.readTimeoutMs":
+    "读取一个文档文字的最长时间（毫秒，在单独的工作线程中）；超时或内存耗尽的文档会被隔离，文件改动前不再读取",
   "knowledge.chunkChars": "文档按标题和段落切成的段落最长字符数",
   "search.provider":
     "searxng（自建 SearXNG 的 JSON 接口，不需要密钥）、tavily、bing（Bing Web Search API）或 brave（Brave Search API）；不设置则没有 web_search 工具",

@@ -27,6 +27,11 @@ export const knowledgeSchema = group(
       1,
     ),
     maxPdfPages: count("Most pages of a PDF indexed (the rest are left out, said in the console)", 300, 1),
+    readTimeoutMs: count(
+      "Longest a document's text may take to read (ms), in its own worker thread; a document that takes longer or runs out of memory is quarantined until the file changes",
+      60_000,
+      1_000,
+    ),
     chunkChars: count(
       "Longest passage (characters) a document is cut into, at headings and paragraphs",
       800,

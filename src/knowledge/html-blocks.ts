@@ -19,6 +19,7 @@ interface DomElement extends DomNode {
 }
 interface DomDocument {
   title?: string;
+  documentElement: DomElement | null;
   body: DomElement;
 }
 const TEXT_NODE = 3;
@@ -27,6 +28,30 @@ const HEADING = /^H([1-6])$/;
 /** Elements read as one paragraph each; their text is taken whole. */
 const PARAGRAPHS = new Set(["P", "LI", "PRE", "BLOCKQUOTE", "TD", "TH", "DT", "DD", "FIGCAPTION", "CAPTION"]);
 
+/**
+ * The deepest nesting read: readability's cost grows with the cube of the depth (a 7.5 KB page
+ * of 700 nested `<div>`s took 22 s); pages people write nest a few dozen deep.
+ */
+export const MAX_HTML_DEPTH = 256;
+/** The most elements read of one page or document. */
+export const MAX_HTML_ELEMENTS = 100_000;
+
+/**
+ * Refuses a parsed page nested deeper than {@link MAX_HTML_DEPTH} or holding more than
+ * {@link MAX_HTML_ELEMENTS} elements, walking it without recursion; parsing itself is linear.
+ */
+function checkShape(root: DomElement): void {
+  const pending: Array<[DomElement, number]> = [[root, 1]];
+  let elements = 0;
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [element, depth] = next;
+    elements += 1;
+    if (depth > MAX_HTML_DEPTH) throw new Error(`elements nested over ${MAX_HTML_DEPTH} deep, not read`);
+    if (elements > MAX_HTML_ELEMENTS) throw new Error(`over ${MAX_HTML_ELEMENTS} elements, not read`);
+    for (const child of Array.from(element.children)) pending.push([child, depth + 1]);
+  }
+}
+
 /** Whitespace runs as one space, as a browser shows them. */
 export function collapseSpaces(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -34,7 +59,8 @@ export function collapseSpaces(text: string): string {
 
 /**
  * The main text of a web page (readability: navigation, footers and ads left out) with its
- * title, as blocks; a page readability finds no article in is read whole.
+ * title, as blocks; a page readability finds no article in is read whole. Runs in a worker
+ * thread (readers.ts): a page too deep or too large is refused before readability reads it.
  */
 export async function mainTextBlocks(html: string): Promise<{ title: string; blocks: TextBlock[] }> {
   // The DOM and readability load with the first page or HTML document, not at start-up.
@@ -43,6 +69,7 @@ export async function mainTextBlocks(html: string): Promise<{ title: string; blo
     import("@mozilla/readability"),
   ]);
   const document = parseHTML(html).document as unknown as DomDocument;
+  if (document.documentElement) checkShape(document.documentElement);
   const title = collapseSpaces(document.title ?? "");
   const article = new Readability(
     document as unknown as ConstructorParameters<typeof Readability>[0],
@@ -56,6 +83,7 @@ export async function htmlBlocks(html: string): Promise<TextBlock[]> {
   const { parseHTML } = await import("linkedom");
   const document = parseHTML(`<!doctype html><html><body>${html}</body></html>`)
     .document as unknown as DomDocument;
+  checkShape(document.body);
   const blocks: TextBlock[] = [];
   const visit = (element: DomElement): void => {
     const heading = HEADING.exec(element.tagName);

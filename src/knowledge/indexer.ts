@@ -12,7 +12,8 @@ import type {
 } from "../store/knowledge-types.ts";
 import { chunkBlocks } from "./chunks.ts";
 import type { KnowledgeSettings } from "./config.ts";
-import { documentKindOf, extractDocument } from "./extract.ts";
+import { documentKindOf } from "./extract.ts";
+import { readDocument } from "./readers.ts";
 import { scopeOfFile } from "./scope.ts";
 
 /** Passages embedded per request. */
@@ -29,14 +30,27 @@ export interface IndexerDeps {
 }
 
 /**
+ * The note a document has while it is being read. Found at a start, it means the bot stopped
+ * during the read (most likely the document took all its memory): the document is then
+ * quarantined instead of read again, so it cannot stop every start after.
+ */
+export const BEING_READ_NOTE = "being read";
+
+/** What a quarantined document's note starts with (the console shows it). */
+export const QUARANTINED = "quarantined, not read again until the file changes";
+
+/**
  * Reads one document file into the store: its scope, text, passages and (with an embedding
- * model and somewhere to keep vectors) their embeddings. A file that cannot be read is stored
- * with the reason and no passages, so the console shows it; the bot goes on.
+ * model and somewhere to keep vectors) their embeddings, the text read in a worker thread
+ * with a memory and a time limit. A file that cannot be read is stored with the reason and no
+ * passages, so the console shows it; the bot goes on. A file that ran out of memory or time
+ * (or was being read when the bot stopped) is quarantined: recorded, logged, not retried at
+ * the next start unless it changed.
  */
 export async function indexFile(
   deps: IndexerDeps,
   path: string,
-  known?: { modifiedAt: number; bytes: number },
+  known?: { modifiedAt: number; bytes: number; note?: string },
 ) {
   const kind = documentKindOf(path);
   if (kind === undefined) return;
@@ -49,10 +63,6 @@ export async function indexFile(
       { path, problem },
       "knowledge: a scope file cannot be read; the document is used in no chat",
     );
-  if (known && known.modifiedAt === modifiedAt && known.bytes === file.size) {
-    await deps.store.setScope(path, scope);
-    return;
-  }
   const settings = deps.settings();
   const document: NewKnowledgeDocument = {
     path,
@@ -63,30 +73,44 @@ export async function indexFile(
     modifiedAt,
     indexedAt: Date.now(),
   };
+  if (known && known.modifiedAt === modifiedAt && known.bytes === file.size) {
+    if (known.note === BEING_READ_NOTE) {
+      return quarantine(deps, document, "the bot stopped while reading it (it may have run out of memory)");
+    }
+    await deps.store.setScope(path, scope);
+    return;
+  }
   if (file.size > settings.maxFileBytes) {
     const note = `not indexed: ${file.size} bytes, over knowledge.maxFileBytes (${settings.maxFileBytes})`;
     await deps.store.saveDocument({ ...document, note }, []);
     deps.logger.warn({ path }, `knowledge: ${note}`);
     return;
   }
-  let chunks: KnowledgeChunk[];
-  try {
-    const extracted = await extractDocument(kind, await readFile(path), settings);
-    chunks = chunkBlocks(extracted.blocks, settings.chunkChars);
-    if (extracted.title) document.title = extracted.title;
-    if (extracted.note) document.note = extracted.note;
-  } catch (error) {
-    const note = `cannot be read as ${describe(kind)}: ${(error as Error).message}`;
+  // Kept until the read ends: a start that finds it knows this document stopped the bot.
+  await deps.store.saveDocument({ ...document, note: BEING_READ_NOTE }, []);
+  const read = await readDocument(kind, await readFile(path), settings);
+  if (!read.ok && read.failure !== "error") return quarantine(deps, document, `its reader ${read.reason}`);
+  if (!read.ok) {
+    const note = `cannot be read as ${describe(kind)}: ${read.reason}`;
     await deps.store.saveDocument({ ...document, note }, []);
     deps.logger.warn({ path }, `knowledge: ${note}`);
     return;
   }
+  const chunks: KnowledgeChunk[] = chunkBlocks(read.value.blocks, settings.chunkChars);
+  if (read.value.title) document.title = read.value.title;
+  if (read.value.note) document.note = read.value.note;
   const vectors = await embedChunks(deps, chunks);
   await deps.store.saveDocument(document, chunks, vectors);
   deps.logger.info(
     { path, chunks: chunks.length, vectors: vectors !== undefined },
     "knowledge: document indexed",
   );
+}
+
+async function quarantine(deps: IndexerDeps, document: NewKnowledgeDocument, why: string): Promise<void> {
+  const note = `${QUARANTINED}: ${why}`;
+  await deps.store.saveDocument({ ...document, note }, []);
+  deps.logger.warn({ path: document.path }, `knowledge: ${note}`);
 }
 
 function describe(kind: DocumentKind): string {

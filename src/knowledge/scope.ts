@@ -3,7 +3,8 @@ import { basename, dirname, join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parse } from "yaml";
-import { parseSessionId } from "../message/session-id.ts";
+import { STDIO_PLATFORM } from "../message/message-source.ts";
+import { parseSessionId, type SessionAddress } from "../message/session-id.ts";
 import type { KnowledgeScope } from "../store/knowledge-types.ts";
 
 /**
@@ -49,7 +50,24 @@ export function admits(scope: KnowledgeScope, sessionId: string): boolean {
   if (address === undefined) return false;
   if (scope.chats === "all") return true;
   if (scope.chats === "private") return address.chatType === "private";
-  return address.chatType === "group" && scope.groups.includes(address.peerId);
+  return address.chatType === "group" && scope.groups.some((entry) => namesGroup(entry, address));
+}
+
+/** The platforms whose groups a bare group number names: QQ's, through OneBot or the official API. */
+const QQ_PLATFORMS = new Set(["onebot", "qq-official"]);
+
+/**
+ * Whether a `groups` entry names the group chat at `address`. A bare id is a QQ group; any
+ * other chat's group is named with its users' namespace, as memory keys them (`stdio.webchat:5`
+ * for group 5 of the stdio channel plugin `webchat`): a channel choosing the chat id `group:5`
+ * must not read what QQ group 5 may.
+ */
+function namesGroup(entry: string, address: SessionAddress): boolean {
+  const colon = entry.indexOf(":");
+  if (colon < 0) return QQ_PLATFORMS.has(address.platform) && entry === address.peerId;
+  const namespace =
+    address.platform === STDIO_PLATFORM ? `${STDIO_PLATFORM}.${address.selfId}` : address.platform;
+  return entry.slice(0, colon) === namespace && entry.slice(colon + 1) === address.peerId;
 }
 
 /**

@@ -1,8 +1,25 @@
+import { type OffThreadLimits, offThreadEntry, runOffThread } from "../util/off-thread.ts";
+import type { SilkDecodeInput, SilkDecodeResult } from "./silk-decode-worker.ts";
+
 /** The audio types a browser plays, told by magic bytes (never by what a server claimed). */
 export type AudioMime = "audio/wav" | "audio/ogg" | "audio/mpeg" | "audio/flac" | "audio/mp4" | "audio/webm";
 
 /** The rate QQ's SILK voice is decoded at (its encoders use 24 kHz). */
 const SILK_SAMPLE_RATE = 24_000;
+/**
+ * The longest SILK decoded, counted from its packets before anything is decoded (QQ sends
+ * voice messages of a minute at most; each packet is 20 ms as QQ's encoders write them).
+ */
+export const MAX_SILK_SECONDS = 180;
+const SILK_PACKET_MS = 20;
+const MAX_SILK_PACKETS = (MAX_SILK_SECONDS * 1000) / SILK_PACKET_MS;
+/**
+ * The decoded PCM may be at most this large: a packet holds up to five 20 ms frames, so a
+ * file within {@link MAX_SILK_PACKETS} decodes to at most five times its counted length.
+ */
+export const MAX_SILK_PCM_BYTES = MAX_SILK_SECONDS * 5 * SILK_SAMPLE_RATE * 2;
+/** The decoder's worker: a counted file decodes in well under a second; the rest is margin. */
+const SILK_DECODE_LIMITS: OffThreadLimits = { timeoutMs: 10_000, maxHeapMb: 64 };
 
 /** Audio a browser plays and a transcription endpoint reads, and how long it lasts when known. */
 export interface PlayableAudio {
@@ -15,20 +32,32 @@ export interface PlayableAudio {
 export type AudioConversion = { ok: true; audio: PlayableAudio } | { ok: false; reason: string };
 
 /**
- * Voice bytes as a playable type: QQ's SILK (NapCat names it `.amr` or `.silk`) is decoded
- * in-process to a 24 kHz mono WAV; WAV, OGG, MP3, FLAC, M4A and WebM pass as they are. AMR
- * and anything else is refused here (NapCat's `get_record` converts it instead).
+ * Voice bytes as a playable type: QQ's SILK (NapCat names it `.amr` or `.silk`) is decoded to
+ * a 24 kHz mono WAV (its length counted first, then decoded in a worker thread with a memory
+ * and time limit); WAV, OGG, MP3, FLAC, M4A and WebM pass as they are. AMR and anything else
+ * is refused here (NapCat's `get_record` converts it instead).
  */
-export async function playableAudio(bytes: Buffer): Promise<AudioConversion> {
-  // silk-wasm (and its WebAssembly) loads on the first voice message, not at start-up.
-  const { decode: decodeSilk, isSilk } = await import("silk-wasm");
+export async function playableAudio(bytes: Buffer, signal?: AbortSignal): Promise<AudioConversion> {
   if (isSilk(bytes)) {
-    try {
-      const pcm = await decodeSilk(bytes, SILK_SAMPLE_RATE);
-      return { ok: true, audio: { bytes: wavOf(pcm.data), mime: "audio/wav", durationMs: pcm.duration } };
-    } catch (error) {
-      return { ok: false, reason: `SILK not decodable: ${error instanceof Error ? error.message : error}` };
+    const packets = silkPacketCount(bytes);
+    if (packets > MAX_SILK_PACKETS) {
+      return {
+        ok: false,
+        reason: `SILK over ${MAX_SILK_SECONDS} s (more than ${MAX_SILK_PACKETS} packets), not decoded`,
+      };
     }
+    const decoded = await runOffThread<SilkDecodeInput, SilkDecodeResult>(
+      offThreadEntry(import.meta.url, "silk-decode-worker"),
+      { bytes, sampleRate: SILK_SAMPLE_RATE, maxPcmBytes: MAX_SILK_PCM_BYTES },
+      SILK_DECODE_LIMITS,
+      signal,
+    );
+    if (!decoded.ok) return { ok: false, reason: `SILK not decodable: ${decoded.reason}` };
+    const pcm = Buffer.from(decoded.value.pcm.buffer, decoded.value.pcm.byteOffset, decoded.value.pcm.length);
+    return {
+      ok: true,
+      audio: { bytes: wavOf(pcm), mime: "audio/wav", durationMs: decoded.value.durationMs },
+    };
   }
   const mime = sniffAudioMime(bytes);
   if (mime === undefined) {
@@ -38,6 +67,29 @@ export async function playableAudio(bytes: Buffer): Promise<AudioConversion> {
     };
   }
   return { ok: true, audio: { bytes, mime, ...wavDuration(bytes, mime) } };
+}
+
+/** QQ's SILK starts `#!SILK_V3`, after one byte 0x02 in the files QQ itself writes. */
+function isSilk(bytes: Buffer): boolean {
+  return bytes.toString("latin1", 0, 10).includes("#!SILK");
+}
+
+/**
+ * How many packets a SILK file holds, walking their 16-bit little-endian lengths (no audio is
+ * decoded); counting stops past {@link MAX_SILK_PACKETS}. An empty packet counts: the decoder
+ * fills it with 20 ms of concealment, which is how a file of empty packets became 480 MB.
+ */
+export function silkPacketCount(bytes: Buffer): number {
+  let offset = bytes[0] === 0x02 ? 10 : 9;
+  let packets = 0;
+  while (offset + 2 <= bytes.length && packets <= MAX_SILK_PACKETS) {
+    const size = bytes.readUInt16LE(offset);
+    // 0xFFFF is the end mark some encoders write.
+    if (size === 0xffff) break;
+    packets += 1;
+    offset += 2 + size;
+  }
+  return packets;
 }
 
 /** AMR voice (older QQ clients): browsers and transcription endpoints read it rarely, so `get_record` converts it. */

@@ -89,11 +89,11 @@ export async function fetchVoice(
 }
 
 async function audioOf(source: VoiceSource, deps: VoiceFetchDeps, signal: AbortSignal): Promise<VoiceFetch> {
-  if ("inline" in source) return playableAudio(source.inline);
+  if ("inline" in source) return playableAudio(source.inline, signal);
   if (source.url !== undefined) {
     const fetched = await get(source.url, deps, signal);
     if (!fetched.ok) return fetched;
-    const converted = await playableAudio(fetched.body);
+    const converted = await playableAudio(fetched.body, signal);
     // Only AMR is worth asking the implementation to convert: anything else is no voice at all.
     if (converted.ok || !isAmr(fetched.body) || source.fileId === undefined || !deps.getRecord) {
       return converted;
@@ -130,11 +130,11 @@ async function fromGetRecord(fileId: string, deps: VoiceFetchDeps, signal: Abort
     // Base64 holds three bytes in four characters: check the size before decoding.
     const size = Math.floor((answer.base64.length * 3) / 4);
     if (size > maxBytes) return { ok: false, reason: tooLargeReason(maxBytes, size) };
-    return playableAudio(Buffer.from(answer.base64, "base64"));
+    return playableAudio(Buffer.from(answer.base64, "base64"), signal);
   }
   if (answer.url !== undefined && isHttpUrl(answer.url)) {
     const fetched = await get(answer.url, deps, signal);
-    return fetched.ok ? playableAudio(fetched.body) : fetched;
+    return fetched.ok ? playableAudio(fetched.body, signal) : fetched;
   }
   return { ok: false, reason: "get_record gave no base64 or http(s) url" };
 }

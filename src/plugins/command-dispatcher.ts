@@ -1,8 +1,10 @@
 import { stripLeadingMention } from "../chat/triggers.ts";
+import type { CommandAdmission } from "../chat/turn-limits.ts";
 import type { CommandRegistry } from "../components/command-registry.ts";
 import type { CommandComponent, CommandMatch } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
+import { userNamespace } from "../message/message-source.ts";
 import type { PromptTemplates } from "../prompts/templates.ts";
 import { isAdmin } from "./admins.ts";
 import type { CallContextFactory } from "./call-context.ts";
@@ -16,8 +18,21 @@ export interface CommandDispatcherDeps {
   names: () => string[];
   /** The prompt templates in use: the refusal of an admin-only command, a command's failure. */
   templates: () => PromptTemplates;
+  /**
+   * Whether the command may run and answer now, counted in the sender's and the chat's turns
+   * per minute as a turn is (chat/turn-limits.ts), and what to answer when not; every command
+   * may when absent.
+   */
+  admitReply?: (message: ChatMessage) => Promise<CommandAdmission>;
   logger: Logger;
+  /** The clock refusals are remembered by; the system's unless a test steps one. */
+  now?: () => number;
 }
+
+/** A sender refused an admin command is told once in this long; asking again meanwhile gets no answer. */
+export const REFUSAL_QUIET_MS = 10 * 60_000;
+/** Senders whose refusal is remembered at once: the oldest is forgotten past this. */
+const MAX_REFUSED = 10_000;
 
 /**
  * Answers commands before and without the model. A message whose text (after a leading
@@ -26,6 +41,9 @@ export interface CommandDispatcherDeps {
  * queue, so `/approve` gets through while a turn waits for it.
  */
 export class CommandDispatcher {
+  /** Sender in a chat → until when their admin-command refusal stays unsaid again, oldest first. */
+  readonly #refused = new Map<string, number>();
+
   constructor(private readonly deps: CommandDispatcherDeps) {}
 
   /** Starts the command the message is, if it is one; returns whether it was. */
@@ -44,13 +62,21 @@ export class CommandDispatcher {
 
   private async run(command: CommandComponent, match: CommandMatch, message: ChatMessage): Promise<void> {
     const admin = isAdmin(message, this.deps.admins());
+    const refused = command.adminOnly && !admin;
+    const who = { command: command.fullName, platform: message.platform, userId: message.userId };
+    if (refused && this.#refusedRecently(message)) {
+      this.deps.logger.debug(who, "admin command refused again: not answered");
+      return;
+    }
+    const admission: CommandAdmission = this.deps.admitReply
+      ? await this.deps.admitReply(message)
+      : { admitted: true };
     const call = this.deps.contexts.forMessage(message, { signal: new AbortController().signal });
     let answer: Awaited<ReturnType<CommandComponent["invoke"]>>;
-    if (command.adminOnly && !admin) {
-      this.deps.logger.info(
-        { command: command.fullName, platform: message.platform, userId: message.userId },
-        "admin command refused: the sender is not in bot.admins",
-      );
+    if (!admission.admitted) {
+      answer = admission.notice;
+    } else if (refused) {
+      this.deps.logger.info(who, "admin command refused: the sender is not in bot.admins");
       answer = this.deps.templates().render("command_admin_only");
     } else {
       try {
@@ -70,6 +96,19 @@ export class CommandDispatcher {
     } catch (error) {
       this.deps.logger.warn({ command: command.fullName, err: error }, "could not send a command's answer");
     }
+  }
+
+  /** Whether the sender was refused an admin command in this chat lately; remembers this refusal when not. */
+  #refusedRecently(message: ChatMessage): boolean {
+    const now = (this.deps.now ?? Date.now)();
+    for (const [key, until] of this.#refused) {
+      if (until > now && this.#refused.size < MAX_REFUSED) break;
+      this.#refused.delete(key);
+    }
+    const key = `${message.sessionId}|${userNamespace(message)}:${message.userId}`;
+    if ((this.#refused.get(key) ?? 0) > now) return true;
+    this.#refused.set(key, now + REFUSAL_QUIET_MS);
+    return false;
   }
 }
 

@@ -8,7 +8,7 @@ import type { Outbox } from "../reply/outbox.ts";
 import type { MessageStore } from "../store/types.ts";
 import { builtinCommands } from "./builtin-commands.ts";
 import { type CallContextDeps, CallContextFactory } from "./call-context.ts";
-import { CommandDispatcher } from "./command-dispatcher.ts";
+import { CommandDispatcher, type CommandDispatcherDeps } from "./command-dispatcher.ts";
 import type { PluginSettings } from "./config.ts";
 import type { ProcessIsolation } from "./isolation/process-isolation.ts";
 import { PluginModuleLoader } from "./module-loader.ts";
@@ -36,6 +36,8 @@ export interface PluginSystemOptions {
   channels: StdioChannels;
   /** The bot's name and aliases. */
   names: () => string[];
+  /** Whether a chat command may run and answer now (`limits`' turns per minute count commands too). */
+  admitCommand?: CommandDispatcherDeps["admitReply"];
   /** The fetcher of a message's account: plugins fetch the pictures of the message they were called for. */
   pictureFetcherFor: CallContextDeps["pictureFetcherFor"];
   /** Long-term memory for plugin calls (`context.memory`), under the bot's memory rules. */
@@ -133,6 +135,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
       admins: options.admins,
       names: options.names,
       templates: options.templates,
+      ...(options.admitCommand && { admitReply: options.admitCommand }),
       logger,
     }),
     async start() {

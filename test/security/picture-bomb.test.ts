@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BotProcess } from "../support/bot-process.ts";
+import { watchResponsiveness } from "../support/event-loop-lag.ts";
 import { groupSession, mention } from "../support/messages.ts";
 import { askWithPictures, imageSegment, pictureScenes } from "../support/picture-scene.ts";
 import { type PictureServer, startPictureServer } from "../support/picture-server.ts";
@@ -27,31 +28,6 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kilobytes = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
   return { rss: kilobytes("VmRSS") / 1024, peak: kilobytes("VmHWM") / 1024 };
-}
-
-/** Asks `/healthz` every 50 ms until stopped; the slowest answer is how long the event loop was held. */
-function watchResponsiveness(baseUrl: string): { stop(): Promise<number> } {
-  let slowest = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const started = performance.now();
-      // A bot that stopped answering is as slow as can be.
-      const answered = await fetch(`${baseUrl}/healthz`).then(
-        (answer) => answer.arrayBuffer().then(() => true),
-        () => false,
-      );
-      slowest = Math.max(slowest, answered ? performance.now() - started : Number.POSITIVE_INFINITY);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return slowest;
-    },
-  };
 }
 
 describe("a GIF frame bomb sent to a running bot process", { timeout: 40_000 }, () => {

@@ -54,7 +54,8 @@ describe("stdio channels' users are told apart by plugin", () => {
     );
 
   it("keeps each channel's alice's memories and rate limit her own", async () => {
-    const s = await start({ limits: { userTurnsPerMinute: 1 } });
+    // Commands count as turns do: three a minute are the first alice's turn, her /记忆 and one more.
+    const s = await start({ limits: { userTurnsPerMinute: 3 } });
     s.llm.enqueue({ toolCalls: [{ name: "remember", arguments: { content: "住在春熙路 12 号" } }] }, REPLY, {
       text: "记住了",
     });
@@ -75,7 +76,9 @@ describe("stdio channels' users are told apart by plugin", () => {
     expect(await storedMemories()).toHaveLength(1);
     expect(await aliceSays("chan_a", "/记忆")).toContain("住在春熙路 12 号");
 
-    // The first alice, though, has used her one turn of the minute.
+    // The other alice's turn and two commands were not hers: the first alice has one left.
+    s.llm.enqueue(REPLY, { text: "春熙路 12 号" });
+    expect(await aliceSays("chan_a", "我住在哪")).toBe("春熙路 12 号");
     expect(await aliceSays("chan_a", "再说一次")).toBe("说得太快了，稍后再试。");
   });
 });

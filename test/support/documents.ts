@@ -3,7 +3,7 @@
  * (Helvetica text, one content stream per page) and a DOCX (a stored zip of the few parts
  * Word needs, with heading styles named as Word names them).
  */
-import { deflateRawSync } from "node:zlib";
+import { deflateRawSync, deflateSync } from "node:zlib";
 
 /** A PDF whose pages each show the given lines of text (ASCII). */
 export function tinyPdf(pages: string[][]): Buffer {
@@ -38,6 +38,58 @@ export function tinyPdf(pages: string[][]): Buffer {
   return Buffer.from(body, "latin1");
 }
 
+/**
+ * A PDF of one page whose content stream (deflated to about 0.25 MB) unpacks to `streamMb` MB
+ * of one-letter text operations: pdf.js turns each into an object, for a minute and more.
+ */
+export function textFloodPdf(streamMb = 100): Buffer {
+  const op = Buffer.from("BT /F1 1 Tf 0 0 Td (a) Tj ET\n");
+  const raw = Buffer.alloc(streamMb * 1024 * 1024, " ");
+  for (let at = 0; at + op.length <= raw.length; at += op.length) op.copy(raw, at);
+  const packed = deflateSync(raw, { level: 9 });
+  const parts: Buffer[] = [];
+  let length = 0;
+  const offsets: number[] = [];
+  const push = (part: Buffer | string) => {
+    const bytes = typeof part === "string" ? Buffer.from(part, "latin1") : part;
+    parts.push(bytes);
+    length += bytes.length;
+  };
+  push("%PDF-1.4\n");
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
+  ];
+  for (const [index, object] of objects.entries()) {
+    offsets.push(length);
+    push(`${index + 1} 0 obj\n${object}\nendobj\n`);
+  }
+  offsets.push(length);
+  push(`5 0 obj\n<< /Length ${packed.length} /Filter /FlateDecode >>\nstream\n`);
+  push(packed);
+  push("\nendstream\nendobj\n");
+  const xref = length;
+  push(`xref\n0 6\n0000000000 65535 f \n`);
+  for (const offset of offsets) push(`${String(offset).padStart(10, "0")} 00000 n \n`);
+  push(`trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.concat(parts);
+}
+
+/** A DOCX of a few hundred KB whose document.xml unpacks to `unpackedMb` MB of one-letter paragraphs. */
+export function paragraphFloodDocx(unpackedMb = 100): Buffer {
+  const paragraph = Buffer.from("<w:p><w:r><w:t>a</w:t></w:r></w:p>");
+  const head = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><w:document ${W_NS}><w:body>`);
+  const tail = Buffer.from("</w:body></w:document>");
+  const body = Buffer.alloc(unpackedMb * 1024 * 1024 - head.length - tail.length, " ");
+  for (let at = 0; at + paragraph.length <= body.length; at += paragraph.length) paragraph.copy(body, at);
+  return docxOf(
+    Buffer.concat([head, body, tail]),
+    `<?xml version="1.0" encoding="UTF-8"?><w:styles ${W_NS}/>`,
+  );
+}
+
 /** One paragraph of a DOCX: a heading of `level` (1-6), or body text. */
 export interface DocxParagraph {
   text: string;
@@ -48,7 +100,6 @@ const escapeXml = (text: string) => text.replace(/[<>&"]/g, (c) => `&#${c.charCo
 
 /** A DOCX holding the paragraphs, headings styled "heading N" as Word's own. */
 export function tinyDocx(paragraphs: DocxParagraph[]): Buffer {
-  const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
   const body = paragraphs
     .map((p) => {
       const style = p.heading === undefined ? "" : `<w:pPr><w:pStyle w:val="Heading${p.heading}"/></w:pPr>`;
@@ -60,6 +111,16 @@ export function tinyDocx(paragraphs: DocxParagraph[]): Buffer {
       (n) => `<w:style w:type="paragraph" w:styleId="Heading${n}"><w:name w:val="heading ${n}"/></w:style>`,
     )
     .join("");
+  return docxOf(
+    `<?xml version="1.0" encoding="UTF-8"?><w:document ${W_NS}><w:body>${body}</w:body></w:document>`,
+    `<?xml version="1.0" encoding="UTF-8"?><w:styles ${W_NS}>${styles}</w:styles>`,
+  );
+}
+
+const W_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+
+/** A DOCX of these two parts and the few Word needs beside them. */
+function docxOf(document: string | Buffer, styles: string): Buffer {
   return zip({
     "[Content_Types].xml":
       '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>',
@@ -67,18 +128,18 @@ export function tinyDocx(paragraphs: DocxParagraph[]): Buffer {
       '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
     "word/_rels/document.xml.rels":
       '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>',
-    "word/document.xml": `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${body}</w:body></w:document>`,
-    "word/styles.xml": `<?xml version="1.0" encoding="UTF-8"?><w:styles ${W}>${styles}</w:styles>`,
+    "word/document.xml": document,
+    "word/styles.xml": styles,
   });
 }
 
 /** A zip archive of the files (deflated), as Office writes them. */
-function zip(files: Record<string, string>): Buffer {
+function zip(files: Record<string, string | Buffer>): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const [name, text] of Object.entries(files)) {
-    const data = Buffer.from(text, "utf8");
+    const data = typeof text === "string" ? Buffer.from(text, "utf8") : text;
     const packed = deflateRawSync(data);
     const nameBytes = Buffer.from(name, "utf8");
     const crc = crc32(data);

@@ -101,14 +101,19 @@ export class QqOfficialStandIn {
     return sign(null, Buffer.from(timestamp + body), this.#key).toString("hex");
   }
 
-  /** POSTs a payload to the bot's webhook, signed unless `signature` says otherwise. */
+  /**
+   * POSTs a payload to the bot's webhook, signed unless `signature` says otherwise, at
+   * `signedAt` (Unix ms; now by default). Ed25519 signatures are deterministic: the same
+   * payload at the same `signedAt` is byte for byte the request a replay would send.
+   */
   async post(
     url: string,
     payload: Record<string, unknown>,
     signature: "good" | "forged" | "none" = "good",
+    signedAt = Date.now(),
   ): Promise<{ status: number; body: string }> {
     const body = JSON.stringify(payload);
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    const timestamp = String(Math.floor(signedAt / 1000));
     const headers: Record<string, string> = {
       "Content-Type": "application/json",
       "User-Agent": "QQBot-Callback",

@@ -24,8 +24,17 @@ export interface QqOfficialAdapterOptions {
 /** Events are a few KB: pictures and voice arrive as URLs. */
 const MAX_EVENT_BYTES = 1024 * 1024;
 const EVENT_BODY_TIMEOUT_MS = 5_000;
-/** Event ids remembered to drop the platform's re-deliveries of an event already handled. */
-const SEEN_EVENT_IDS = 1_000;
+/**
+ * How far an event's signed timestamp (X-Signature-Timestamp) may be from our clock: an older
+ * signed event is a replay, refused however many events came since.
+ */
+const REPLAY_WINDOW_MS = 10 * 60_000;
+/**
+ * Event ids remembered, each until its timestamp leaves the replay window, to drop the
+ * platform's re-deliveries and replays within it. The cap only bounds memory: it is far
+ * above what a bot receives in a window.
+ */
+const MAX_SEEN_EVENT_IDS = 200_000;
 /** `msg_type` of the send endpoints: 0 text, 2 markdown, 7 media. */
 const TEXT = 0;
 const MARKDOWN = 2;
@@ -47,7 +56,8 @@ export class QqOfficialAdapter implements ChatAdapter {
   readonly #tokens: AccessTokenSource;
   readonly #api: OpenApi;
   readonly #replies = new PassiveReplies();
-  readonly #seenEvents = new Set<string>();
+  /** Event id → when it leaves the replay window (ms), oldest first. */
+  readonly #seenEvents = new Map<string, number>();
   #connected = false;
   #removeRoute: (() => void) | undefined;
 
@@ -188,6 +198,18 @@ export class QqOfficialAdapter implements ChatAdapter {
       response.writeHead(401).end();
       return;
     }
+    const signedAt = Number(headers["x-signature-timestamp"]) * 1000;
+    if (!(Math.abs(this.#now() - signedAt) <= REPLAY_WINDOW_MS)) {
+      this.#logger.warn(
+        {
+          remote: request.socket.remoteAddress,
+          signedAt: Number.isFinite(signedAt) ? new Date(signedAt).toISOString() : null,
+        },
+        "qq-official webhook refused: signed outside the 10-minute replay window",
+      );
+      response.writeHead(401).end();
+      return;
+    }
     let payload: unknown;
     try {
       payload = JSON.parse(body.toString("utf8"));
@@ -212,7 +234,7 @@ export class QqOfficialAdapter implements ChatAdapter {
       return;
     }
     response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ op: 12, d: 0 }));
-    if (payload.id !== undefined && this.#alreadySeen(payload.id)) return;
+    if (payload.id !== undefined && this.#alreadySeen(payload.id, signedAt)) return;
     this.#dispatch(payload.t, payload.d);
   }
 
@@ -253,11 +275,14 @@ export class QqOfficialAdapter implements ChatAdapter {
     this.#events.message(message);
   }
 
-  #alreadySeen(eventId: string): boolean {
+  #alreadySeen(eventId: string, signedAt: number): boolean {
+    const now = this.#now();
+    for (const [id, until] of this.#seenEvents) {
+      if (until >= now && this.#seenEvents.size < MAX_SEEN_EVENT_IDS) break;
+      this.#seenEvents.delete(id);
+    }
     if (this.#seenEvents.has(eventId)) return true;
-    this.#seenEvents.add(eventId);
-    if (this.#seenEvents.size > SEEN_EVENT_IDS)
-      this.#seenEvents.delete(this.#seenEvents.values().next().value!);
+    this.#seenEvents.set(eventId, signedAt + REPLAY_WINDOW_MS);
     return false;
   }
 
