@@ -2,17 +2,25 @@
 //
 // Prints one line per check (✓ fine, ✗ a problem with what to do about it); exits 0 when
 // everything answers, 1 when something needs fixing.
-import { ConfigError, loadConfig, parseCliArgs } from "../src/config/load.ts";
+import { ConfigError, loadConfig } from "../src/config/load.ts";
 import { runChecks } from "../src/doctor/checks.ts";
 import { createLogger } from "../src/log/logger.ts";
+import { CONFIG_HELP, CONFIG_OPTION, commandLineOrExit } from "../src/util/command-line.ts";
 
 /** How long each probe (a port, a token endpoint, a model) may take. */
 const PROBE_TIMEOUT_MS = 15_000;
 
+const COMMAND_LINE = {
+  usage: "usage: npm run doctor -- [--config FILE]",
+  help: CONFIG_HELP,
+  options: CONFIG_OPTION,
+};
+
 async function main(argv: string[]): Promise<number> {
+  const { values } = commandLineOrExit(argv, COMMAND_LINE, "doctor");
   let config: ReturnType<typeof loadConfig>["config"];
   try {
-    config = loadConfig({ file: parseCliArgs(argv).configFile, env: process.env, cwd: process.cwd() }).config;
+    config = loadConfig({ file: values.config, env: process.env, cwd: process.cwd() }).config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const problem of error.problems) console.log(`✗ ${problem}`);

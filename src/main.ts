@@ -1,21 +1,30 @@
 import { resolve } from "node:path";
 import pretty from "pino-pretty";
 import { startApp } from "./app.ts";
-import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, parseCliArgs } from "./config/load.ts";
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig } from "./config/load.ts";
 import { configJsonSchema } from "./config/schema.ts";
 import { createLogger } from "./log/logger.ts";
 import { secretPatterns } from "./schema/secret-paths.ts";
+import { DatabaseInUseError } from "./store/sqlite/instance-lock.ts";
+import { CONFIG_HELP, CONFIG_OPTION, commandLineOrExit } from "./util/command-line.ts";
 
 /** Exit code for a config that cannot be used; scripts and service managers rely on it. */
 const EXIT_BAD_CONFIG = 2;
 /** Exit within 10 s of SIGINT/SIGTERM, as service managers expect. */
 const SHUTDOWN_DEADLINE_MS = 9_500;
 
+const COMMAND_LINE = {
+  usage: "usage: npm start -- [--config FILE]",
+  help: `${CONFIG_HELP}\n  --help          this text`,
+  options: CONFIG_OPTION,
+};
+
 async function main(): Promise<void> {
+  const { values } = commandLineOrExit(process.argv.slice(2), COMMAND_LINE, "tsumugi");
   let loaded: ReturnType<typeof loadConfig>;
   try {
     loaded = loadConfig({
-      file: parseCliArgs(process.argv.slice(2)).configFile,
+      file: values.config,
       env: process.env,
       cwd: process.cwd(),
     });
@@ -64,5 +73,6 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`tsumugi: ${message}\n`);
-  process.exit(1);
+  // Another bot on the same database is a set-up to change, as a config that cannot be used.
+  process.exit(error instanceof DatabaseInUseError ? EXIT_BAD_CONFIG : 1);
 });

@@ -128,18 +128,3 @@ function withoutNullValues(value: unknown): unknown {
   }
   return value;
 }
-
-/** Reads `--config FILE` / `--config=FILE` from the command line; other arguments are left alone. */
-export function parseCliArgs(argv: string[]): { configFile?: string } {
-  let configFile: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index]!;
-    let value: string | undefined;
-    if (argument.startsWith("--config=")) value = argument.slice("--config=".length);
-    else if (argument === "--config") value = argv[++index];
-    else continue;
-    if (!value || value.startsWith("--")) throw new ConfigError(["--config: needs a file path"]);
-    configFile = value;
-  }
-  return configFile === undefined ? {} : { configFile };
-}
