@@ -47,18 +47,41 @@ export function lockFileOf(file: string): string {
   return `${file}.lock`;
 }
 
+/** The locks this process holds, by database file, and how many opened stores share each. */
+const held = new Map<string, { release(): void; users: number }>();
+
 /**
  * Takes the lock of the database `file` for this process, or throws DatabaseInUseError naming
- * the process that holds it. Held until `release()` or the end of the process.
+ * the process that holds it. Held until every `release()` or the end of the process. The lock is
+ * the process's: stores opened again in the same process (a restart in place, a second
+ * connection in a test) share it.
  */
 export function lockDatabase(file: string, owner: Omit<LockOwner, "pid" | "host"> = {}): InstanceLock {
+  const lock = held.get(file) ?? { ...takeLock(file, owner), users: 0 };
+  held.set(file, lock);
+  lock.users++;
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      if (--lock.users > 0) return;
+      held.delete(file);
+      lock.release();
+    },
+  };
+}
+
+function takeLock(file: string, owner: Omit<LockOwner, "pid" | "host">): InstanceLock {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   closeSync(openSync(lockFileOf(file), "a", 0o600));
   const db = new BetterSqlite3(lockFileOf(file));
   try {
     db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
     db.pragma("journal_mode = DELETE");
-    db.exec("CREATE TABLE IF NOT EXISTS owner (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, host TEXT, port INTEGER)");
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS owner (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, host TEXT, port INTEGER)",
+    );
     const self: LockOwner = { pid: process.pid, host: hostname(), ...owner };
     // Who we are is committed first (readers see only committed rows), then the write
     // transaction is taken again and kept. Whoever fails either step sees the holder's row.

@@ -23,7 +23,10 @@ import { WriteTick } from "./write-tick.ts";
  */
 export function openSqliteStores(file: string, logger: Logger, options: StoreOptions): Stores {
   // Taken before the migrations: a second bot changes nothing in a file another one runs on.
-  const lock = file === IN_MEMORY ? undefined : lockDatabase(file, options.port === undefined ? {} : { port: options.port });
+  const lock =
+    file === IN_MEMORY
+      ? undefined
+      : lockDatabase(file, options.port === undefined ? {} : { port: options.port });
   let db: ReturnType<typeof openSqliteDatabase>;
   try {
     db = openSqliteDatabase(file, logger);
