@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     secretPaths: secretPatterns(configJsonSchema),
     ...(readable ? { destination: pretty({ translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" }) } : {}),
   });
+  for (const warning of loaded.warnings) logger.warn(warning);
   // Running on defaults, the console's first-run setup writes ./tsumugi.yaml, read from then on.
   const configFile = loaded.file ?? resolve(process.cwd(), DEFAULT_CONFIG_FILE);
   const app = await startApp({ config: loaded.config, configFile, logger });

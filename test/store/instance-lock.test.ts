@@ -48,12 +48,16 @@ describe.skipIf(process.env.TSUMUGI_TEST_STORAGE === "postgres")("one bot per da
     { timeout: 120_000 },
     async () => {
       const port = await freePort();
-      const first = await startBotProcess({ config: { server: { port } } });
+      const first = await startBotProcess({ config: { server: { port } }, startTimeoutMs: 60_000 });
       bots.push(first);
       const file = join(first.dataDir, "tsumugi.db");
 
       // The second has a port of its own: only the database stands in its way.
-      const second = await runRefusedBotProcess({ dataDir: first.dataDir, config: { server: { port: 0 } } });
+      const second = await runRefusedBotProcess({
+        dataDir: first.dataDir,
+        config: { server: { port: 0 } },
+        startTimeoutMs: 60_000,
+      });
       expect(second.code).toBe(2);
       expect(second.stderrLines).toEqual([
         `tsumugi: ${file} is in use by another bot (pid ${first.child.pid}, port ${port}): stop that one, or give this one a storage.url of its own`,
@@ -63,7 +67,11 @@ describe.skipIf(process.env.TSUMUGI_TEST_STORAGE === "postgres")("one bot per da
 
       // A crash leaves no stale lock behind: the next bot starts at once on the same file.
       await first.kill("SIGKILL");
-      const third = await startBotProcess({ dataDir: first.dataDir, config: { server: { port: 0 } } });
+      const third = await startBotProcess({
+        dataDir: first.dataDir,
+        config: { server: { port: 0 } },
+        startTimeoutMs: 60_000,
+      });
       bots.push(third);
       expect((await fetch(`${third.baseUrl}/healthz`)).status).toBe(200);
     },

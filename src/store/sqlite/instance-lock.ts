@@ -4,10 +4,9 @@
 // side database `<file>.lock` in whose write transaction the running bot stays. A reader is not
 // blocked by that (rollback journal: a RESERVED lock admits readers), so a second bot reads who
 // holds it — the pid and port committed just before — and says so.
-import { closeSync, mkdirSync, openSync } from "node:fs";
 import { hostname } from "node:os";
-import { dirname } from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
+import { createPrivateFile } from "./database.ts";
 
 /**
  * How long taking the lock waits: long enough for a reader of the holder's row or a commit of
@@ -73,8 +72,7 @@ export function lockDatabase(file: string, owner: Omit<LockOwner, "pid" | "host"
 }
 
 function takeLock(file: string, owner: Omit<LockOwner, "pid" | "host">): InstanceLock {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  closeSync(openSync(lockFileOf(file), "a", 0o600));
+  createPrivateFile(lockFileOf(file));
   const db = new BetterSqlite3(lockFileOf(file));
   try {
     db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
