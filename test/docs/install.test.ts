@@ -47,8 +47,9 @@ describe("a fresh install", () => {
     const refusing = Object.entries(lock.packages as Record<string, LockedPackage>).flatMap(
       ([path, entry]) => {
         const range = entry.engines?.node;
-        // A platform's prebuilt binary (sharp's for win32-ia32, say) installs only there.
-        if (!path || typeof range !== "string" || (entry.optional && (entry.os || entry.cpu))) return [];
+        // Optional ones are platforms' prebuilt binaries and their helpers (sharp's for win32-ia32,
+        // rolldown's for wasm32): installed only on that platform, never blocking an install.
+        if (!path || typeof range !== "string" || entry.optional) return [];
         return [...lowest, process.versions.node]
           .filter((version) => !semver.satisfies(version, range))
           .map(
