@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import pretty from "pino-pretty";
+import { nextSteps } from "./app/next-steps.ts";
 import { startApp } from "./app.ts";
 import { ConfigError, DEFAULT_CONFIG_FILE, loadConfig } from "./config/load.ts";
 import { configJsonSchema } from "./config/schema.ts";
@@ -35,17 +36,22 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // People at a terminal get readable lines; pipes and services keep one JSON object a line.
-  const readable = process.stdout.isTTY && process.env.TSUMUGI_LOG_FORMAT !== "json";
+  // People at a terminal get readable lines, one per event; pipes and services keep one JSON
+  // object a line, unless TSUMUGI_LOG_FORMAT=pretty asks for readable ones there too (pm2, nohup).
+  const format = process.env.TSUMUGI_LOG_FORMAT;
+  const readable = format === "pretty" || (process.stdout.isTTY && format !== "json");
   const logger = createLogger({
     level: loaded.config.log.level,
     secretPaths: secretPatterns(configJsonSchema),
-    ...(readable ? { destination: pretty({ translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname" }) } : {}),
+    ...(readable
+      ? { destination: pretty({ translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname", singleLine: true }) }
+      : {}),
   });
   for (const warning of loaded.warnings) logger.warn(warning);
   // Running on defaults, the console's first-run setup writes ./tsumugi.yaml, read from then on.
   const configFile = loaded.file ?? resolve(process.cwd(), DEFAULT_CONFIG_FILE);
   const app = await startApp({ config: loaded.config, configFile, logger });
+  if (process.stdout.isTTY) process.stdout.write(nextSteps(loaded.config, app.address));
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, "signal received");
