@@ -5,10 +5,13 @@ import { register } from "tsx/esm/api";
 
 register();
 const [command, ...rest] = process.argv.slice(2);
+const { newPlugin, NEW_PLUGIN_COMMAND_LINE } = await import("../scripts/new-plugin.ts");
 if (command === "new-plugin") {
-  const { newPlugin } = await import("../scripts/new-plugin.ts");
   process.exitCode = newPlugin(rest, process.cwd());
+} else if (command === "--help" || command === "-h") {
+  console.log(NEW_PLUGIN_COMMAND_LINE.usage);
 } else {
-  console.error("usage: tsumugi new-plugin <id> [--lang ts|python|stdio] [--dir FOLDER]");
+  const what = command === undefined ? "missing command" : `unknown command "${command}"`;
+  console.error(`tsumugi: ${what} — ${NEW_PLUGIN_COMMAND_LINE.usage} (--help for more)`);
   process.exitCode = 2;
 }

@@ -3,22 +3,24 @@
 // Uses SQLite's online backup API (never `cp`: the copy would miss what is still in the -wal
 // file). Without FILE the copy goes to <data folder>/backups/tsumugi-<date>T<time>.db.
 import { join, resolve } from "node:path";
-import { ConfigError, loadConfig, parseCliArgs } from "../src/config/load.ts";
+import { ConfigError, loadConfig } from "../src/config/load.ts";
 import { dataDirectory } from "../src/models/data-directory.ts";
 import { sqliteFileOf } from "../src/store/open-store.ts";
 import { backupDatabase } from "../src/store/sqlite/backup.ts";
 import { IN_MEMORY } from "../src/store/sqlite/database.ts";
+import { CONFIG_HELP, CONFIG_OPTION, commandLineOrExit } from "../src/util/command-line.ts";
 
-const USAGE = "usage: npm run backup -- [FILE] [--config FILE]";
+const COMMAND_LINE = {
+  usage: "usage: npm run backup -- [FILE] [--config FILE]",
+  help: `  FILE            where the copy goes (default: <data folder>/backups/tsumugi-<date>T<time>.db)\n${CONFIG_HELP}`,
+  options: CONFIG_OPTION,
+  positionals: { max: 1 },
+} as const;
 
 async function main(argv: string[]): Promise<number> {
-  const words = argv.filter((word, index) => !word.startsWith("--config") && argv[index - 1] !== "--config");
-  if (words.length > 1 || words[0]?.startsWith("-")) {
-    console.error(USAGE);
-    return 2;
-  }
+  const { values, positionals: words } = commandLineOrExit(argv, COMMAND_LINE, "backup");
   const { config } = loadConfig({
-    file: parseCliArgs(argv).configFile,
+    file: values.config,
     env: process.env,
     cwd: process.cwd(),
   });

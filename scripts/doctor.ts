@@ -1,24 +1,34 @@
 // Checks a deployment before (or while) it runs: `npm run doctor -- [--config FILE]`.
 //
-// Prints one line per check (✓ fine, ✗ a problem with what to do about it); exits 0 when
-// everything answers, 1 when something needs fixing.
-import { ConfigError, loadConfig, parseCliArgs } from "../src/config/load.ts";
+// Prints one line per check (✓ fine, ✗ a problem with what to do about it, ! likely a mistake
+// though usable, such as an unset ${VAR}); exits 0 when everything answers, 1 when something
+// needs fixing.
+import { ConfigError, loadConfig } from "../src/config/load.ts";
 import { runChecks } from "../src/doctor/checks.ts";
 import { createLogger } from "../src/log/logger.ts";
+import { CONFIG_HELP, CONFIG_OPTION, commandLineOrExit } from "../src/util/command-line.ts";
 
 /** How long each probe (a port, a token endpoint, a model) may take. */
 const PROBE_TIMEOUT_MS = 15_000;
 
+const COMMAND_LINE = {
+  usage: "usage: npm run doctor -- [--config FILE]",
+  help: CONFIG_HELP,
+  options: CONFIG_OPTION,
+};
+
 async function main(argv: string[]): Promise<number> {
-  let config: ReturnType<typeof loadConfig>["config"];
+  const { values } = commandLineOrExit(argv, COMMAND_LINE, "doctor");
+  let loaded: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig({ file: parseCliArgs(argv).configFile, env: process.env, cwd: process.cwd() }).config;
+    loaded = loadConfig({ file: values.config, env: process.env, cwd: process.cwd() });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const problem of error.problems) console.log(`✗ ${problem}`);
     return 1;
   }
-  const findings = await runChecks(config, {
+  for (const warning of loaded.warnings) console.log(`! ${warning}`);
+  const findings = await runChecks(loaded.config, {
     timeoutMs: PROBE_TIMEOUT_MS,
     logger: createLogger({ level: "silent" }),
   });

@@ -7,8 +7,8 @@
 // writes the same as JSON. Exit status: 0 all passed, 1 a scenario failed, 2 unusable input.
 // Scenario format and figures: docs/eval.md.
 import { existsSync, writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG_FILE } from "../src/config/load.ts";
+import { commandLineOrExit } from "../src/util/command-line.ts";
 import { errorMessage, isRecord } from "../src/util/values.ts";
 import { buildServer, serverBuildIsStale } from "./build-server.ts";
 import { type ScenarioResult, scoreScenario } from "./eval/checks.ts";
@@ -18,8 +18,23 @@ import { evalReport, progressLine, reportTable } from "./eval/report.ts";
 import { loadScenario, type Scenario, ScenarioError, scenarioFiles } from "./eval/scenario.ts";
 import { type ScenarioScript, scriptedModelConfig, startScriptedModel } from "./eval/scripted-model.ts";
 
-const USAGE =
-  "usage: npm run eval -- [--config FILE]... [--scripted] [--json OUT] [--parallel N] [SCENARIO_FILE_OR_FOLDER…]";
+const COMMAND_LINE = {
+  usage:
+    "usage: npm run eval -- [--config FILE]... [--scripted] [--json OUT] [--parallel N] [SCENARIO_FILE_OR_FOLDER…]",
+  help: [
+    "  --config FILE   a config whose models are evaluated (repeatable: a column each)",
+    "  --scripted      the project's scripted model (a column of its own)",
+    "  --json OUT      also write the report as JSON to OUT",
+    "  --parallel N    scenarios played at once per bot (default 1)",
+  ].join("\n"),
+  options: {
+    config: { type: "string", multiple: true },
+    scripted: { type: "boolean" },
+    json: { type: "string" },
+    parallel: { type: "string" },
+  },
+  positionals: { max: Number.POSITIVE_INFINITY },
+} as const;
 const EXIT_FAILED = 1;
 const EXIT_UNUSABLE = 2;
 
@@ -95,13 +110,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function parseOptions(argv: string[]) {
-  let parsed: ReturnType<typeof parseArgsOf>;
-  try {
-    parsed = parseArgsOf(argv);
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = commandLineOrExit(argv, COMMAND_LINE, "eval");
   const parallel = Number(values.parallel ?? "1");
   if (!Number.isInteger(parallel) || parallel < 1)
     throw new UsageError("--parallel: must be a whole number ≥ 1");
@@ -116,19 +125,6 @@ function parseOptions(argv: string[]) {
   const missing = sources.find((source) => "configFile" in source && !existsSync(source.configFile));
   if (missing) throw new UsageError(`${missing.label}: no such config file`);
   return { sources, parallel, json: values.json, paths: positionals.length > 0 ? positionals : ["eval"] };
-}
-
-function parseArgsOf(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      config: { type: "string", multiple: true },
-      scripted: { type: "boolean" },
-      json: { type: "string" },
-      parallel: { type: "string" },
-    },
-  });
 }
 
 /** Scenarios with the same `config` share one bot (each in chats of its own), in file order. */
@@ -182,7 +178,7 @@ async function eachConcurrently<T>(
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const usage = error instanceof UsageError ? `\n${USAGE}` : "";
+    const usage = error instanceof UsageError ? ` — ${COMMAND_LINE.usage}` : "";
     process.stderr.write(`eval: ${errorMessage(error)}${usage}\n`);
     process.exit(EXIT_UNUSABLE);
   },

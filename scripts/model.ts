@@ -6,20 +6,32 @@
 //   remove <name>    delete a downloaded model
 //
 // The data directory is the one of the config in use (`--config FILE`, else ./tsumugi.yaml, else ./data).
-import { ConfigError, loadConfig, parseCliArgs } from "../src/config/load.ts";
+import { ConfigError, loadConfig } from "../src/config/load.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { DEFAULT_LOCAL_MODEL } from "../src/models/catalog.ts";
 import { dataDirectory } from "../src/models/data-directory.ts";
 import { createLocalModelStack } from "../src/models/local-model-stack.ts";
 import { formatBytes, formatDuration } from "../src/models/progress-text.ts";
 import type { TransferProgress } from "../src/models/transfer-meter.ts";
+import { CONFIG_HELP, CONFIG_OPTION, commandLineOrExit } from "../src/util/command-line.ts";
 
-const USAGE = "usage: npm run model -- runtime | pull [name] | list | remove <name> [--config FILE]";
+const COMMAND_LINE = {
+  usage: "usage: npm run model -- runtime | pull [name] | list | remove <name> [--config FILE]",
+  help: [
+    "  runtime         install node-llama-cpp into the data directory (pull does it when needed)",
+    "  pull [name]     download a recommended model (default: the first), resumable and checked",
+    "  list            recommended and downloaded models",
+    "  remove <name>   delete a downloaded model",
+    CONFIG_HELP,
+  ].join("\n"),
+  options: CONFIG_OPTION,
+  commands: { runtime: [0, 0], pull: [0, 1], list: [0, 0], remove: [1, 1] },
+} as const;
 
 async function main(argv: string[]): Promise<number> {
-  const words = withoutConfigOption(argv);
-  const [command, name] = words;
-  const loaded = loadConfig({ file: parseCliArgs(argv).configFile, env: process.env, cwd: process.cwd() });
+  const { values, positionals } = commandLineOrExit(argv, COMMAND_LINE, "model");
+  const [command, name] = positionals;
+  const loaded = loadConfig({ file: values.config, env: process.env, cwd: process.cwd() });
   const dataDir = dataDirectory(loaded.config.storage.url);
   const { service } = createLocalModelStack(dataDir, createLogger({ level: "silent" }));
 
@@ -61,15 +73,13 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    case "remove": {
-      if (!name) break;
-      const removed = service.remove(name);
+    default: {
+      // remove <name>: the command line allows nothing else.
+      const removed = service.remove(name!);
       console.log(removed ? `${name} removed` : `${name} is not downloaded`);
       return removed ? 0 : 1;
     }
   }
-  console.error(USAGE);
-  return 2;
 }
 
 /** One line redrawn in place on a terminal; a line per 10% elsewhere (logs, CI). */
@@ -99,15 +109,6 @@ class ProgressBar {
   done(): void {
     if (process.stdout.isTTY) process.stdout.write("\n");
   }
-}
-
-function withoutConfigOption(argv: string[]): string[] {
-  const words: string[] = [];
-  for (let index = 0; index < argv.length; index++) {
-    if (argv[index] === "--config") index++;
-    else if (!argv[index]!.startsWith("--config=")) words.push(argv[index]!);
-  }
-  return words;
 }
 
 main(process.argv.slice(2)).then(

@@ -4,9 +4,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PLUGIN_ID } from "../src/schema/formats.ts";
+import { EXIT_USAGE, helpText, parseCommandLine, UsageError, usageLine } from "../src/util/command-line.ts";
 import { projectPath } from "../src/util/project-files.ts";
 
-const USAGE = "usage: tsumugi new-plugin <id> [--lang ts|python|stdio] [--dir FOLDER]";
 const LANGUAGES = ["ts", "python", "stdio"] as const;
 type Language = (typeof LANGUAGES)[number];
 
@@ -17,11 +17,29 @@ const COMMON_FILES: Record<string, string> = {
   "plugin.test.mjs": "test/plugin.test.mjs",
 };
 
+export const NEW_PLUGIN_COMMAND_LINE = {
+  usage: "usage: tsumugi new-plugin <id> [--lang ts|python|stdio] [--dir FOLDER]",
+  help: [
+    "  <id>            the plugin's id: lower case letters, digits, _ and -",
+    "  --lang LANG     ts (default), python or stdio (any language over stdin/stdout)",
+    "  --dir FOLDER    where to create it (default: ./<id>)",
+  ].join("\n"),
+  options: { lang: { type: "string" }, dir: { type: "string" } },
+  positionals: { min: 1, max: 1 },
+} as const;
+
 export function newPlugin(argv: string[], cwd: string): number {
-  const options = parseOptions(argv);
-  if (typeof options === "string") {
-    console.error(`${options}\n${USAGE}`);
-    return 2;
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(usageLine("new-plugin", error, NEW_PLUGIN_COMMAND_LINE));
+    return EXIT_USAGE;
+  }
+  if (options === "help") {
+    process.stdout.write(helpText(NEW_PLUGIN_COMMAND_LINE));
+    return 0;
   }
   const { id, language } = options;
   const folder = resolve(cwd, options.dir ?? id);
@@ -47,27 +65,15 @@ export function newPlugin(argv: string[], cwd: string): number {
   return 0;
 }
 
-function parseOptions(argv: string[]): { id: string; language: Language; dir?: string } | string {
-  const words: string[] = [];
-  let language: Language = "ts";
-  let dir: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const word = argv[index]!;
-    if (word === "--lang" || word === "--dir") {
-      const value = argv[++index];
-      if (!value) return `${word} needs a value`;
-      if (word === "--dir") dir = value;
-      else if ((LANGUAGES as readonly string[]).includes(value)) language = value as Language;
-      else return `--lang must be one of ${LANGUAGES.join(", ")}`;
-    } else if (word.startsWith("-")) {
-      return `unknown option ${word}`;
-    } else {
-      words.push(word);
-    }
-  }
-  const [id] = words;
-  if (words.length !== 1 || !id) return "give one plugin id";
+function parseOptions(argv: string[]): { id: string; language: Language; dir?: string } | "help" {
+  const parsed = parseCommandLine(argv, NEW_PLUGIN_COMMAND_LINE);
+  if (parsed === "help") return parsed;
+  const { values, positionals } = parsed;
+  const id = positionals[0]!;
+  const language = values.lang ?? "ts";
+  if (!(LANGUAGES as readonly string[]).includes(language))
+    throw new UsageError(`--lang must be one of ${LANGUAGES.join(", ")}`);
   if (!PLUGIN_ID.test(id))
-    return `the id "${id}" must match ${PLUGIN_ID} (lower case letters, digits, _ and -)`;
-  return { id, language, ...(dir && { dir }) };
+    throw new UsageError(`the id "${id}" must match ${PLUGIN_ID} (lower case letters, digits, _ and -)`);
+  return { id, language: language as Language, ...(values.dir && { dir: values.dir }) };
 }

@@ -3,44 +3,36 @@
 // registry the operator's npm uses), a git URL, a local .tgz or folder. The manifest is shown
 // before anything is installed. A running bot loads the change from its plugin folder itself.
 import { createInterface } from "node:readline/promises";
-import { ConfigError, loadConfig, parseCliArgs } from "../src/config/load.ts";
+import { ConfigError, loadConfig } from "../src/config/load.ts";
 import { PluginInstaller, type PluginPreview } from "../src/plugins/install/plugin-installer.ts";
+import { CONFIG_HELP, CONFIG_OPTION, commandLineOrExit } from "../src/util/command-line.ts";
 
-const USAGE = `usage: npm run plugin -- install <spec> [--allow-scripts] [--yes]
-       npm run plugin -- update <id> [<spec>] [--allow-scripts] [--yes]
-       npm run plugin -- uninstall <id>
-       npm run plugin -- list
-options: --config FILE (default ./tsumugi.yaml), --allow-scripts (run the package's install scripts),
-         --yes (install without asking; needed when not run from a terminal)`;
-
-const FLAGS = new Set(["--allow-scripts", "--yes"]);
+const COMMAND_LINE = {
+  usage: "usage: npm run plugin -- install <spec> | update <id> [<spec>] | uninstall <id> | list [options]",
+  help: [
+    "  install <spec>          a package name, git URL, .tgz or folder, as npm accepts it",
+    "  update <id> [<spec>]    the installed plugin <id>, from its own spec or <spec>",
+    "  uninstall <id>",
+    "  list",
+    CONFIG_HELP,
+    "  --allow-scripts         run the package's install scripts",
+    "  --yes                   install without asking (needed when not run from a terminal)",
+  ].join("\n"),
+  options: { ...CONFIG_OPTION, "allow-scripts": { type: "boolean" }, yes: { type: "boolean" } },
+  commands: { install: [1, 1], update: [1, 2], uninstall: [1, 1], list: [0, 0] },
+} as const;
 
 async function main(argv: string[]): Promise<number> {
-  const words = argv.filter(
-    (word, index) => !word.startsWith("--config") && argv[index - 1] !== "--config" && !FLAGS.has(word),
-  );
-  const unknown = words.find((word) => word.startsWith("-"));
-  const [action, target, spec] = words;
-  // How many words each action takes, itself included: at least, at most.
-  const arity: Record<string, [number, number]> = {
-    install: [2, 2],
-    update: [2, 3],
-    uninstall: [2, 2],
-    list: [1, 1],
-  };
-  const [least, most] = (action === undefined ? undefined : arity[action]) ?? [Number.POSITIVE_INFINITY, 0];
-  if (unknown || words.length < least || words.length > most) {
-    console.error(unknown ? `unknown option ${unknown}\n${USAGE}` : USAGE);
-    return 2;
-  }
+  const { values, positionals } = commandLineOrExit(argv, COMMAND_LINE, "plugin");
+  const [action, target, spec] = positionals;
   const { config } = loadConfig({
-    file: parseCliArgs(argv).configFile,
+    file: values.config,
     env: process.env,
     cwd: process.cwd(),
   });
   const installer = new PluginInstaller({ settings: () => config.plugins, cwd: process.cwd() });
-  const allowScripts = argv.includes("--allow-scripts");
-  const confirmed = (preview: PluginPreview) => confirm(preview, argv.includes("--yes"), allowScripts);
+  const allowScripts = values["allow-scripts"] === true;
+  const confirmed = (preview: PluginPreview) => confirm(preview, values.yes === true, allowScripts);
 
   if (action === "list") {
     for (const plugin of await installer.list()) {

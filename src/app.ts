@@ -92,6 +92,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     monitorRetention: () => config.monitor,
     messageRetention: () => config.storage.retention,
     spoolLimit: config.storage.spoolSize,
+    ...(config.server.port > 0 && { port: config.server.port }),
     // Only ordering drops when the spool is full: a reply to the bot without a mention counts as untriggered.
     isTrigger: (message) =>
       detectTrigger(message, triggerSettings(config, message.groupId), false) !== undefined,

@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { isMap, isScalar, isSeq, parseDocument } from "yaml";
 import { ConfigError, loadConfig } from "../config/load.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
+import { printEdited } from "../config/yaml-edit.ts";
 import type { KeyPath } from "../schema/key-path.ts";
 import type { JsonSchema } from "../sdk/types.ts";
 import { consoleEditProblems, restoreSecrets } from "./config-secrets.ts";
@@ -88,7 +89,7 @@ export function withModelSetup(text: string, setup: ModelSetup): string {
   const ref = `${setup.providerId}/${setup.model}`;
   document.setIn(["llm", "models", "planner"], document.createNode([ref]));
   document.setIn(["llm", "models", "replyer"], document.createNode([ref]));
-  return document.toString();
+  return printEdited(document, text);
 }
 
 /** A change of the `plugins` section made from the console. */
@@ -114,7 +115,7 @@ export function withPluginSetting(text: string, change: PluginSettingChange): st
     const kept = (change.kept ?? []).map((path) => ({ path, node: document.getIn([...at, ...path], true) }));
     document.setIn(at, document.createNode(change.config));
     for (const { path, node } of kept) if (node !== undefined) document.setIn([...at, ...path], node);
-    return document.toString();
+    return printEdited(document, text);
   }
   const listed = document.getIn(["plugins", "disabled"]);
   const disabled = isSeq(listed)
@@ -125,7 +126,7 @@ export function withPluginSetting(text: string, change: PluginSettingChange): st
       ? [...new Set([...disabled, change.ref])]
       : disabled.filter((ref) => ref !== change.ref);
   document.setIn(["plugins", "disabled"], document.createNode(next));
-  return document.toString();
+  return printEdited(document, text);
 }
 
 /**
@@ -135,5 +136,5 @@ export function withPluginSetting(text: string, change: PluginSettingChange): st
 export function withGroupTalkValue(text: string, groupId: string, talkValue: number): string {
   const document = parseDocument(text);
   document.setIn(["chat", "groups", groupId, "participation", "talkValue"], talkValue);
-  return document.toString();
+  return printEdited(document, text);
 }

@@ -1,6 +1,7 @@
 import { type Document, isAlias, isMap, isNode, isScalar, isSeq, parseDocument, Scalar } from "yaml";
 import { envReferences, isBareReference } from "../config/expand-env.ts";
 import { configJsonSchema } from "../config/schema.ts";
+import { printEdited } from "../config/yaml-edit.ts";
 import { formatKeyPath, type KeyPath } from "../schema/key-path.ts";
 import { secretPaths } from "../schema/secret-paths.ts";
 import type { JsonSchema } from "../sdk/types.ts";
@@ -56,10 +57,14 @@ export function consoleSecretsSchema(
   );
 }
 
-/** A value worth hiding: set, and more than the name of an environment variable. */
+/**
+ * A value worth hiding: set, more than the name of an environment variable, and not a
+ * `sqlite:` path (storage.url is a secret for the password a PostgreSQL URL holds; a file
+ * path holds none, and the operator needs to see where the database is).
+ */
 function isShownSecret(value: unknown): boolean {
   if (value === undefined || value === null || value === "") return false;
-  return !(typeof value === "string" && isBareReference(value));
+  return !(typeof value === "string" && (isBareReference(value) || /^sqlite:/i.test(value)));
 }
 
 /**
@@ -83,7 +88,7 @@ export function maskSecrets(text: string, schema: JsonSchema): string | undefine
     masked = true;
   }
   // Untouched, the text is shown exactly as written.
-  return masked ? document.toString() : text;
+  return masked ? printEdited(document, text) : text;
 }
 
 /**
@@ -109,7 +114,7 @@ export function hideKeptSecrets(saved: string, before: string, schema: JsonSchem
     node.value = HIDDEN_SECRET;
     hidden = true;
   }
-  return hidden ? document.toString() : saved;
+  return hidden ? printEdited(document, saved) : saved;
 }
 
 /**
@@ -143,7 +148,7 @@ export function restoreSecrets(
     // The saved node itself, so the value keeps the quoting it was written with.
     else replaceAt(document, path, kept.clone());
   }
-  return problems.length > 0 ? { problems } : { text: document.toString() };
+  return problems.length > 0 ? { problems } : { text: printEdited(document, edited) };
 }
 
 /**

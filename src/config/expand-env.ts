@@ -45,6 +45,32 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv): unknown {
   return value;
 }
 
+/**
+ * One line per `${VAR}` (without a default) whose variable is not set, naming it and the key it
+ * stands under: such a key is silently empty, the usual reason a token or API key "does not work".
+ */
+export function unsetVariableWarnings(value: unknown, env: NodeJS.ProcessEnv, key = ""): string[] {
+  if (typeof value === "string") {
+    return [...value.matchAll(REFERENCE)]
+      .filter(
+        ([, escaped, name, fallback]) =>
+          !escaped &&
+          fallback === undefined &&
+          !name!.startsWith(CREDENTIAL_PREFIX) &&
+          env[name!] === undefined,
+      )
+      .map(([, , name]) => `${key}: the environment variable ${name} is not set, so ${key} is empty`);
+  }
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => unsetVariableWarnings(item, env, `${key}[${index}]`));
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).flatMap(([name, item]) =>
+      unsetVariableWarnings(item, env, key === "" ? name : `${key}.${name}`),
+    );
+  }
+  return [];
+}
+
 /** The references `text` would expand, as written (`${VAR}`, `${VAR:-default}`); `$${…}` is none. */
 export function envReferences(text: string): string[] {
   return [...text.matchAll(REFERENCE)].filter(([, escaped]) => !escaped).map(([whole]) => whole);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { loadPromptTemplates } from "../prompts/templates.ts";
-import { expandEnv } from "./expand-env.ts";
+import { expandEnv, unsetVariableWarnings } from "./expand-env.ts";
 import type { TsumugiConfig } from "./schema.ts";
 import { validateConfig } from "./validate.ts";
 
@@ -31,6 +31,8 @@ export interface LoadedConfig {
   config: TsumugiConfig;
   /** Absolute path of the file read; absent when running on defaults alone. */
   file?: string;
+  /** What is usable but likely a mistake (an unset `${VAR}`), one line each, for the log and doctor. */
+  warnings: string[];
 }
 
 export const DEFAULT_CONFIG_FILE = "tsumugi.yaml";
@@ -42,13 +44,15 @@ export const DEFAULT_CONFIG_FILE = "tsumugi.yaml";
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const file = chooseConfigFile(options);
   const raw = file === undefined ? {} : parseYamlFile(file);
-  const input = expandEnv(withoutNullValues(raw), options.env);
+  const written = withoutNullValues(raw);
+  const input = expandEnv(written, options.env);
   const result = validateConfig(input);
   if (!result.ok) throw new ConfigError(result.problems, file);
   // Templates are read and checked here too, so a bad one stops start-up and a reload alike.
   const prompts = loadPromptTemplates(result.config.prompts, promptsBaseDir(file, options.cwd));
   if (!prompts.ok) throw new ConfigError(prompts.problems, file);
-  return file === undefined ? { config: result.config } : { config: result.config, file };
+  const warnings = unsetVariableWarnings(written, options.env);
+  return file === undefined ? { config: result.config, warnings } : { config: result.config, file, warnings };
 }
 
 /** What `prompts.dir` is relative to: the config file's folder, else the working directory. */
@@ -127,19 +131,4 @@ function withoutNullValues(value: unknown): unknown {
     );
   }
   return value;
-}
-
-/** Reads `--config FILE` / `--config=FILE` from the command line; other arguments are left alone. */
-export function parseCliArgs(argv: string[]): { configFile?: string } {
-  let configFile: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index]!;
-    let value: string | undefined;
-    if (argument.startsWith("--config=")) value = argument.slice("--config=".length);
-    else if (argument === "--config") value = argv[++index];
-    else continue;
-    if (!value || value.startsWith("--")) throw new ConfigError(["--config: needs a file path"]);
-    configFile = value;
-  }
-  return configFile === undefined ? {} : { configFile };
 }

@@ -29,6 +29,8 @@ export interface DoctorOptions {
 interface RunningBot {
   health: HealthReport;
   get: (path: string) => Promise<unknown>;
+  /** Whether the bot was asked with server.token (without it, /healthz hides account numbers). */
+  withToken: boolean;
 }
 
 /**
@@ -72,7 +74,9 @@ async function reachBot(
   try {
     await get("/api/status");
     const health = (await get("/healthz")) as HealthReport;
-    return isRecord(health) && Array.isArray(health.adapters) ? { health, get } : undefined;
+    return isRecord(health) && Array.isArray(health.adapters)
+      ? { health, get, withToken: token !== "" }
+      : undefined;
   } catch (error) {
     return (error as Error).message === "401" ? "refused" : undefined;
   }
@@ -111,7 +115,14 @@ async function adapterFindings(
         ),
       ];
     }
-    return accounts.map((account) => accountFinding(key, adapter.id, account.selfId ?? "?", account.online));
+    return accounts.map((account) =>
+      accountFinding(
+        key,
+        adapter.id,
+        account.selfId ?? (bot.withToken ? "?" : HIDDEN_NUMBER),
+        account.online,
+      ),
+    );
   }
   const probe = await probeOneBot(adapter, timeoutMs);
   switch (probe.kind) {
@@ -131,6 +142,10 @@ async function adapterFindings(
       return [accountFinding(key, adapter.id, probe.selfId ?? "?", probe.online)];
   }
 }
+
+/** What stands for the QQ number a bot without server.token does not show. */
+const HIDDEN_NUMBER =
+  "(number hidden: without server.token the bot shows account numbers to nobody; set one to see it here)";
 
 function accountFinding(key: string, id: string, selfId: string, online: boolean | undefined): Finding {
   if (online === false) {

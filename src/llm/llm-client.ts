@@ -110,10 +110,15 @@ export class LlmClient {
       const result = await this.tryModel(ref, request, failures);
       if (result) return result;
     }
-    const summary = failures.map((failure) => `${failure.provider}/${failure.model}: ${failure.message}`);
+    const summary = attemptSummary(failures);
+    // One warning for the call, the same failure of every retry said once (each attempt: debug).
+    this.options.logger.warn(
+      { task: request.task, replyId: request.replyId, attempts: failures.length },
+      `LLM call failed: ${summary}`,
+    );
     throw new LlmError(
       "all_failed",
-      `every model for the LLM task "${request.task}" failed (${summary.join("; ")})`,
+      `every model for the LLM task "${request.task}" failed (${summary})`,
       request.task,
       failures,
     );
@@ -325,7 +330,7 @@ export class LlmClient {
       sessionId: request.sessionId,
       userKey: request.userKey,
     });
-    this.options.logger.warn(
+    this.options.logger.debug(
       {
         task: request.task,
         provider: failure.provider,
@@ -348,4 +353,14 @@ export class LlmClient {
 /** A local model's failure (missing file, out of memory) does not pass by retrying. */
 function maxRetries(config: LlmProviderConfig): number {
   return "maxRetries" in config ? config.maxRetries : 0;
+}
+
+/** `main/gpt: 401 Unauthorized (×3); backup/m: timed out`: each distinct failure once, in order. */
+export function attemptSummary(failures: readonly LlmAttemptFailure[]): string {
+  const counts = new Map<string, number>();
+  for (const failure of failures) {
+    const line = `${failure.provider}/${failure.model}: ${failure.message}`;
+    counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  return [...counts].map(([line, count]) => (count > 1 ? `${line} (×${count})` : line)).join("; ");
 }

@@ -60,6 +60,8 @@ class BodyRefused extends Error {
 export class HttpServer implements HttpRoutes {
   readonly app: FastifyInstance;
   private readonly upgradeHandlers = new Map<string, UpgradeHandler>();
+  /** Unknown upgrade paths already logged: a client retrying every second is one line, not a flood. */
+  private readonly unknownUpgradePaths = new Set<string>();
   private readonly postRoutes = new Map<string, PostRoute>();
   private readonly access: AccessPolicy;
   /** `METHOD /url` of every Fastify route, logged once listening. */
@@ -112,7 +114,22 @@ export class HttpServer implements HttpRoutes {
   }
 
   async listen(): Promise<AddressInfo> {
-    await this.app.listen({ host: this.options.host, port: this.options.port });
+    const { host, port } = this.options;
+    try {
+      await this.app.listen({ host, port });
+    } catch (error) {
+      // The usual first-hour mistake (a second bot, another program on 6180): one line, no stack.
+      const code = (error as { code?: string }).code;
+      if (code === "EADDRINUSE")
+        throw new Error(
+          `port ${port} on ${host} is in use by another program: stop it, or set server.port to a free port`,
+        );
+      if (code === "EACCES")
+        throw new Error(
+          `port ${port} on ${host} may not be opened by this user: set server.port to 1024 or above`,
+        );
+      throw error;
+    }
     this.options.logger.debug({ routes: this.routes }, "http routes");
     return this.server!.address() as AddressInfo;
   }
@@ -129,8 +146,18 @@ export class HttpServer implements HttpRoutes {
   }
 
   private handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const handler = this.upgradeHandlers.get(pathOf(request));
+    const path = pathOf(request);
+    // `…/ws/` as NapCat's form leaves it when the URL is pasted with a slash: the same endpoint.
+    const handler =
+      this.upgradeHandlers.get(path) ?? this.upgradeHandlers.get(path.replace(/(?<=.)\/+$/, ""));
     if (!handler) {
+      if (this.unknownUpgradePaths.size < UNKNOWN_PATHS_LOGGED && !this.unknownUpgradePaths.has(path)) {
+        this.unknownUpgradePaths.add(path);
+        this.options.logger.warn(
+          { path, remote: request.socket.remoteAddress, served: [...this.upgradeHandlers.keys()] },
+          "WebSocket connection to an unknown path refused (logged once per path)",
+        );
+      }
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
@@ -169,6 +196,9 @@ export class HttpServer implements HttpRoutes {
     return true;
   }
 }
+
+/** How many distinct unknown upgrade paths are logged; a scanner's are not worth more. */
+const UNKNOWN_PATHS_LOGGED = 20;
 
 function claim<T>(handlers: Map<string, T>, path: string, handler: T): () => void {
   if (handlers.has(path)) throw new Error(`path ${path} is already served by another component`);

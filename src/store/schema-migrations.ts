@@ -29,3 +29,22 @@ export function checkNotNewer(newestApplied: number, newestKnown: number): void 
     );
   }
 }
+
+/**
+ * The one start-up line for the migrations just applied: "database created (18 migrations)" or
+ * "database upgraded 14 → 18"; each migration has a debug line of its own.
+ */
+export function logMigrations(
+  logger: { info(fields: object, message: string): void },
+  newestBefore: number,
+  applied: readonly number[],
+): void {
+  const newest = applied.at(-1);
+  if (newest === undefined) return;
+  logger.info(
+    { from: newestBefore, to: newest, applied: applied.length },
+    newestBefore === 0
+      ? `database created (${applied.length} migrations)`
+      : `database upgraded ${newestBefore} → ${newest}`,
+  );
+}

@@ -11,6 +11,8 @@ export interface StoreOptions {
   spoolLimit: number;
   /** Whether a message triggered the bot: such messages are the last dropped when the spool is full. */
   isTrigger: (message: ChatMessage) => boolean;
+  /** The HTTP port this bot serves: a second bot refused the same SQLite file names it. */
+  port?: number;
 }
 
 /** The config's defaults (monitor.*, storage.*), for tests and tools. */

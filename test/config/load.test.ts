@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseCliArgs } from "../../src/config/load.ts";
+import { ConfigError, loadConfig } from "../../src/config/load.ts";
 
 let dir: string;
 
@@ -469,18 +469,5 @@ describe("problems", () => {
     const { config } = loadConfig({ file, env: { OPENAI_API_KEY: "sk-test" }, cwd: dir });
     expect(config.bot.admins).toEqual(["10001"]);
     expect(config.llm.providers[0]).toMatchObject({ id: "main", apiKey: "sk-test" });
-  });
-});
-
-describe("parseCliArgs", () => {
-  it("reads --config FILE and --config=FILE", () => {
-    expect(parseCliArgs(["--config", "a.yaml"])).toEqual({ configFile: "a.yaml" });
-    expect(parseCliArgs(["--verbose", "--config=b.yaml"])).toEqual({ configFile: "b.yaml" });
-    expect(parseCliArgs([])).toEqual({});
-  });
-
-  it("rejects --config without a file", () => {
-    expect(() => parseCliArgs(["--config"])).toThrow(ConfigError);
-    expect(() => parseCliArgs(["--config="])).toThrow(ConfigError);
   });
 });

@@ -9,18 +9,21 @@ import {
 } from "../../src/config/key-table.ts";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const readmeZh = readFileSync(new URL("../../README.zh-CN.md", import.meta.url), "utf8");
+/** The key tables, generated into docs/config.md by scripts/update-readme-config.ts. */
+const keysDoc = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
 
-describe("README", () => {
+describe("README and docs/config.md", () => {
   it("documents every config key exactly as the schema defines it (run npm run docs:config)", () => {
-    const start = readme.indexOf("<!-- config-keys:start -->");
-    const end = readme.indexOf("<!-- config-keys:end -->");
-    const section = readme.slice(start, end);
+    const start = keysDoc.indexOf("<!-- config-keys:start -->");
+    const end = keysDoc.indexOf("<!-- config-keys:end -->");
+    const section = keysDoc.slice(start, end);
     expect(section).toContain(configKeyTable());
     expect(section).toContain("`chat.quote.maxDepth`");
   });
 
   it("documents every config key in Chinese in the Chinese half's 配置项 section (run npm run docs:config)", () => {
-    const chineseHalf = readme.slice(readme.indexOf("# 中文"));
+    const chineseHalf = keysDoc.slice(keysDoc.indexOf("# 中文"));
     const keysSection = chineseHalf.slice(
       chineseHalf.indexOf("## 配置项"),
       chineseHalf.indexOf("\n## ", chineseHalf.indexOf("## 配置项") + 1),
@@ -48,9 +51,35 @@ describe("README", () => {
     );
   });
 
-  it("shows the two commands in English and Chinese", () => {
-    expect(readme).toContain("npm install && npm start");
-    expect(readme).toContain("npm test");
-    expect(readme).toContain("两条命令");
+  it("is a front door: a numbered quick start on the first screen, a Chinese twin, under 300 lines", () => {
+    for (const [text, steps] of [
+      [readme, ["npm install", "npm start", "console", "model", "NapCat", "@"]],
+      [readmeZh, ["npm install", "npm start", "控制台", "模型", "NapCat", "@"]],
+    ] as const) {
+      const lines = text.split("\n");
+      expect(lines.length).toBeLessThan(300);
+      // The first screen: what it is, then the quick start's numbered steps in order.
+      const firstScreen = lines.slice(0, 60).join("\n");
+      const numbered = firstScreen.split("\n").filter((line) => /^\d+\. /.test(line));
+      expect(numbered.length).toBeGreaterThanOrEqual(steps.length);
+      let at = 0;
+      for (const step of steps) {
+        const found = numbered.findIndex((line, index) => index >= at && line.includes(step));
+        expect(found, step).toBeGreaterThanOrEqual(at);
+        at = found;
+      }
+      expect(text).toContain("npm test");
+    }
+    expect(readme.split("\n").slice(0, 5).join("\n")).toContain("(README.zh-CN.md)");
+    expect(readmeZh.split("\n").slice(0, 5).join("\n")).toContain("(README.md)");
+    expect(readme).toContain("(docs/config.md)");
+    expect(readmeZh).toContain("(docs/config.md#中文)");
+  });
+
+  it("names the Node versions package.json's engines admits", () => {
+    const { engines } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    expect(engines.node).toBe("^20.19.0 || >=22.12.0");
+    expect(readme).toContain("Node.js 20.19+ or 22.12+");
+    expect(readmeZh).toContain("Node.js 20.19+ 或 22.12+");
   });
 });

@@ -239,6 +239,19 @@ describe("LlmClient against an OpenAI-compatible server", () => {
     });
   });
 
+  it("warns once for a call whose every attempt failed, the same failure counted, not repeated", async () => {
+    const { client, logLines } = harness({ planner: ["main/deepseek-chat"] });
+    const overloaded = { status: 500, body: { error: { message: "upstream overloaded" } } };
+    llm.enqueue(overloaded, overloaded, overloaded);
+
+    await expect(client.generate(plannerRequest())).rejects.toThrow(LlmError);
+
+    const warnings = logLines.map((line) => JSON.parse(line)).filter((line) => line.level >= 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ task: "planner", replyId: "r-1", attempts: 3 });
+    expect(warnings[0].msg).toMatch(/^LLM call failed: main\/deepseek-chat: .*upstream overloaded.* \(×3\)$/);
+  });
+
   it("treats a junk answer (200 with a body that is not a completion) as a failed attempt and moves on", async () => {
     const { client, usage } = harness({ planner: ["main/deepseek-chat", "backup/other"] });
     llm.enqueue({ status: 200, body: "<html>gateway error</html>" }, { text: "from the backup" });

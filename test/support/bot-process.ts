@@ -38,6 +38,8 @@ export interface BotProcessOptions {
   compiled?: boolean;
   /** Extra environment variables for the process. */
   env?: NodeJS.ProcessEnv;
+  /** Run as this user (the test runs as root): what a folder another user owns does to it. */
+  user?: { uid: number; gid: number };
   /** How long to wait for the bot to say it is running. Default 20 s. */
   startTimeoutMs?: number;
 }
@@ -73,6 +75,7 @@ async function spawnBot(
     cwd: dataDir,
     env: { ...process.env, TSUMUGI_CONFIG: "", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...options.user,
   });
   return { child, dataDir, configFile };
 }

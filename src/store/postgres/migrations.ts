@@ -1,5 +1,5 @@
 import type { Logger } from "../../log/logger.ts";
-import { checkNotNewer, checkOrdered } from "../schema-migrations.ts";
+import { checkNotNewer, checkOrdered, logMigrations } from "../schema-migrations.ts";
 import { groupExpressionTables } from "../sql/group-tables.ts";
 import { KNOWLEDGE_MIGRATION } from "./knowledge-migration.ts";
 import { MONITOR_MEDIA_MEMORY_MIGRATION } from "./migration-2.ts";
@@ -229,10 +229,12 @@ export async function applyPgMigrations(
   checkOrdered(migrations);
   const newestKnown = migrations.at(-1)?.version ?? 0;
   const applied: number[] = [];
+  let newestBefore: number | undefined;
   for (const migration of migrations) {
     const ran = await db.transaction(async (tx) => {
       const done = await lockedAppliedVersions(tx);
       const newestApplied = Math.max(0, ...done);
+      newestBefore ??= newestApplied;
       checkNotNewer(newestApplied, newestKnown);
       if (done.has(migration.version)) return false;
       await migration.up(tx);
@@ -244,9 +246,10 @@ export async function applyPgMigrations(
       return true;
     });
     if (!ran) continue;
-    logger.info({ version: migration.version, name: migration.name }, "applied database migration");
+    logger.debug({ version: migration.version, name: migration.name }, "applied database migration");
     applied.push(migration.version);
   }
+  logMigrations(logger, newestBefore ?? 0, applied);
   return applied;
 }
 

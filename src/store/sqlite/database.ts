@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { userInfo } from "node:os";
 import { dirname } from "node:path";
 import BetterSqlite3, { type Database } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
@@ -55,10 +56,27 @@ export function openSqliteDatabase(
   return db;
 }
 
+/**
+ * Creates `file` (and missing folders) owner-only, if not there. A folder this user may not
+ * write is one line naming both, not an EACCES stack.
+ */
+export function createPrivateFile(file: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") throw error;
+    const user = userInfo().username;
+    throw new Error(
+      `the data folder ${dirname(file)} is not writable by the user ${user}: give ${user} that folder (chown), or point storage.url at one it may write`,
+    );
+  }
+}
+
 /** Creates `file` (and missing folders) owner-only, and narrows an existing file's mode. */
 function makePrivate(file: string, logger: Logger): void {
-  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-  closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
+  createPrivateFile(file);
   for (const path of [file, `${file}-wal`, `${file}-shm`]) {
     if (!existsSync(path)) continue;
     try {

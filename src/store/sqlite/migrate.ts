@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
 import type { Logger } from "../../log/logger.ts";
-import { checkNotNewer, checkOrdered } from "../schema-migrations.ts";
+import { checkNotNewer, checkOrdered, logMigrations } from "../schema-migrations.ts";
 import type { Migration } from "./migrations.ts";
 
 /**
@@ -37,8 +37,9 @@ export function applyMigrations(db: Database, migrations: readonly Migration[], 
       migration.up((statements) => db.exec(statements));
       recordApplied.run(migration.version, migration.name, Date.now());
     })();
-    logger.info({ version: migration.version, name: migration.name }, "applied database migration");
+    logger.debug({ version: migration.version, name: migration.name }, "applied database migration");
     applied.push(migration.version);
   }
+  logMigrations(logger, newestApplied, applied);
   return applied;
 }

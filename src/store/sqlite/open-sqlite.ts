@@ -6,8 +6,9 @@ import { SqlUsageStore, usageWrites } from "../sql/usage-store.ts";
 import type { StoreOptions } from "../store-options.ts";
 import type { Stores, TurnRecord, UsageRecord } from "../types.ts";
 import { BatchWriter } from "./batch-writer.ts";
-import { openSqliteDatabase } from "./database.ts";
+import { IN_MEMORY, openSqliteDatabase } from "./database.ts";
 import { SqliteMonitorEventStore } from "./event-store.ts";
+import { lockDatabase } from "./instance-lock.ts";
 import { SqliteKnowledgeStore } from "./knowledge-store.ts";
 import { SqliteMemoryStore } from "./memory-store.ts";
 import { sqliteRetentionSteps } from "./message-retention.ts";
@@ -21,7 +22,18 @@ import { WriteTick } from "./write-tick.ts";
  * them costs no extra event-loop turn.
  */
 export function openSqliteStores(file: string, logger: Logger, options: StoreOptions): Stores {
-  const db = openSqliteDatabase(file, logger);
+  // Taken before the migrations: a second bot changes nothing in a file another one runs on.
+  const lock =
+    file === IN_MEMORY
+      ? undefined
+      : lockDatabase(file, options.port === undefined ? {} : { port: options.port });
+  let db: ReturnType<typeof openSqliteDatabase>;
+  try {
+    db = openSqliteDatabase(file, logger);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const sql = new SqliteSql(db);
   const tick = new WriteTick(db, logger, { spoolLimit: options.spoolLimit });
   const messages = new SqliteMessageStore(db, logger, tick, {
@@ -58,6 +70,7 @@ export function openSqliteStores(file: string, logger: Logger, options: StoreOpt
       closeDatabase: () => {
         tick.close();
         db.close();
+        lock?.release();
       },
     },
     logger,
