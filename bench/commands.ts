@@ -30,9 +30,9 @@ import { type Goal, interleaved, median, nextLine, percentile, round, spawnScrip
 import { cpuMs, treeRss } from "./process-tree.ts";
 import { measureToolDispatch } from "./tool-dispatch.ts";
 
-const WARMUP = 2_000;
-const SEQUENTIAL = 2_000;
-const CONCURRENT = 10_000;
+const WARMUP = 1_000;
+const SEQUENTIAL = 1_000;
+const CONCURRENT = 5_000;
 const IN_FLIGHT = 64;
 const ROUNDS = 3;
 
