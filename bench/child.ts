@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 
 /** Starts a bench helper script (TypeScript, through tsx) as its own process, with these node flags. */
@@ -42,4 +43,38 @@ export function nextLine(child: ChildProcess): Promise<Record<string, unknown>> 
     child.stdout?.on("data", onData);
     child.once("close", onClose);
   });
+}
+
+/** The machine's 1, 5 and 15 minute load averages, rounded: printed beside every figure of a shared machine. */
+export function loadAverages(): number[] {
+  return loadavg().map((load) => round(load, 2));
+}
+
+/**
+ * `rounds` rounds of every side in turn (a, b, c, a, b, c, …), so a change in the machine's load
+ * hits every side alike and ratios within a round stay meaningful; with the load averages at the
+ * start and end of the whole run.
+ */
+export async function interleaved<T>(
+  rounds: number,
+  sides: Record<string, () => Promise<T>>,
+): Promise<{ rounds: Record<string, T>[]; loadAverage: { before: number[]; after: number[] } }> {
+  const before = loadAverages();
+  const results: Record<string, T>[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const figures: Record<string, T> = {};
+    for (const [side, measure] of Object.entries(sides)) figures[side] = await measure();
+    results.push(figures);
+  }
+  return { rounds: results, loadAverage: { before, after: loadAverages() } };
+}
+
+/** One goal of issue 52 beside its figure, as `npm run bench` prints them at the end. */
+export interface Goal {
+  goal: string;
+  target: string;
+  figure: number;
+  /** How the figure was measured (and the load at the time). */
+  measured: string;
+  met: boolean;
 }

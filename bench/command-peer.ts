@@ -2,7 +2,7 @@
  * The OneBot side of the command benchmark, in its own process (the tests' stand-in): it
  * dials the bot's reverse WebSocket, sends `ping N` group messages and times each until
  * `pong N` comes back as a send_group_msg action. First one at a time (latency), then with
- * `inFlight` outstanding (throughput). argv JSON: { url, selfId, warmup, sequential, concurrent, inFlight }.
+ * `inFlight` outstanding (throughput, and each ping's latency under that load). argv JSON: { url, selfId, warmup, sequential, concurrent, inFlight }.
  */
 import { OneBotStandIn } from "../test/support/onebot-standin.ts";
 import { sleep } from "../test/support/wait.ts";
@@ -51,16 +51,23 @@ async function run(): Promise<void> {
   for (let i = 0; i < job.sequential; i++) latencies.push(await ping());
   const started = performance.now();
   let issued = 0;
+  const concurrentLatencies: number[] = [];
   await Promise.all(
     Array.from({ length: job.inFlight }, async () => {
       while (issued < job.concurrent) {
         issued++;
-        await ping();
+        concurrentLatencies.push(await ping());
       }
     }),
   );
   const concurrentMs = performance.now() - started;
-  process.stdout.write(`${JSON.stringify({ latencies, concurrent: issued, concurrentMs })}\n`);
+  // Some hundred kB: more than a pipe holds, so exit only once all of it is written.
+  await new Promise((resolve) =>
+    process.stdout.write(
+      `${JSON.stringify({ latencies, concurrentLatencies, concurrent: issued, concurrentMs })}\n`,
+      resolve,
+    ),
+  );
   await qq.close();
 }
 

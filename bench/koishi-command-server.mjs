@@ -3,7 +3,7 @@
  * plugin, the OneBot adapter in ws-reverse mode and a `ping` command. Plain JavaScript run by
  * node without tsx: under tsx's require hook, a Koishi dependency (generator-function) resolves
  * to its ESM namespace instead of its function and Koishi fails to start. Same contract as
- * command-server.ts: prints `{"url": …}` once listening, stops when stdin closes.
+ * bare-command-server.ts: prints `{"url": …}` once listening, stops when stdin closes.
  */
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
@@ -25,8 +25,8 @@ function freePort() {
   });
 }
 
-// Its console logger writes to stdout, which carries this script's answer; the bot's side logs
-// to /dev/null, so this one logs nowhere.
+// Its console logger writes to stdout, which carries this script's answer, so it logs nowhere
+// (at its default level it writes no line per command anyway).
 Logger.targets.splice(0);
 const port = await freePort();
 const ctx = new Context();

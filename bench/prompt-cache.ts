@@ -21,7 +21,7 @@ import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { OneBotStandIn } from "../test/support/onebot-standin.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../test/support/scripted-llm-server.ts";
-import { median, round } from "./child.ts";
+import { type Goal, median, round } from "./child.ts";
 
 const THIS_CHECKOUT = fileURLToPath(new URL("..", import.meta.url));
 const TURNS = 50;
@@ -103,12 +103,24 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
       ...(previousCommit && { previousCommitBaseline: previousCommit }),
     };
   }
+  const busy = (scenes.busyGroup as { stepped: SceneFigures }).stepped;
+  const goals: Goal[] = [
+    {
+      goal: "tokens per replied turn (24 history messages)",
+      target: "≤ 2,500",
+      figure: busy.tokensFirstTurn,
+      // Token counts do not depend on the process, so the test harness's bot is enough here.
+      measured: "busy group's first turn, the bot's own tools (plugins.dirs: []), estimated tokens",
+      met: busy.tokensFirstTurn <= 2_500,
+    },
+  ];
   return {
     historyMaxMessages: HISTORY_MESSAGES,
     tokenEstimate: "1 per CJK character + 1 per 4 other characters, +4 per message",
     ...scenes,
     targetSharedPrefixMean: 0.9,
     targetTokensPerTurnWith24History: 2_500,
+    goals,
   };
 }
 

@@ -1,5 +1,9 @@
-/** `npm run bench`: every benchmark, printed as one JSON document. */
+/**
+ * `npm run bench`: every benchmark, printed as one JSON document, then (on stderr, and as
+ * `goals` in the document) each goal of issue 52 beside its figure.
+ */
 import { cpus } from "node:os";
+import { type Goal, loadAverages } from "./child.ts";
 import { benchCommands } from "./commands.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchLlama } from "./llama.ts";
@@ -17,7 +21,9 @@ import { benchStreaming } from "./streaming.ts";
 import { benchTurns } from "./turns.ts";
 
 const only = process.argv[2];
-const results: Record<string, unknown> = { machine: { node: process.version, cpus: cpus().length } };
+const results: Record<string, unknown> = {
+  machine: { node: process.version, cpus: cpus().length, loadAverageAtStart: loadAverages() },
+};
 if (!only || only === "startup") results.startup = await benchStartup();
 if (!only || only === "ingest") results.ingest = await benchIngest();
 if (!only || only === "turns") results.turns = await benchTurns();
@@ -33,5 +39,16 @@ if (!only || only === "llama") results.llama = await benchLlama();
 if (!only || only === "mcp-tools") results.mcpTools = await benchMcpTools();
 if (!only || only === "memory") results.memory = await benchMemory();
 if (!only || only === "scale-out") results.scaleOut = await benchScaleOut();
+const goals = Object.values(results).flatMap((result) => (result as { goals?: Goal[] }).goals ?? []);
+results.goals = goals;
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+if (goals.length > 0) {
+  const width = Math.max(...goals.map((goal) => goal.goal.length));
+  process.stderr.write(`\ngoal${" ".repeat(width - 4)}  target             figure    met  measured\n`);
+  for (const goal of goals) {
+    process.stderr.write(
+      `${goal.goal.padEnd(width)}  ${goal.target.padEnd(17)}  ${String(goal.figure).padStart(8)}  ${goal.met ? "yes" : "NO "}  ${goal.measured}\n`,
+    );
+  }
+}
 process.exit(0);

@@ -1,7 +1,7 @@
 // Compiles the server (src/ → dist/server/) with esbuild, so `npm start` runs plain JavaScript
 // with no transpiler at run time: one bundle of our code and the packages it uses (native
 // modules stay imports). Beside it: the SDK that plugins import, and the plugin loader hooks.
-import { statSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { _ } from "ajv";
@@ -25,17 +25,22 @@ export function serverBuildIsStale(): boolean {
   return SOURCES.some((path) => newestModification(path) > builtAt);
 }
 
+const ENTRY_POINTS = {
+  main: "src/main.ts",
+  sdk: "src/sdk/index.ts",
+  "plugin-loader-hooks": "src/plugins/plugin-loader-hooks.mjs",
+  // Worker threads' modules (util/off-thread.ts finds each beside main.mjs).
+  "silk-decode-worker": "src/media/silk-decode-worker.ts",
+  "extract-worker": "src/knowledge/extract-worker.ts",
+};
+
 export async function buildServer(outdir = SERVER_DIST): Promise<void> {
   const { build } = await import("esbuild");
+  // New files, never written in place: a checkout copied with hard links (cp -al, a worktree
+  // farm) shares its dist/ files with its siblings, and one build would change all of them.
+  for (const name of Object.keys(ENTRY_POINTS)) rmSync(join(outdir, `${name}.mjs`), { force: true });
   await build({
-    entryPoints: {
-      main: "src/main.ts",
-      sdk: "src/sdk/index.ts",
-      "plugin-loader-hooks": "src/plugins/plugin-loader-hooks.mjs",
-      // Worker threads' modules (util/off-thread.ts finds each beside main.mjs).
-      "silk-decode-worker": "src/media/silk-decode-worker.ts",
-      "extract-worker": "src/knowledge/extract-worker.ts",
-    },
+    entryPoints: ENTRY_POINTS,
     outdir,
     outExtension: { ".js": ".mjs" },
     bundle: true,

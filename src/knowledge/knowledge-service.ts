@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 import type { Embedder } from "../llm/embedder.ts";
@@ -81,6 +81,10 @@ export class KnowledgeService {
     await this.refresh();
     if (files.length > 0) logger.info({ documents: this.documents.length }, "knowledge base ready");
     if (this.stopped) return;
+    // chokidar watches a missing folder through its parent and reads the whole parent again on
+    // every write there: with the default ./knowledge absent, each database commit and log line
+    // in the working directory cost a directory scan (a tenth of the CPU under a message flood).
+    await Promise.all(this.dirs.map((dir) => createFolder(dir, logger)));
     this.watcher = watch(this.dirs, { ignoreInitial: true, depth: 10 });
     this.watcher.on("all", (_event, path) => this.changed(path));
     this.watcher.on("error", (error) =>
@@ -226,6 +230,15 @@ export class KnowledgeService {
 }
 
 /** Every document file under `dir` (none when it does not exist). */
+/** Creates a knowledge folder that is not there yet (documents and uploads go into it); a failure is logged, not fatal. */
+async function createFolder(dir: string, logger: Logger): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    logger.warn({ err: error, dir }, "knowledge: could not create the folder");
+  }
+}
+
 async function filesUnder(dir: string): Promise<string[]> {
   let entries: Dirent[];
   try {

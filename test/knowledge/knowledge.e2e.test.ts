@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { tinyDocx, tinyPdf } from "../support/documents.ts";
 import { GROUP, groupSession, mention, OTHER_GROUP, SELF } from "../support/messages.ts";
 import { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type RecordedLlmRequest, ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { sleep, waitFor } from "../support/wait.ts";
 
 const ALICE = "30011";
 const NO_REPLY = { toolCalls: [{ name: "no_reply", arguments: { reason: "test" } }] };
@@ -131,6 +132,32 @@ describe("knowledge base", () => {
     await bot.turnFinished(2);
     expect(llm.requests[1]!.promptText).toContain("faq.md › Parking");
     expect(llm.requests[1]!.promptText).toContain("Parking is free on Sundays behind the station.");
+  });
+
+  it("creates a knowledge folder that is not there at start, and indexes a document dropped into it", async () => {
+    // Watching a missing folder would mean re-reading its parent on every write there (#52).
+    const parent = mkdtempSync(join(tmpdir(), "tsumugi-knowledge-missing-"));
+    const folder = join(parent, "knowledge");
+    const llm = await ScriptedLlmServer.start();
+    const bot = await startBot({ llm, config: { knowledge: { dirs: [folder] } } });
+    const qq = new OneBotStandIn({ selfId: SELF });
+    open.push({ llm, bot, qq, folder: parent });
+    await waitFor(() => existsSync(folder), 10_000, "the knowledge folder to be created");
+    // Watching starts just after the folder is made: a file written in between is not seen, so
+    // it is written again until the bot has indexed it.
+    const indexed = bot.waitForLog(
+      (line) => line.msg === "knowledge: document indexed" && String(line.path).endsWith("faq.md"),
+      30_000,
+    );
+    let done = false;
+    void indexed.then(() => {
+      done = true;
+    });
+    for (let attempt = 0; !done && attempt < 30; attempt++) {
+      writeFileSync(join(folder, "faq.md"), `# Parking\n\nParking is free on Sundays (${attempt}).\n`);
+      await sleep(1_000);
+    }
+    await indexed;
   });
 
   it("lets the console list documents and passages, upload one with a scope, change a scope and see what a question retrieves and why", async () => {
