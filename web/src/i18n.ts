@@ -57,6 +57,8 @@ const TEXT = {
   groupsDelete: ["删除", "Delete"],
   groupsDeleteAsk: ["删除说法「{expression}」？", 'Delete the expression "{expression}"?'],
   logout: ["退出登录", "Log out"],
+  menu: ["菜单", "Menu"],
+  menuClose: ["收起菜单", "Close menu"],
   language: ["English", "中文"],
   loading: ["加载中…", "Loading…"],
   retry: ["重试", "Retry"],

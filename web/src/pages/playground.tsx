@@ -272,7 +272,7 @@ export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
               }
             }}
           />
-          <button type="button" class="primary" onClick={() => void send()}>
+          <button type="button" class="primary send" onClick={() => void send()}>
             {t("pgSend")}
           </button>
         </div>
