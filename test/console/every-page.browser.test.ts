@@ -12,15 +12,18 @@ import { type Scene, startScene } from "../support/scene.ts";
 
 const TOKEN = "every-page-token";
 
-/** Each page and the controls that must be on screen on it. */
-const PAGES: Array<{ path: string; controls: string[] }> = [
-  { path: "/playground", controls: ["textarea[name=message]", "button.send"] },
+/**
+ * Each page and the controls that must be on screen on it once scrolled to (the playground's:
+ * on its first screen, without scrolling).
+ */
+const PAGES: Array<{ path: string; controls: string[]; firstScreen?: boolean }> = [
+  { path: "/playground", controls: ["textarea[name=message]", "button.send"], firstScreen: true },
   { path: "/monitor", controls: [".turn-list"] },
   { path: "/chats", controls: [".list-pane input[type=search]"] },
   { path: "/memory", controls: ["h1"] },
   { path: "/groups", controls: [".groups-table"] },
-  { path: "/knowledge", controls: ["h1"] },
-  { path: "/reminders", controls: ["h1"] },
+  { path: "/knowledge", controls: [".query-box input[name=query]", ".query-box select[name=session]"] },
+  { path: "/reminders", controls: [".reminders-table"] },
   { path: "/models", controls: ["h1"] },
   { path: "/plugins", controls: ["h1"] },
   { path: "/mcp", controls: ["h1"] },
@@ -34,26 +37,34 @@ const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
 
 /** Where the page scrolls sideways, and which of the controls are not (wholly) on screen. */
-async function layoutProblems(page: Page, controls: string[]): Promise<string[]> {
+async function layoutProblems(page: Page, controls: string[], firstScreen = false): Promise<string[]> {
   const problems: string[] = [];
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }));
+  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
+    "({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })",
+  );
   if (scrollWidth > innerWidth) {
-    const wide = await page.evaluate(() =>
-      [...document.querySelectorAll("main *")]
-        .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
-        .slice(0, 3)
-        .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+    const wide = await page.locator("main *").evaluateAll(
+      (elements, width) =>
+        elements
+          .filter((element) => element.getBoundingClientRect().right > width + 0.5)
+          .slice(0, 3)
+          .map((element) => `${element.tagName.toLowerCase()}.${element.className}`),
+      innerWidth,
     );
     problems.push(`scrolls sideways: ${scrollWidth} > ${innerWidth} (${wide.join(", ")})`);
   }
   const viewport = page.viewportSize()!;
   for (const selector of controls) {
-    const box = await page.locator(selector).first().boundingBox();
+    const control = page.locator(selector).first();
+    if (!firstScreen) await control.scrollIntoViewIfNeeded({ timeout: 2_000 }).catch(() => {});
+    const box = await control.boundingBox();
     if (!box) problems.push(`${selector}: not shown`);
-    else if (box.x < 0 || box.x + box.width > viewport.width + 0.5 || box.y + box.height > viewport.height)
+    else if (
+      box.x < 0 ||
+      box.y < 0 ||
+      box.x + box.width > viewport.width + 0.5 ||
+      box.y + box.height > viewport.height + 0.5
+    )
       problems.push(`${selector}: off screen at ${JSON.stringify(box)}`);
   }
   return problems;
@@ -65,16 +76,16 @@ async function layoutProblems(page: Page, controls: string[]): Promise<string[]>
  * (marked lang) are left out.
  */
 function ownText(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
+  return page.evaluate<string[]>(`(() => {
     const skipped = "[data-user-content], code, pre, .mono, .brand-mark, textarea, [lang]";
-    const texts: string[] = [];
+    const texts = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const text = node.textContent?.trim();
-      if (text && !node.parentElement?.closest(skipped)) texts.push(text);
+      const text = node.textContent.trim();
+      if (text && !node.parentElement.closest(skipped)) texts.push(text);
     }
     return texts;
-  });
+  })()`);
 }
 
 const CHINESE = /[\u3400-\u9fff]/;
@@ -101,7 +112,8 @@ describe("every console page", () => {
       message: plain("Tsumugi, where shall we hike on Sunday?\nSomewhere with a view."),
     });
     await bot.waitForEvent("turn.finished");
-    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, nickname: "Bob", message: plain("count me in") });
+    qq.pushGroupMessage({ groupId: GROUP, userId: BOB, nickname: "Bob", message: plain("/remind 2h water") });
+    await bot.waitForEvent("reminder.set");
   });
   afterAll(async () => {
     await scene?.close();
@@ -120,9 +132,10 @@ describe("every console page", () => {
   for (const viewport of [PHONE, LAPTOP]) {
     it(`fits every page at ${viewport.width}×${viewport.height}`, async () => {
       const found: string[] = [];
-      for (const { path, controls } of PAGES) {
+      for (const { path, controls, firstScreen } of PAGES) {
         const page = await open(path, viewport);
-        for (const problem of await layoutProblems(page, controls)) found.push(`${path}: ${problem}`);
+        for (const problem of await layoutProblems(page, controls, firstScreen))
+          found.push(`${path}: ${problem}`);
         await page.context().close();
       }
       expect(found).toEqual([]);
@@ -167,11 +180,13 @@ describe("every console page", () => {
     const found: string[] = [];
     for (const { path } of PAGES) {
       const page = await open(path, LAPTOP);
-      const labels = await page.evaluate(() =>
-        [...document.querySelectorAll("main button, main h1, main h2, main th, main label, nav a")]
-          .filter((element) => !element.closest("[data-user-content], .mono, code, [lang]"))
-          .map((element) => (element.textContent ?? "").trim()),
-      );
+      const labels = await page
+        .locator("main button, main h1, main h2, main th, main label, nav a")
+        .evaluateAll((elements) =>
+          elements
+            .filter((element) => !element.closest("[data-user-content], .mono, code, [lang]"))
+            .map((element) => (element.textContent ?? "").trim()),
+        );
       // A label of English words alone (names such as MCP or QQ and figures aside) is untranslated.
       for (const label of labels) {
         if (!/[\u3400-\u9fff]/.test(label) && /[a-z]{3,}/.test(label)) found.push(`${path}: "${label}"`);

@@ -17,7 +17,7 @@ import { MonitorPage } from "./pages/monitor.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { PluginsPage } from "./pages/plugins.tsx";
 import { RemindersPage } from "./pages/reminders.tsx";
-import { SetupPage } from "./pages/setup.tsx";
+import { firstRunDone, SetupPage } from "./pages/setup.tsx";
 import { navigate, usePath } from "./router.ts";
 import type { ConsoleStatus } from "./types.ts";
 
@@ -113,7 +113,7 @@ export function App() {
           </button>
         </div>
         <div class="nav-links" id="nav-links">
-          {NAV.map((item) => (
+          {NAV.filter((item) => item.path !== "/setup" || !firstRunDone(status)).map((item) => (
             <Link
               key={item.path}
               href={item.path}
