@@ -28,7 +28,7 @@ const PAGES: Array<{ path: string; controls: string[]; firstScreen?: boolean }> 
   { path: "/plugins", controls: ["h1"] },
   { path: "/mcp", controls: ["h1"] },
   { path: "/instances", controls: ["h1"] },
-  { path: "/config", controls: ["h1", "button.primary"] },
+  { path: "/config", controls: ["select[name=section]", ".config-form button.primary"] },
   { path: "/setup", controls: ["input[name=model]", "button[type=submit]"] },
   { path: "/connect", controls: ["h1"] },
 ];
@@ -184,7 +184,12 @@ describe("every console page", () => {
         .locator("main button, main h1, main h2, main th, main label, nav a")
         .evaluateAll((elements) =>
           elements
-            .filter((element) => !element.closest("[data-user-content], .mono, code, [lang]"))
+            // A form's field names are the keys themselves (bot.name, max_cities).
+            .filter(
+              (element) =>
+                !element.closest("[data-user-content], .mono, code, [lang]") &&
+                !(element.tagName === "LABEL" && element.closest(".schema-form")),
+            )
             .map((element) => (element.textContent ?? "").trim()),
         );
       // A label of English words alone (names such as MCP or QQ and figures aside) is untranslated.

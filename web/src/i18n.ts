@@ -272,6 +272,9 @@ const TEXT = {
   ],
 
   configFile: ["配置文件", "Config file"],
+  configShowRaw: ["编辑原始 YAML 文本", "Edit the raw YAML text"],
+  configShowForm: ["用表单编辑", "Edit with forms"],
+  configSection: ["部分", "Section"],
   configReadOnly: [
     "机器人启动时没有可写的配置文件，这里只能查看。",
     "The bot was started without a config file it can write; this page is read-only.",
