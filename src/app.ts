@@ -129,7 +129,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const counters = limitCounters(cluster, { store: stores.usage, clock: chatClock, logger }, () => config);
 
   // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
-  const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
+  const local = createLocalModelStack(
+    dataDirectory(config.storage.url),
+    logger,
+    undefined,
+    () => config.llm.modelMirror,
+  );
   const createLlm = (current: TsumugiConfig) =>
     new LlmClient({
       ...current.llm, // providers, models, acceptsImages

@@ -80,6 +80,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
   "llm.acceptsImages":
     "能看图的模型：它们担任 planner 或 replyer 时，还会直接看到本轮新消息里的图片；其余模型只收到文字。",
   "llm.prices": '`"服务/模型"` → `{ input, output }`：每百万 token 的价格，用于控制台的费用估算。',
+  "llm.modelMirror":
+    '本地模型从这个 Hugging Face 镜像的地址下载，而不是 https://huggingface.co（与 HF_ENDPOINT 相同），例如 `"https://hf-mirror.com"`；为空时用 `npm run model` 的 HF_ENDPOINT 环境变量，否则用 huggingface.co。',
   "media.allowPrivateNetworks":
     "也从私有、回环和链路本地地址获取图片（OneBot 实现在本机或局域网上提供图片时）；默认拒绝，防止聊天里的图片被用来访问内网。",
   "media.allowLocalFiles":

@@ -317,6 +317,14 @@ const TEXT = {
   ],
   localDownload: ["下载并使用（{size}）", "Download and use ({size})"],
   localUse: ["使用这个模型", "Use this model"],
+  localConfirm: ["将下载约 {size} 的模型文件，来自", "This downloads a model file of about {size} from"],
+  localConfirmYes: ["开始下载", "Download"],
+  localFailed: ["下载失败", "The download failed"],
+  localMirror: ["下载镜像（Hugging Face 镜像的地址）", "Download mirror (a Hugging Face mirror's base URL)"],
+  localMirrorHint: [
+    "连不上 huggingface.co 时填一个镜像，例如 https://hf-mirror.com；留空则直接从 huggingface.co 下载。保存到配置的 llm.modelMirror。",
+    "When huggingface.co is out of reach, a mirror such as https://hf-mirror.com; empty: straight from huggingface.co. Saved as llm.modelMirror in the config.",
+  ],
   localRuntime: ["正在安装本地模型运行库…", "Installing the local model runtime…"],
   localProgress: [
     "{received} / {total}，{speed}/s，剩余 {eta}",
