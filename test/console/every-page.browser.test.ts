@@ -73,11 +73,11 @@ async function layoutProblems(page: Page, controls: string[], firstScreen = fals
 /**
  * The page's own text, one string per text node: what people wrote (marked data-user-content),
  * code, config keys and ids (mono), the brand's mark and the switch to the other language
- * (marked lang) are left out.
+ * (marked data-other-language) are left out.
  */
 function ownText(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(`(() => {
-    const skipped = "[data-user-content], code, pre, .mono, .brand-mark, textarea, [lang]";
+    const skipped = "[data-user-content], code, pre, .mono, .brand-mark, textarea, [data-other-language]";
     const texts = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -164,11 +164,22 @@ describe("every console page", () => {
     const found: string[] = [];
     for (const { path } of PAGES) {
       const page = await open(path, LAPTOP, "en-US");
-      for (const text of await ownText(page)) {
+      if (path === "/monitor") await page.locator(".turn-list li").first().waitFor();
+      const texts = await ownText(page);
+      if (texts.length < 10) found.push(`${path}: hardly any text (${texts.length})`);
+      // Plural forms by Intl.PluralRules: "1 round", "2 rounds" (each turn on the timeline says its rounds).
+      const counted = texts.flatMap((text) => [
+        ...text.matchAll(/\b(\d+) (rounds?|messages?|passages?|days?)\b/g),
+      ]);
+      if (path === "/monitor" && counted.length === 0) found.push("/monitor: no turn says its rounds");
+      for (const [phrase, n, noun] of counted) {
+        if ((n === "1") !== !noun!.endsWith("s")) found.push(`${path}: plural "${phrase}"`);
+      }
+      for (const text of texts) {
         if (CHINESE.test(text)) found.push(`${path}: Chinese "${text}"`);
         // A text key shown in place of its text: a camelCase word such as navPlayground (a config
-        // key named in a sentence, chat.mode or cluster.redisUrl, has its dot).
-        for (const key of text.match(/(?<![.\w])[a-z]+[A-Z][A-Za-z]*\b(?!\.)/g) ?? [])
+        // key named in a sentence, chat.mode or cluster.redisUrl, has its dot; a placeholder its <>).
+        for (const key of text.match(/(?<![.\w<])[a-z]+[A-Z][A-Za-z]*\b(?![.>])/g) ?? [])
           found.push(`${path}: key "${key}"`);
       }
       await page.context().close();
@@ -185,13 +196,17 @@ describe("every console page", () => {
         .evaluateAll((elements) =>
           elements
             // A form's field names are the keys themselves (bot.name, max_cities).
-            .filter(
-              (element) =>
-                !element.closest("[data-user-content], .mono, code, [lang]") &&
-                !(element.tagName === "LABEL" && element.closest(".schema-form")),
-            )
-            .map((element) => (element.textContent ?? "").trim()),
+            .filter((element) => !(element.tagName === "LABEL" && element.closest(".schema-form")))
+            .filter((element) => !element.closest("[data-user-content], .mono, code, [data-other-language]"))
+            .map((element) => {
+              // What is left once names people gave, ids and kinds (badges such as tool) are out.
+              const copy = element.cloneNode(true) as typeof element;
+              for (const part of copy.querySelectorAll("[data-user-content], .mono, code, .badge"))
+                part.remove();
+              return (copy.textContent ?? "").trim();
+            }),
         );
+      if (labels.length === 0) found.push(`${path}: no labels`);
       // A label of English words alone (names such as MCP or QQ and figures aside) is untranslated.
       for (const label of labels) {
         if (!/[\u3400-\u9fff]/.test(label) && /[a-z]{3,}/.test(label)) found.push(`${path}: "${label}"`);

@@ -40,7 +40,7 @@ describe("the local model on the first-run page", () => {
     const local = page.locator(".local-model");
 
     await local.locator("input[name=modelMirror]").fill(offline);
-    await local.locator(".mirror").getByRole("button", { name: "Save" }).click();
+    await local.locator(".mirror").getByRole("button", { name: "Save the mirror" }).click();
     await local.locator(".mirror output.ok").waitFor();
     expect(readFileSync(bot.configFile!, "utf8")).toContain(`modelMirror: ${offline}`);
 

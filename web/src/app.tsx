@@ -124,7 +124,13 @@ export function App() {
           ))}
           <div class="sidebar-foot">
             <AdapterBadges status={status} />
-            <button type="button" class="link-button" lang={lang === "zh" ? "en" : "zh"} onClick={switchLang}>
+            <button
+              type="button"
+              class="link-button"
+              lang={lang === "zh" ? "en" : "zh"}
+              data-other-language
+              onClick={switchLang}
+            >
               {t("language")}
             </button>
             {hasToken() && (

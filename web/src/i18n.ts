@@ -48,6 +48,11 @@ const TEXT = {
   groupsMembers: ["说话的人", "Active members"],
   groupsBotShare: ["机器人占比", "Bot's share"],
   groupsLast: ["最后一条", "Last message"],
+  groupsActivity: ["24 小时（每小时）", "24 hours (per hour)"],
+  groupsActivityLabel: [
+    "最近 24 小时每小时的消息：共 {messages} 条，其中机器人 {bot} 条",
+    "Messages per hour over 24 hours: {messages} in all, {bot} of them the bot's",
+  ],
   groupsChat: ["聊天记录", "Chat"],
   groupsNotListed: ["不在群列表中", "not in the group list"],
   groupsTalkValue: ["主动参与", "Talk value"],
@@ -151,7 +156,7 @@ const TEXT = {
   monWhySilent: ["为什么没有回复", "Why it stayed silent"],
   monReason: ["原因", "Reason"],
   monDuration: ["用时", "Duration"],
-  monRounds: ["{n} 轮", "{n} rounds"],
+  monRounds: ["{n} 轮", "{n} {n:round|rounds}"],
   monRunning: ["进行中", "running"],
   statusReplied: ["已回复", "replied"],
   statusSilent: ["未回复", "silent"],
@@ -166,7 +171,7 @@ const TEXT = {
   monVisionStage: ["失败环节", "Failed at"],
   monStageFetch: ["下载图片", "fetching the picture"],
   monStageModel: ["调用视觉模型", "the vision model"],
-  monSkipped: ["{n} 张图片保持为 [图片]", "{n} pictures stay [图片]"],
+  monSkipped: ["{n} 张图片保持为 [图片]", "{n} {n:picture stays|pictures stay} [图片]"],
   monCapTurn: [
     "超出每回合上限（media.vision.maxPerTurn）",
     "over the per-turn cap (media.vision.maxPerTurn)",
@@ -181,7 +186,7 @@ const TEXT = {
 
   chatsSearch: ["按群号、QQ 号或会话搜索", "Search by group, user or session"],
   chatsMessageSearch: ["在这个会话里搜索消息", "Search messages in this chat"],
-  chatsMessages: ["{n} 条消息", "{n} messages"],
+  chatsMessages: ["{n} 条消息", "{n} {n:message|messages}"],
   chatsPick: ["选择一个会话查看记录。", "Pick a chat to read its history."],
 
   memSearch: ["搜索记忆内容或称呼", "Search what is remembered, or names"],
@@ -229,7 +234,7 @@ const TEXT = {
   ],
   memForgetGroupConfirm: ["确定忘记关于 {name} 的全部记忆？", "Forget everything about {name}?"],
   memForgetYes: ["确定忘记", "Yes, forget"],
-  memForgotten: ["已忘记 {n} 条记忆。", "{n} memories forgotten."],
+  memForgotten: ["已忘记 {n} 条记忆。", "{n} {n:memory|memories} forgotten."],
   memAdd: ["添加一条记忆", "Add a memory"],
   memChanges: ["最近的记忆变化", "Recent memory changes"],
   memAddContent: ["要记住的事（一句话）", "The fact (one sentence)"],
@@ -240,7 +245,7 @@ const TEXT = {
   monMemUpdated: ["已更新", "Updated"],
   monMemDeleted: ["已删除", "Deleted"],
   monMemWas: ["原为", "was"],
-  monForgotten: ["忘记了 {n} 条记忆", "{n} memories forgotten"],
+  monForgotten: ["忘记了 {n} 条记忆", "{n} {n:memory|memories} forgotten"],
   monForgottenBy_command: ["用户发送忘记命令", "the forget command"],
   monForgottenBy_console: ["在控制台中", "in the console"],
   monForgottenBy_recall: ["消息被撤回", "a message was recalled"],
@@ -251,7 +256,7 @@ const TEXT = {
   modelsNoKey: ["无密钥", "no key"],
   modelsNoProviders: ["还没有模型服务。", "No providers yet."],
   modelsUsage: ["Token 用量", "Token usage"],
-  modelsDays: ["最近 {n} 天", "Last {n} days"],
+  modelsDays: ["最近 {n} 天", "Last {n} {n:day|days}"],
   modelsCalls: ["调用", "Calls"],
   modelsFailures: ["失败", "Failures"],
   modelsPrompt: ["输入 tokens", "Prompt tokens"],
@@ -321,6 +326,7 @@ const TEXT = {
   localConfirmYes: ["开始下载", "Download"],
   localFailed: ["下载失败", "The download failed"],
   localMirror: ["下载镜像（Hugging Face 镜像的地址）", "Download mirror (a Hugging Face mirror's base URL)"],
+  localMirrorSave: ["保存镜像地址", "Save the mirror"],
   localMirrorHint: [
     "连不上 huggingface.co 时填一个镜像，例如 https://hf-mirror.com；留空则直接从 huggingface.co 下载。保存到配置的 llm.modelMirror。",
     "When huggingface.co is out of reach, a mirror such as https://hf-mirror.com; empty: straight from huggingface.co. Saved as llm.modelMirror in the config.",
@@ -457,6 +463,7 @@ function initialLang(): Lang {
 }
 
 let lang: Lang = initialLang();
+document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
 
 export function currentLang(): Lang {
   return lang;
@@ -470,8 +477,20 @@ export function setLang(next: Lang): void {
 
 /** The text for `key` in the current language, with `{name}` placeholders filled. */
 export function t(key: TextKey, vars: Record<string, string | number> = {}): string {
-  const text = TEXT[key][lang === "zh" ? 0 : 1];
-  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ""));
+  return fill(TEXT[key][lang === "zh" ? 0 : 1], vars);
+}
+
+/**
+ * Fills `{name}` placeholders, and `{name:one|other}` with the form `Intl.PluralRules` picks
+ * for the number `name` in the current language ("1 round", "2 rounds").
+ */
+export function fill(text: string, vars: Record<string, string | number>): string {
+  const rules = new Intl.PluralRules(lang === "zh" ? "zh-CN" : "en");
+  return text
+    .replace(/\{(\w+):([^|}]*)\|([^}]*)\}/g, (_, name: string, one: string, other: string) =>
+      rules.select(Number(vars[name] ?? 0)) === "one" ? one : other,
+    )
+    .replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ""));
 }
 
 export function formatTime(ms: number): string {

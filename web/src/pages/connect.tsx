@@ -28,7 +28,7 @@ export function ConnectPage({ embedded = false }: { embedded?: boolean }) {
       {info?.adapters.map((adapter) => (
         <div key={adapter.id} class="card" data-adapter={adapter.id}>
           <h2>
-            {adapter.id} <span class="badge">{adapter.mode}</span>
+            <span class="mono">{adapter.id}</span> <span class="badge">{adapter.mode}</span>
           </h2>
           <dl class="facts wide">
             <dt>

@@ -1,4 +1,4 @@
-import { currentLang } from "../i18n.ts";
+import { currentLang, fill } from "../i18n.ts";
 
 /** The knowledge page's text in Chinese and English (kept beside the page). */
 const KNOWLEDGE_TEXT = {
@@ -21,7 +21,7 @@ const KNOWLEDGE_TEXT = {
     "检索方式：关键词（BM25）加语义（向量，存于 {store}）。",
     "Searched by keywords (BM25) and by meaning (vectors, kept in {store}).",
   ],
-  knowledgeChunks: ["{count} 段", "{count} passages"],
+  knowledgeChunks: ["{count} 段", "{count} {count:passage|passages}"],
   knowledgeScope: ["范围", "Scope"],
   knowledgeAll: ["所有聊天", "All chats"],
   knowledgeGroups: ["指定的群", "Some groups"],
@@ -49,6 +49,5 @@ export function isKnowledgeTextKey(key: string): key is KnowledgeTextKey {
 
 /** The text for `key` in the current language, with `{name}` placeholders filled. */
 export function kt(key: KnowledgeTextKey, vars: Record<string, string | number> = {}): string {
-  const text: string = KNOWLEDGE_TEXT[key][currentLang() === "zh" ? 0 : 1];
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => String(vars[name] ?? whole));
+  return fill(KNOWLEDGE_TEXT[key][currentLang() === "zh" ? 0 : 1], vars);
 }

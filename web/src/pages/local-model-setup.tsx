@@ -219,7 +219,7 @@ function MirrorField({ downloadsFrom, onSaved }: { downloadsFrom: string; onSave
         />
       </label>
       <button type="button" disabled={mirror === null} onClick={() => void save()}>
-        {t("save")}
+        {t("localMirrorSave")}
       </button>
       <p class="muted small">{t("localMirrorHint")}</p>
       {saved && <output class="ok small">{t("configSaved")}</output>}

@@ -75,7 +75,7 @@ function PluginCard({
     <article class="card plugin" data-plugin={plugin.id}>
       <header class="plugin-head">
         <h2>
-          {plugin.name} <span class="mono small muted">{plugin.id}</span>{" "}
+          <span data-user-content>{plugin.name}</span> <span class="mono small muted">{plugin.id}</span>{" "}
           <span class="small muted">v{plugin.version}</span>
         </h2>
         <span class={`badge state-${plugin.state}`}>{t(STATE_LABELS[plugin.state])}</span>
