@@ -90,7 +90,8 @@ export class SqlGroupStore implements GroupStore {
           [now - HOUR_MS, group.session_id, ACTIVITY_SCAN, now - DAY_MS],
         );
         const hours = await this.#sql.all<HourRow>(
-          `SELECT (? - time) / ${HOUR_MS} AS hours_ago, COUNT(*) AS messages, SUM(from_self) AS bot
+          // CAST: SQLite binds a JS number as a real, which would not divide to whole hours.
+          `SELECT CAST((? - time) / ${HOUR_MS} AS INTEGER) AS hours_ago, COUNT(*) AS messages, SUM(from_self) AS bot
            FROM (SELECT time, from_self, notice FROM messages
                  WHERE session_id = ? ORDER BY id DESC LIMIT ?) recent
            WHERE time > ? AND notice IS NULL
@@ -101,8 +102,8 @@ export class SqlGroupStore implements GroupStore {
         for (const hour of hours) {
           const slot = hourly[23 - Math.floor(Number(hour.hours_ago))];
           if (slot) {
-            slot.messages = Number(hour.messages);
-            slot.bot = Number(hour.bot ?? 0);
+            slot.messages += Number(hour.messages);
+            slot.bot += Number(hour.bot ?? 0);
           }
         }
         return {
