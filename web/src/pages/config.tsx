@@ -180,8 +180,9 @@ export function ConfigPage({ onSaved }: { onSaved: () => void }) {
  * Markdown code marks.
  */
 const describeKey: Describe = (path, schema) => {
-  const chinese = currentLang() === "zh" ? keyDescriptionsZh[path] : undefined;
-  return (chinese ?? schema.description)?.replace(/`([^`]*)`/g, "$1");
+  // A section has no row of its own in the key table: on the Chinese page it goes undescribed.
+  const text = currentLang() === "zh" ? keyDescriptionsZh[path] : schema.description;
+  return text?.replace(/`([^`]*)`/g, "$1");
 };
 
 /** The paths (key lists) where `after` differs from `before`, as deep as both are objects. */
