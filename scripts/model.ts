@@ -33,7 +33,14 @@ async function main(argv: string[]): Promise<number> {
   const [command, name] = positionals;
   const loaded = loadConfig({ file: values.config, env: process.env, cwd: process.cwd() });
   const dataDir = dataDirectory(loaded.config.storage.url);
-  const { service } = createLocalModelStack(dataDir, createLogger({ level: "silent" }));
+  // A mirror for people huggingface.co does not reach: the config's, else HF_ENDPOINT.
+  const mirror = loaded.config.llm.modelMirror || (process.env.HF_ENDPOINT ?? "");
+  const { service } = createLocalModelStack(
+    dataDir,
+    createLogger({ level: "silent" }),
+    undefined,
+    () => mirror,
+  );
 
   switch (command) {
     case "runtime": {

@@ -29,6 +29,7 @@ const bot = await startBot({
 });
 await seedUsage(join(bot.dataDir, "tsumugi.db"));
 const qq = new OneBotStandIn({ selfId: "123456789", nickname: "紬", accessToken: "napcat-token" });
+qq.setGroups([{ groupId: "20001", name: "周末爬山群", memberCount: 36 }]);
 await qq.connectReverse(bot.wsUrl);
 
 const browser = await launchBrowser();
@@ -89,16 +90,55 @@ await nav(page, "插件");
 await page.locator("[data-plugin='dice'] summary").click();
 await shoot(page, "plugins");
 
+await nav(page, "群");
+await page.locator(".groups-table .hourly-chart").first().waitFor();
+await shoot(page, "groups");
+
+await nav(page, "知识库");
+await page.locator(".query-box").waitFor();
+await shoot(page, "knowledge");
+
+await fetch(`${bot.baseUrl}/api/playground/messages`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+  body: JSON.stringify({
+    chatType: "group",
+    groupId: "20000",
+    userId: "30001",
+    senderName: "小明",
+    segments: [{ type: "text", data: { text: "/提醒 2h 带上相机和水" } }],
+  }),
+});
+await nav(page, "提醒");
+await page.locator(".reminders-table").waitFor();
+await shoot(page, "reminders");
+
+await nav(page, "MCP 服务器");
+await shoot(page, "mcp");
+
+await nav(page, "实例");
+await shoot(page, "instances");
+
 await nav(page, "配置");
-await page.locator("textarea[name=yaml]").waitFor();
+await page.locator(".config-form select[name=section]").selectOption("bot");
 await shoot(page, "config");
 
-await nav(page, "首次设置");
+// First run has left the menu once QQ is connected: its address still opens it.
+await page.goto(`${bot.baseUrl}/setup`);
+await page.locator("input[name=model]").waitFor();
 await shoot(page, "setup");
 
 await nav(page, "连接 QQ");
 await page.locator(".account").waitFor();
 await shoot(page, "connect");
+
+// On a phone: the playground, and the sidebar folded into its menu.
+await page.setViewportSize({ width: 390, height: 844 });
+await page.goto(`${bot.baseUrl}/playground`);
+await page.locator(".bubble-row.bot").first().waitFor();
+await shoot(page, "phone-playground");
+await page.getByRole("button", { name: "菜单" }).click();
+await shoot(page, "phone-menu");
 
 await browser.close();
 await qq.close();

@@ -142,7 +142,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   };
 
   // Local (llama-cpp) models load on first use and outlive the clients rebuilt on reload.
-  const local = createLocalModelStack(dataDirectory(config.storage.url), logger);
+  const local = createLocalModelStack(
+    dataDirectory(config.storage.url),
+    logger,
+    undefined,
+    () => config.llm.modelMirror,
+  );
   const createLlm = (current: TsumugiConfig) =>
     new LlmClient({
       ...current.llm, // providers, models, acceptsImages

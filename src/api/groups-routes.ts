@@ -94,6 +94,7 @@ function mergeGroups(active: GroupActivity[], listed: ListedGroup[]): GroupView[
       activeMembersLastDay: 0,
       botShare: 0,
       lastMessageAt: null,
+      hourly: Array.from({ length: 24 }, () => ({ messages: 0, bot: 0 })),
     });
   }
   return views;

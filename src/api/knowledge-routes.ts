@@ -56,6 +56,7 @@ export function registerKnowledgeRoutes(app: FastifyInstance, deps: ConsoleApiDe
     documents: knowledge.list().map(view),
     folder: folder() ?? null,
     vectorSupport: knowledge.vectorSupport(),
+    searchMethod: knowledge.searchMethod(),
   }));
 
   app.get("/api/knowledge/:id/chunks", { schema: { params: IdParams } }, async (request, reply) => {

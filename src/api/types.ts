@@ -116,6 +116,8 @@ export interface GroupView {
   botShare: number;
   /** Unix milliseconds of its newest stored message; null when none is stored. */
   lastMessageAt: number | null;
+  /** Its last 24 hours hour by hour, oldest first: all messages and the bot's. */
+  hourly: Array<{ messages: number; bot: number }>;
 }
 
 /** `GET /api/groups`. */

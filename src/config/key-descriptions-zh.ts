@@ -97,6 +97,8 @@ export const keyDescriptionsZh: Readonly<Record<string, string>> = {
     "某个群或用户的花费达到预算的 limits.economyAt 之后，改由这些更便宜的模型同时担任规划器和回复模型，按顺序尝试；为空时不降级。",
   "llm.prices":
     '`"服务/模型"` → 每百万 token 的价格：每次调用的费用按当时的价格记下，用于控制台的账单和金额预算（limits.*Cost）。',
+  "llm.modelMirror":
+    '本地模型从这个 Hugging Face 镜像的地址下载，而不是 https://huggingface.co（与 HF_ENDPOINT 相同），例如 `"https://hf-mirror.com"`；为空时用 `npm run model` 的 HF_ENDPOINT 环境变量，否则用 huggingface.co。',
   "media.allowPrivateNetworks":
     "也从私有、回环和链路本地地址获取图片（OneBot 实现在本机或局域网上提供图片时）；默认拒绝，防止聊天里的图片被用来访问内网。",
   "media.allowLocalFiles":

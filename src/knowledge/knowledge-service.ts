@@ -118,6 +118,16 @@ export class KnowledgeService {
     return this.deps.store.vectorSupport;
   }
 
+  /**
+   * How a question is really searched: by its words always, and by meaning too only when an
+   * embedding model is configured and the store keeps vectors.
+   */
+  searchMethod(): "keywords" | "keywords+vectors" {
+    const vectors =
+      this.deps.store.vectorSupport !== "none" && this.deps.embedder().configured(EMBEDDING_TASK);
+    return vectors ? "keywords+vectors" : "keywords";
+  }
+
   chunksOf(documentId: number): Promise<StoredChunk[]> {
     return this.deps.store.chunksOf(documentId);
   }

@@ -232,6 +232,12 @@ export const llmSchema = group("Language models.", {
     },
   ),
   prices: pricesSchema,
+  modelMirror: Type.String({
+    default: "",
+    pattern: "^$|^https?://",
+    description:
+      'Base URL of a Hugging Face mirror that local models download from instead of https://huggingface.co (as HF_ENDPOINT), e.g. "https://hf-mirror.com"; empty: the HF_ENDPOINT environment variable of `npm run model`, else huggingface.co.',
+  }),
 });
 
 /** One `llm.providers[]` entry, with defaults already applied by the config loader. */

@@ -28,3 +28,20 @@ export const RECOMMENDED_MODELS: CatalogModel[] = [
 ];
 
 export const DEFAULT_LOCAL_MODEL = RECOMMENDED_MODELS[0]!.name;
+
+const HUGGING_FACE = "https://huggingface.co";
+
+/**
+ * Where a catalog file is downloaded from given a mirror base URL (HF_ENDPOINT-style: a mirror
+ * with Hugging Face's paths, `/<repo>/resolve/<revision>/<file>`); empty: Hugging Face itself.
+ */
+export function mirroredUrl(url: string, mirror: string): string {
+  const base = mirror.trim().replace(/\/+$/, "");
+  if (base === "" || !url.startsWith(`${HUGGING_FACE}/`)) return url;
+  return base + url.slice(HUGGING_FACE.length);
+}
+
+/** The host downloads come from with this mirror, to show before a download. */
+export function downloadOrigin(mirror: string): string {
+  return mirror.trim().replace(/\/+$/, "") || HUGGING_FACE;
+}

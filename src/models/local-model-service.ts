@@ -2,7 +2,7 @@ import type { LlamaRuntime } from "../llm/llama-cpp/llama-runtime.ts";
 import { LLAMA_RUNTIME_VERSION } from "../llm/llama-cpp/llama-runtime.ts";
 import type { LocalModelStatus } from "../llm/llama-cpp/local-model.ts";
 import type { Logger } from "../log/logger.ts";
-import type { CatalogModel } from "./catalog.ts";
+import { type CatalogModel, downloadOrigin, mirroredUrl } from "./catalog.ts";
 import { downloadFile } from "./download-file.ts";
 import type { InstalledModel, ModelFiles } from "./model-files.ts";
 import type { TransferProgress } from "./transfer-meter.ts";
@@ -11,8 +11,10 @@ export interface RuntimeState {
   version: string;
   installed: boolean;
   installing: boolean;
-  /** Why the last install failed. */
+  /** Why the last install failed (npm's own words). */
   error?: string;
+  /** The install's latest line of output while it runs. */
+  line?: string;
 }
 
 export interface DownloadState {
@@ -25,6 +27,8 @@ export interface DownloadState {
 /** Everything the console shows about local models, in one JSON-ready object. */
 export interface LocalModelSnapshot {
   runtime: RuntimeState;
+  /** Where downloads come from: Hugging Face or the mirror of `llm.modelMirror`. */
+  downloadsFrom: string;
   recommended: CatalogModel[];
   installed: InstalledModel[];
   downloads: DownloadState[];
@@ -41,6 +45,8 @@ export interface LocalModelServiceDeps {
   files: ModelFiles;
   /** Statuses of the models in use (the app's `LocalModels.statuses`). */
   statuses: () => LocalModelStatus[];
+  /** The mirror base URL downloads use (`llm.modelMirror`, HF_ENDPOINT); empty: Hugging Face. */
+  mirror?: () => string;
   logger: Logger;
 }
 
@@ -52,6 +58,7 @@ export interface LocalModelServiceDeps {
 export class LocalModelService {
   private runtimeInstall: Promise<void> | undefined;
   private runtimeError: string | undefined;
+  private runtimeLine: string | undefined;
   private readonly pulls = new Map<string, Promise<InstalledModel>>();
   private readonly downloadStates = new Map<string, DownloadState>();
   private readonly listeners = new Set<(event: LocalModelEvent) => void>();
@@ -61,6 +68,7 @@ export class LocalModelService {
   snapshot(): LocalModelSnapshot {
     return {
       runtime: this.runtimeState(),
+      downloadsFrom: downloadOrigin(this.mirror()),
       recommended: this.deps.files.catalog,
       installed: this.deps.files.list(),
       downloads: [...this.downloadStates.values()],
@@ -80,7 +88,12 @@ export class LocalModelService {
       installed: this.deps.runtime.installed(),
       installing: this.runtimeInstall !== undefined,
       ...(this.runtimeError ? { error: this.runtimeError } : {}),
+      ...(this.runtimeInstall !== undefined && this.runtimeLine ? { line: this.runtimeLine } : {}),
     };
+  }
+
+  private mirror(): string {
+    return this.deps.mirror?.() ?? "";
   }
 
   /** Installs node-llama-cpp into the data directory unless it is there; one install at a time. */
@@ -88,11 +101,13 @@ export class LocalModelService {
     if (this.deps.runtime.installed()) return Promise.resolve();
     this.runtimeInstall ??= (async () => {
       this.runtimeError = undefined;
+      this.runtimeLine = undefined;
       this.deps.logger.info({ dir: this.deps.runtime.dir }, "installing the local model runtime");
       try {
-        await this.deps.runtime.install((line) =>
-          this.publish({ type: "runtime", runtime: this.runtimeState(), line }),
-        );
+        await this.deps.runtime.install((line) => {
+          this.runtimeLine = line;
+          this.publish({ type: "runtime", runtime: this.runtimeState(), line });
+        });
         this.deps.logger.info("local model runtime installed");
       } catch (error) {
         this.runtimeError = error instanceof Error ? error.message : String(error);
@@ -135,10 +150,11 @@ export class LocalModelService {
       files.verify(name);
       logger.info({ model: name, path }, "local model already downloaded");
     } catch {
-      logger.info({ model: name, url: entry.url, path }, "downloading a local model");
+      const url = mirroredUrl(entry.url, this.mirror());
+      logger.info({ model: name, url, path }, "downloading a local model");
       try {
         await downloadFile({
-          url: entry.url,
+          url,
           path,
           sizeBytes: entry.sizeBytes,
           sha256: entry.sha256,

@@ -18,10 +18,17 @@ export function createLocalModelStack(
   dataDir: string,
   logger: Logger,
   catalog: CatalogModel[] = RECOMMENDED_MODELS,
+  mirror: () => string = () => "",
 ): LocalModelStack {
   const runtime = new LlamaRuntime(join(dataDir, "runtime"));
   const files = new ModelFiles(join(dataDir, "models"), catalog);
   const models = new LocalModels({ runtime, modelPath: (reference) => files.verify(reference), logger });
-  const service = new LocalModelService({ runtime, files, statuses: () => models.statuses(), logger });
+  const service = new LocalModelService({
+    runtime,
+    files,
+    statuses: () => models.statuses(),
+    mirror,
+    logger,
+  });
   return { models, service };
 }

@@ -13,6 +13,14 @@ export interface GroupActivity {
   activeMembersLastDay: number;
   /** Unix milliseconds of the group's newest stored message. */
   lastMessageAt: number;
+  /** The day hour by hour, oldest first (24 entries, the last the hour before `now`): all messages and the bot's. */
+  hourly: HourActivity[];
+}
+
+/** One hour of a group's day. */
+export interface HourActivity {
+  messages: number;
+  bot: number;
 }
 
 /** One learned expression of a group: what is said, what it means there, and an example. */

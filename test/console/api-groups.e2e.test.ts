@@ -66,6 +66,8 @@ describe("the Groups page's API and groups' learned expressions, over the real w
         activeMembersLastDay: 2,
         botShare: 0.25,
         lastMessageAt,
+        // The day hour by hour, oldest first: all four in the latest hour, one of them the bot's.
+        hourly: [...hours(23), { messages: 4, bot: 1 }],
       },
       expect.objectContaining({
         groupId: OTHER_GROUP,
@@ -89,6 +91,7 @@ describe("the Groups page's API and groups' learned expressions, over the real w
         activeMembersLastDay: 0,
         botShare: 0,
         lastMessageAt: null,
+        hourly: hours(24),
       },
     ]);
     expect(llm.unscriptedRequests).toEqual([]);
@@ -179,3 +182,8 @@ describe("the Groups page's API and groups' learned expressions, over the real w
     expect(llm.unscriptedRequests).toEqual([]);
   });
 });
+
+/** `count` quiet hours. */
+function hours(count: number): Array<{ messages: number; bot: number }> {
+  return Array.from({ length: count }, () => ({ messages: 0, bot: 0 }));
+}

@@ -198,7 +198,7 @@ describe("the console in a real browser", () => {
       setupLlm.enqueue({ text: "OK" });
       await page.getByRole("button", { name: "Test" }).click();
       await expect.poll(() => page.locator(".test-result").textContent()).toContain("Works");
-      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("button", { name: "Save", exact: true }).click();
       await expect.poll(() => page.locator(".banner.ok").textContent()).toContain(fresh.configFile!);
 
       await page.locator("nav").getByRole("link", { name: "Playground" }).click();

@@ -52,6 +52,15 @@ describe("the Groups page", () => {
     expect(
       await row.locator("td").evaluateAll((cells) => cells.slice(0, 5).map((cell) => cell.textContent)),
     ).toEqual(["开黑群 (20000)", "3", "3", "2", "0%"]);
+    // The day hour by hour: all three messages in the latest hour, none of them the bot's.
+    const hours = await row
+      .locator(".hourly-chart g")
+      .evaluateAll((bars) =>
+        bars.map((bar) => [bar.getAttribute("data-messages"), bar.getAttribute("data-bot")]),
+      );
+    expect(hours).toHaveLength(24);
+    expect(hours.at(-1)).toEqual(["3", "0"]);
+    expect(hours.slice(0, -1).every(([messages]) => messages === "0")).toBe(true);
     expect(await row.getByRole("link", { name: "聊天记录" }).getAttribute("href")).toBe(
       `/chats?session=${encodeURIComponent(groupSession())}`,
     );

@@ -17,7 +17,7 @@ import { MonitorPage } from "./pages/monitor.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { PluginsPage } from "./pages/plugins.tsx";
 import { RemindersPage } from "./pages/reminders.tsx";
-import { SetupPage } from "./pages/setup.tsx";
+import { firstRunDone, SetupPage } from "./pages/setup.tsx";
 import { navigate, usePath } from "./router.ts";
 import type { ConsoleStatus } from "./types.ts";
 
@@ -46,6 +46,9 @@ export function App() {
   const [status, setStatus] = useState<ConsoleStatus | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const path = usePath();
+  // On a phone the sidebar folds into a menu, opened by the button in the top bar.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
 
   const refreshStatus = useCallback(async () => {
     try {
@@ -95,37 +98,54 @@ export function App() {
   }
 
   return (
-    <div class="shell">
+    <div class={menuOpen ? "shell menu-open" : "shell"}>
       <nav class="sidebar">
         <div class="brand">
           <span class="brand-mark">紬</span> Tsumugi
-        </div>
-        {NAV.map((item) => (
-          <Link
-            key={item.path}
-            href={item.path}
-            class={path.startsWith(item.path) ? "nav-link active" : "nav-link"}
+          <button
+            type="button"
+            class="menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="nav-links"
+            onClick={() => setMenuOpen((open) => !open)}
           >
-            {isKnowledgeTextKey(item.label) ? kt(item.label) : t(item.label)}
-          </Link>
-        ))}
-        <div class="sidebar-foot">
-          <AdapterBadges status={status} />
-          <button type="button" class="link-button" onClick={switchLang}>
-            {t("language")}
+            {menuOpen ? t("menuClose") : t("menu")}
           </button>
-          {hasToken() && (
+        </div>
+        <div class="nav-links" id="nav-links">
+          {NAV.filter((item) => item.path !== "/setup" || !firstRunDone(status)).map((item) => (
+            <Link
+              key={item.path}
+              href={item.path}
+              class={path.startsWith(item.path) ? "nav-link active" : "nav-link"}
+            >
+              {isKnowledgeTextKey(item.label) ? kt(item.label) : t(item.label)}
+            </Link>
+          ))}
+          <div class="sidebar-foot">
+            <AdapterBadges status={status} />
             <button
               type="button"
               class="link-button"
-              onClick={() => {
-                setToken("");
-                setNeedsLogin(true);
-              }}
+              lang={lang === "zh" ? "en" : "zh"}
+              data-other-language
+              onClick={switchLang}
             >
-              {t("logout")}
+              {t("language")}
             </button>
-          )}
+            {hasToken() && (
+              <button
+                type="button"
+                class="link-button"
+                onClick={() => {
+                  setToken("");
+                  setNeedsLogin(true);
+                }}
+              >
+                {t("logout")}
+              </button>
+            )}
+          </div>
         </div>
       </nav>
       <main class="content">

@@ -20,6 +20,15 @@ const TEXT = {
   remindersCancel: ["取消", "Cancel"],
   remindersCancelConfirm: ["取消这个提醒？", "Cancel this reminder?"],
   remindersLate: ["迟到", "late"],
+  remindersDue: ["时间", "When"],
+  remindersWho: ["设置的人", "Set by"],
+  remindersText: ["内容", "What"],
+  remindersChat: ["聊天", "Chat"],
+  remindersStatus: ["状态", "Status"],
+  reminderPending: ["待发送", "Pending"],
+  reminderSent: ["已发送", "Sent"],
+  reminderCancelled: ["已取消", "Cancelled"],
+  reminderExpired: ["已过期", "Expired"],
   navModels: ["模型与用量", "Models & spend"],
   navPlugins: ["插件", "Plugins"],
   navMcp: ["MCP 服务器", "MCP servers"],
@@ -39,6 +48,11 @@ const TEXT = {
   groupsMembers: ["说话的人", "Active members"],
   groupsBotShare: ["机器人占比", "Bot's share"],
   groupsLast: ["最后一条", "Last message"],
+  groupsActivity: ["24 小时（每小时）", "24 hours (per hour)"],
+  groupsActivityLabel: [
+    "最近 24 小时每小时的消息：共 {messages} 条，其中机器人 {bot} 条",
+    "Messages per hour over 24 hours: {messages} in all, {bot} of them the bot's",
+  ],
   groupsChat: ["聊天记录", "Chat"],
   groupsNotListed: ["不在群列表中", "not in the group list"],
   groupsTalkValue: ["主动参与", "Talk value"],
@@ -57,6 +71,8 @@ const TEXT = {
   groupsDelete: ["删除", "Delete"],
   groupsDeleteAsk: ["删除说法「{expression}」？", 'Delete the expression "{expression}"?'],
   logout: ["退出登录", "Log out"],
+  menu: ["菜单", "Menu"],
+  menuClose: ["收起菜单", "Close menu"],
   language: ["English", "中文"],
   loading: ["加载中…", "Loading…"],
   retry: ["重试", "Retry"],
@@ -140,7 +156,7 @@ const TEXT = {
   monWhySilent: ["为什么没有回复", "Why it stayed silent"],
   monReason: ["原因", "Reason"],
   monDuration: ["用时", "Duration"],
-  monRounds: ["{n} 轮", "{n} rounds"],
+  monRounds: ["{n} 轮", "{n} {n:round|rounds}"],
   monRunning: ["进行中", "running"],
   statusReplied: ["已回复", "replied"],
   statusSilent: ["未回复", "silent"],
@@ -155,7 +171,7 @@ const TEXT = {
   monVisionStage: ["失败环节", "Failed at"],
   monStageFetch: ["下载图片", "fetching the picture"],
   monStageModel: ["调用视觉模型", "the vision model"],
-  monSkipped: ["{n} 张图片保持为 [图片]", "{n} pictures stay [图片]"],
+  monSkipped: ["{n} 张图片保持为 [图片]", "{n} {n:picture stays|pictures stay} [图片]"],
   monCapTurn: [
     "超出每回合上限（media.vision.maxPerTurn）",
     "over the per-turn cap (media.vision.maxPerTurn)",
@@ -170,7 +186,7 @@ const TEXT = {
 
   chatsSearch: ["按群号、QQ 号或会话搜索", "Search by group, user or session"],
   chatsMessageSearch: ["在这个会话里搜索消息", "Search messages in this chat"],
-  chatsMessages: ["{n} 条消息", "{n} messages"],
+  chatsMessages: ["{n} 条消息", "{n} {n:message|messages}"],
   chatsPick: ["选择一个会话查看记录。", "Pick a chat to read its history."],
 
   memSearch: ["搜索记忆内容或称呼", "Search what is remembered, or names"],
@@ -218,7 +234,7 @@ const TEXT = {
   ],
   memForgetGroupConfirm: ["确定忘记关于 {name} 的全部记忆？", "Forget everything about {name}?"],
   memForgetYes: ["确定忘记", "Yes, forget"],
-  memForgotten: ["已忘记 {n} 条记忆。", "{n} memories forgotten."],
+  memForgotten: ["已忘记 {n} 条记忆。", "{n} {n:memory|memories} forgotten."],
   memAdd: ["添加一条记忆", "Add a memory"],
   memChanges: ["最近的记忆变化", "Recent memory changes"],
   memAddContent: ["要记住的事（一句话）", "The fact (one sentence)"],
@@ -229,7 +245,7 @@ const TEXT = {
   monMemUpdated: ["已更新", "Updated"],
   monMemDeleted: ["已删除", "Deleted"],
   monMemWas: ["原为", "was"],
-  monForgotten: ["忘记了 {n} 条记忆", "{n} memories forgotten"],
+  monForgotten: ["忘记了 {n} 条记忆", "{n} {n:memory|memories} forgotten"],
   monForgottenBy_command: ["用户发送忘记命令", "the forget command"],
   monForgottenBy_console: ["在控制台中", "in the console"],
   monForgottenBy_recall: ["消息被撤回", "a message was recalled"],
@@ -240,7 +256,7 @@ const TEXT = {
   modelsNoKey: ["无密钥", "no key"],
   modelsNoProviders: ["还没有模型服务。", "No providers yet."],
   modelsUsage: ["Token 用量", "Token usage"],
-  modelsDays: ["最近 {n} 天", "Last {n} days"],
+  modelsDays: ["最近 {n} 天", "Last {n} {n:day|days}"],
   modelsCalls: ["调用", "Calls"],
   modelsFailures: ["失败", "Failures"],
   modelsPrompt: ["输入 tokens", "Prompt tokens"],
@@ -261,6 +277,9 @@ const TEXT = {
   ],
 
   configFile: ["配置文件", "Config file"],
+  configShowRaw: ["编辑原始 YAML 文本", "Edit the raw YAML text"],
+  configShowForm: ["用表单编辑", "Edit with forms"],
+  configSection: ["部分", "Section"],
   configReadOnly: [
     "机器人启动时没有可写的配置文件，这里只能查看。",
     "The bot was started without a config file it can write; this page is read-only.",
@@ -277,10 +296,18 @@ const TEXT = {
   setupTitle: ["设置一个模型", "Set up a model"],
   setupIntro: [
     "选择模型服务，填写地址、密钥和模型名，先测试再保存。保存后会写入配置文件并立即生效。",
-    "Pick a provider type, enter its URL, key and model, test it, then save. It is written to the config file and used at once.",
+    "Pick a provider, enter its URL, key and model, test it, then save. It is written to the config file and used at once.",
   ],
   setupConfigured: ["已配置的规划模型：", "Planner models configured:"],
-  setupType: ["服务类型", "Provider type"],
+  setupProvider: ["模型服务", "Provider"],
+  setupType: ["接口类型", "API type"],
+  setupStepModel: ["1. 设置模型", "1. Set up a model"],
+  setupStepConnect: ["2. 连接 QQ", "2. Connect QQ"],
+  setupNextConnect: ["下一步：连接 QQ", "Next: connect QQ"],
+  setupDone: [
+    "首次设置完成：模型可用，QQ 已连接。“首次设置”已从菜单中移除（仍可从这里回来）。",
+    "First run is done: the model works and QQ is connected. First run has left the menu (this address still opens it).",
+  ],
   setupBaseUrl: ["接口地址（Base URL）", "Base URL"],
   setupApiKey: ["API 密钥", "API key"],
   setupModel: ["模型名", "Model"],
@@ -295,6 +322,15 @@ const TEXT = {
   ],
   localDownload: ["下载并使用（{size}）", "Download and use ({size})"],
   localUse: ["使用这个模型", "Use this model"],
+  localConfirm: ["将下载约 {size} 的模型文件，来自", "This downloads a model file of about {size} from"],
+  localConfirmYes: ["开始下载", "Download"],
+  localFailed: ["下载失败", "The download failed"],
+  localMirror: ["下载镜像（Hugging Face 镜像的地址）", "Download mirror (a Hugging Face mirror's base URL)"],
+  localMirrorSave: ["保存镜像地址", "Save the mirror"],
+  localMirrorHint: [
+    "连不上 huggingface.co 时填一个镜像，例如 https://hf-mirror.com；留空则直接从 huggingface.co 下载。保存到配置的 llm.modelMirror。",
+    "When huggingface.co is out of reach, a mirror such as https://hf-mirror.com; empty: straight from huggingface.co. Saved as llm.modelMirror in the config.",
+  ],
   localRuntime: ["正在安装本地模型运行库…", "Installing the local model runtime…"],
   localProgress: [
     "{received} / {total}，{speed}/s，剩余 {eta}",
@@ -427,6 +463,7 @@ function initialLang(): Lang {
 }
 
 let lang: Lang = initialLang();
+document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
 
 export function currentLang(): Lang {
   return lang;
@@ -440,8 +477,20 @@ export function setLang(next: Lang): void {
 
 /** The text for `key` in the current language, with `{name}` placeholders filled. */
 export function t(key: TextKey, vars: Record<string, string | number> = {}): string {
-  const text = TEXT[key][lang === "zh" ? 0 : 1];
-  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ""));
+  return fill(TEXT[key][lang === "zh" ? 0 : 1], vars);
+}
+
+/**
+ * Fills `{name}` placeholders, and `{name:one|other}` with the form `Intl.PluralRules` picks
+ * for the number `name` in the current language ("1 round", "2 rounds").
+ */
+export function fill(text: string, vars: Record<string, string | number>): string {
+  const rules = new Intl.PluralRules(lang === "zh" ? "zh-CN" : "en");
+  return text
+    .replace(/\{(\w+):([^|}]*)\|([^}]*)\}/g, (_, name: string, one: string, other: string) =>
+      rules.select(Number(vars[name] ?? 0)) === "one" ? one : other,
+    )
+    .replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? ""));
 }
 
 export function formatTime(ms: number): string {

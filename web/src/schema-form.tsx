@@ -11,14 +11,28 @@ interface SchemaFormProps {
   busy: boolean;
   submitLabel: string;
   onSubmit: (value: Value) => void;
+  /** A field's description in the page's language (default: the schema's own). */
+  describe?: Describe;
 }
+
+/** A field's description from its path in the form (`a.b`) and its schema. */
+export type Describe = (path: string, schema: JsonSchema) => string | undefined;
+
+const schemaDescription: Describe = (_path, schema) => schema.description;
 
 /**
  * A form generated from an object JSON Schema: text, number, switch and choice fields, lists
  * of values one per line, nested objects as groups, and raw JSON for anything else. It checks
  * what it can before submitting; the server checks the whole schema again.
  */
-export function SchemaForm({ schema, value, busy, submitLabel, onSubmit }: SchemaFormProps) {
+export function SchemaForm({
+  schema,
+  value,
+  busy,
+  submitLabel,
+  onSubmit,
+  describe = schemaDescription,
+}: SchemaFormProps) {
   const [draft, setDraft] = useState<Value>(() => withDefaults(schema, value));
   const [jsonProblems, setJsonProblems] = useState<Problems>({});
   const [problems, setProblems] = useState<Problems>({});
@@ -37,6 +51,7 @@ export function SchemaForm({ schema, value, busy, submitLabel, onSubmit }: Schem
         value={draft}
         path=""
         problems={problems}
+        describe={describe}
         onChange={setDraft}
         onJsonProblem={(path, problem) =>
           setJsonProblems((current) => {
@@ -59,17 +74,19 @@ interface FieldsProps {
   value: Value;
   path: string;
   problems: Problems;
+  describe: Describe;
   onChange: (value: Value) => void;
   onJsonProblem: (path: string, problem: string | undefined) => void;
 }
 
-function ObjectFields({ schema, value, path, problems, onChange, onJsonProblem }: FieldsProps) {
+function ObjectFields({ schema, value, path, problems, describe, onChange, onJsonProblem }: FieldsProps) {
   return (
     <>
       {Object.entries(schema.properties ?? {}).map(([name, field]) => {
         const fieldPath = path ? `${path}.${name}` : name;
         const set = (next: unknown) => onChange({ ...value, [name]: next });
         const required = schema.required?.includes(name) === true;
+        const description = describe(fieldPath, field);
         return (
           <div key={name} class="form-field" data-field={fieldPath}>
             <Field
@@ -79,10 +96,11 @@ function ObjectFields({ schema, value, path, problems, onChange, onJsonProblem }
               path={fieldPath}
               required={required}
               problems={problems}
+              describe={describe}
               onChange={set}
               onJsonProblem={onJsonProblem}
             />
-            {field.description && <div class="muted small">{field.description}</div>}
+            {description && <div class="muted small">{description}</div>}
             {problems[fieldPath] && (
               <div class="error small" role="alert">
                 {name}: {problems[fieldPath]}
@@ -102,11 +120,22 @@ interface FieldProps {
   path: string;
   required: boolean;
   problems: Problems;
+  describe: Describe;
   onChange: (value: unknown) => void;
   onJsonProblem: (path: string, problem: string | undefined) => void;
 }
 
-function Field({ name, schema, value, path, required, problems, onChange, onJsonProblem }: FieldProps) {
+function Field({
+  name,
+  schema,
+  value,
+  path,
+  required,
+  problems,
+  describe,
+  onChange,
+  onJsonProblem,
+}: FieldProps) {
   const label = `${schema.title ?? name}${required ? " *" : ""}`;
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (schema.enum) {
@@ -201,6 +230,7 @@ function Field({ name, schema, value, path, required, problems, onChange, onJson
               value={isObject(value) ? value : {}}
               path={path}
               problems={problems}
+              describe={describe}
               onChange={onChange}
               onJsonProblem={onJsonProblem}
             />
@@ -287,7 +317,8 @@ function validate(schema: JsonSchema, value: Value, path: string): Problems {
   return problems;
 }
 
-function withDefaults(schema: JsonSchema, value: Value): Value {
+/** `value` with the schema's defaults filled in where it has none: what the form starts from. */
+export function withDefaults(schema: JsonSchema, value: Value): Value {
   const filled: Value = { ...value };
   for (const [name, field] of Object.entries(schema.properties ?? {})) {
     if (filled[name] === undefined && field.default !== undefined) filled[name] = field.default;
@@ -298,6 +329,6 @@ function withDefaults(schema: JsonSchema, value: Value): Value {
   return filled;
 }
 
-function isObject(value: unknown): value is Value {
+export function isObject(value: unknown): value is Value {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

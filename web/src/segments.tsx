@@ -30,15 +30,20 @@ function hasRemoteAudio(data: Record<string, unknown>): boolean {
   return [data.url, data.file].some((value) => typeof value === "string" && /^https?:\/\//i.test(value));
 }
 
+/** Who an @ names: the name it carries, else the member's known name, else the id. */
+function mentionName(data: Record<string, unknown>, names: Record<string, string> = {}): string {
+  return String(data.name ?? names[String(data.qq)] ?? data.qq);
+}
+
 /** Plain text of a message, as a one-line preview. */
-export function previewText(segments: Segment[]): string {
+export function previewText(segments: Segment[], names?: Record<string, string>): string {
   return segments
     .map((segment) => {
       switch (segment.type) {
         case "text":
           return String(segment.data.text ?? "");
         case "at":
-          return `@${String(segment.data.name ?? segment.data.qq)} `;
+          return `@${mentionName(segment.data, names)} `;
         case "reply":
           return "";
         case "image":
@@ -61,10 +66,12 @@ interface SegmentsProps {
   source?: MediaSource;
   /** Bumped when pictures may have been described since (see {@link Picture}). */
   revision?: number;
+  /** Members' names by id, for the @s that carry only an id (see chat-names.ts). */
+  names?: Record<string, string>;
 }
 
 /** A message's segments as the page shows them: text, mentions, quotes, pictures and voice. */
-export function Segments({ segments, lookup, source, revision }: SegmentsProps) {
+export function Segments({ segments, lookup, source, revision, names }: SegmentsProps) {
   return (
     <span class="segments">
       {segments.map((segment, index) => {
@@ -75,7 +82,7 @@ export function Segments({ segments, lookup, source, revision }: SegmentsProps) 
           case "at":
             return (
               <span key={key} class="mention">
-                @{String(segment.data.name ?? segment.data.qq)}{" "}
+                @{mentionName(segment.data, names)}{" "}
               </span>
             );
           case "reply": {

@@ -38,6 +38,12 @@ interface ExpressionRow {
   updated_at: number;
 }
 
+interface HourRow {
+  hours_ago: number | string;
+  messages: number | string;
+  bot: number | string | null;
+}
+
 interface ProgressRow {
   day: string;
   passes: number;
@@ -83,6 +89,23 @@ export class SqlGroupStore implements GroupStore {
            WHERE time >= ? AND notice IS NULL`,
           [now - HOUR_MS, group.session_id, ACTIVITY_SCAN, now - DAY_MS],
         );
+        const hours = await this.#sql.all<HourRow>(
+          // CAST: SQLite binds a JS number as a real, which would not divide to whole hours.
+          `SELECT CAST((? - time) / ${HOUR_MS} AS INTEGER) AS hours_ago, COUNT(*) AS messages, SUM(from_self) AS bot
+           FROM (SELECT time, from_self, notice FROM messages
+                 WHERE session_id = ? ORDER BY id DESC LIMIT ?) recent
+           WHERE time > ? AND notice IS NULL
+           GROUP BY hours_ago`,
+          [now, group.session_id, ACTIVITY_SCAN, now - DAY_MS],
+        );
+        const hourly = Array.from({ length: 24 }, () => ({ messages: 0, bot: 0 }));
+        for (const hour of hours) {
+          const slot = hourly[23 - Math.floor(Number(hour.hours_ago))];
+          if (slot) {
+            slot.messages += Number(hour.messages);
+            slot.bot += Number(hour.bot ?? 0);
+          }
+        }
         return {
           sessionId: group.session_id,
           platform: group.platform,
@@ -93,6 +116,7 @@ export class SqlGroupStore implements GroupStore {
           botMessagesLastDay: Number(counts?.bot_count ?? 0),
           activeMembersLastDay: Number(counts?.members ?? 0),
           lastMessageAt: Number(group.last_time),
+          hourly,
         };
       }),
     );

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, withQuery } from "../api.ts";
+import { senderNames, useGroupNames } from "../chat-names.ts";
 import { currentLang, formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
 import { previewText, Segments } from "../segments.tsx";
@@ -22,6 +23,7 @@ export function ChatsPage() {
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
   // `/chats?session=…` opens that chat (the memory page links its sources so).
   const [selected, setSelected] = useState(() => new URLSearchParams(location.search).get("session"));
+  const groupName = useGroupNames();
 
   useEffect(() => {
     const path = withQuery("/api/chats", { search, limit: PAGE });
@@ -47,12 +49,15 @@ export function ChatsPage() {
             <li key={session.sessionId} class={session.sessionId === selected ? "selected" : ""}>
               <button type="button" class="row-button" onClick={() => setSelected(session.sessionId)}>
                 <div class="row-top">
-                  <strong class="small">{session.sessionId}</strong>
+                  <strong class="small" data-user-content>
+                    {groupName(session.sessionId) ?? session.sessionId}
+                  </strong>
                 </div>
+                {groupName(session.sessionId) && <div class="mono small muted">{session.sessionId}</div>}
                 <div class="small muted">
                   {t("chatsMessages", { n: session.messageCount })} · {formatTime(session.last.time)}
                 </div>
-                <div class="small ellipsis">
+                <div class="small ellipsis" data-user-content>
                   {session.last.senderName}: {previewText(session.last.segments)}
                 </div>
               </button>
@@ -62,7 +67,7 @@ export function ChatsPage() {
       </div>
       <div class="detail-pane">
         {selected ? (
-          <SessionHistory key={selected} sessionId={selected} />
+          <SessionHistory key={selected} sessionId={selected} name={groupName(selected)} />
         ) : (
           <p class="muted">{t("chatsPick")}</p>
         )}
@@ -71,7 +76,7 @@ export function ChatsPage() {
   );
 }
 
-function SessionHistory({ sessionId }: { sessionId: string }) {
+function SessionHistory({ sessionId, name }: { sessionId: string; name: string | undefined }) {
   const [search, setSearch] = useState("");
   const [messages, setMessages] = useState<StoredMessage[]>([]);
   const [more, setMore] = useState(false);
@@ -93,7 +98,10 @@ function SessionHistory({ sessionId }: { sessionId: string }) {
   return (
     <article>
       <header class="page-head">
-        <h2 class="small">{sessionId}</h2>
+        <h2 class="small">
+          <span data-user-content>{name ?? sessionId}</span>
+          {name && <span class="mono muted"> {sessionId}</span>}
+        </h2>
         <input
           type="search"
           name="message-search"
@@ -109,17 +117,23 @@ function SessionHistory({ sessionId }: { sessionId: string }) {
         </button>
       )}
       <ul class="history">
-        {messages.map((message) => (
+        {messages.map((message, _index, all) => (
           <li key={message.rowId} class={historyClass(message)}>
-            <span class="muted small">{formatTime(message.time)}</span> <strong>{message.senderName}</strong>{" "}
+            <span class="muted small">{formatTime(message.time)}</span>{" "}
+            <strong data-user-content>{message.senderName}</strong>{" "}
             <span class="muted small">({message.userId})</span>:{" "}
             {message.recalledAt !== undefined && (
               <span class="badge recalled" title={formatTime(message.recalledAt)}>
                 {RECALLED[currentLang()]}
               </span>
             )}{" "}
-            <span class="content">
-              <Segments segments={message.segments} lookup={lookup} source={message} />
+            <span class="content" data-user-content>
+              <Segments
+                segments={message.segments}
+                lookup={lookup}
+                source={message}
+                names={senderNames(all)}
+              />
             </span>
           </li>
         ))}

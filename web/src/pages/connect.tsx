@@ -7,7 +7,7 @@ import { qqOfficialText } from "./connect-texts.ts";
 const POLL_MS = 3_000;
 
 /** How to point NapCat (or any OneBot v11 implementation) at the bot, and whether it is connected. */
-export function ConnectPage() {
+export function ConnectPage({ embedded = false }: { embedded?: boolean }) {
   const [info, setInfo] = useState<ConnectInfo | null>(null);
 
   useEffect(() => {
@@ -19,14 +19,16 @@ export function ConnectPage() {
 
   return (
     <section class="page connect">
-      <header class="page-head">
-        <h1>{t("connectTitle")}</h1>
-      </header>
+      {!embedded && (
+        <header class="page-head">
+          <h1>{t("connectTitle")}</h1>
+        </header>
+      )}
       <p>{t("connectIntro")}</p>
       {info?.adapters.map((adapter) => (
         <div key={adapter.id} class="card" data-adapter={adapter.id}>
           <h2>
-            {adapter.id} <span class="badge">{adapter.mode}</span>
+            <span class="mono">{adapter.id}</span> <span class="badge">{adapter.mode}</span>
           </h2>
           <dl class="facts wide">
             <dt>

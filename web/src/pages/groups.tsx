@@ -34,6 +34,7 @@ const COLUMNS: GroupColumn[] = [
   { heading: "groupsDay", cell: ({ group }) => group.messagesLastDay },
   { heading: "groupsMembers", cell: ({ group }) => group.activeMembersLastDay },
   { heading: "groupsBotShare", cell: ({ group }) => `${Math.round(group.botShare * 100)}%` },
+  { heading: "groupsActivity", cell: ({ group }) => <HourlyChart hourly={group.hourly} /> },
   {
     heading: "groupsLast",
     cell: ({ group }) => (group.lastMessageAt === null ? "—" : formatTime(group.lastMessageAt)),
@@ -135,7 +136,7 @@ export function GroupsPage() {
             {groups.map((group) => (
               <tr key={group.sessionId} class={open?.sessionId === group.sessionId ? "selected" : ""}>
                 <td>
-                  <button type="button" class="group-open" onClick={() => setOpen(group)}>
+                  <button type="button" class="group-open" data-user-content onClick={() => setOpen(group)}>
                     {groupName(group)}
                   </button>
                   {!group.listed && <span class="muted small"> · {t("groupsNotListed")}</span>}
@@ -152,6 +153,50 @@ export function GroupsPage() {
       )}
       {open && <Expressions key={open.sessionId} group={open} />}
     </section>
+  );
+}
+
+const BAR = 5;
+const CHART_HEIGHT = 30;
+
+/**
+ * The group's last 24 hours as bars, an hour each (oldest left): all messages, and in the
+ * accent colour the bot's part of them. People would rather look than read.
+ */
+function HourlyChart({ hourly }: { hourly: GroupView["hourly"] }) {
+  const most = Math.max(1, ...hourly.map((hour) => hour.messages));
+  const height = (count: number) => (count === 0 ? 0 : Math.max(2, (count / most) * CHART_HEIGHT));
+  const total = hourly.reduce((sum, hour) => sum + hour.messages, 0);
+  const bot = hourly.reduce((sum, hour) => sum + hour.bot, 0);
+  return (
+    <svg
+      class="hourly-chart"
+      role="img"
+      aria-label={t("groupsActivityLabel", { messages: total, bot })}
+      width={hourly.length * BAR}
+      height={CHART_HEIGHT}
+      viewBox={`0 0 ${hourly.length * BAR} ${CHART_HEIGHT}`}
+    >
+      {hourly.map((hour, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the hours are fixed slots
+        <g key={index} data-messages={hour.messages} data-bot={hour.bot}>
+          <rect
+            class="all"
+            x={index * BAR}
+            y={CHART_HEIGHT - height(hour.messages)}
+            width={BAR - 1}
+            height={height(hour.messages)}
+          />
+          <rect
+            class="bot"
+            x={index * BAR}
+            y={CHART_HEIGHT - height(hour.bot)}
+            width={BAR - 1}
+            height={height(hour.bot)}
+          />
+        </g>
+      ))}
+    </svg>
   );
 }
 

@@ -1,4 +1,4 @@
-import { currentLang } from "../i18n.ts";
+import { currentLang, fill } from "../i18n.ts";
 
 /** The knowledge page's text in Chinese and English (kept beside the page). */
 const KNOWLEDGE_TEXT = {
@@ -9,8 +9,19 @@ const KNOWLEDGE_TEXT = {
     "Documents in knowledge.dirs (Markdown, text, HTML, PDF, DOCX), indexed again when a file changes. A scope is kept in the document's .scope.yaml.",
   ],
   knowledgeNone: ["还没有文档。", "No documents yet."],
-  knowledgeVectors: ["向量检索：{mode}", "Vector search: {mode}"],
-  knowledgeChunks: ["{count} 段", "{count} passages"],
+  knowledgeSearchKeywords: [
+    "检索方式：关键词（BM25）。配置 llm.models.embedding 后还会按语义（向量）检索。",
+    "Searched by keywords (BM25). With llm.models.embedding set, also by meaning (vectors).",
+  ],
+  knowledgeSearchKeywordsNoVectors: [
+    "检索方式：关键词（全文检索）。这个 PostgreSQL 没有 pgvector，不能按语义检索。",
+    "Searched by keywords (full text). This PostgreSQL has no pgvector, so not by meaning.",
+  ],
+  knowledgeSearchBoth: [
+    "检索方式：关键词（BM25）加语义（向量，存于 {store}）。",
+    "Searched by keywords (BM25) and by meaning (vectors, kept in {store}).",
+  ],
+  knowledgeChunks: ["{count} 段", "{count} {count:passage|passages}"],
   knowledgeScope: ["范围", "Scope"],
   knowledgeAll: ["所有聊天", "All chats"],
   knowledgeGroups: ["指定的群", "Some groups"],
@@ -20,8 +31,12 @@ const KNOWLEDGE_TEXT = {
   knowledgeShow: ["查看段落", "Show passages"],
   knowledgeHide: ["收起", "Hide"],
   knowledgeUpload: ["上传文档", "Upload a document"],
+  knowledgeChooseFile: ["选择文件上传…", "Choose a file to upload…"],
+  knowledgeUploading: ["正在上传 {name}…", "Uploading {name}…"],
   knowledgeQuery: ["试问", "Try a question"],
-  knowledgeSession: ["在哪个聊天里问（会话 id）", "Asked in (session id)"],
+  knowledgeSession: ["在哪个聊天里问", "Asked in"],
+  knowledgeAnyPrivate: ["私聊", "a private chat"],
+  knowledgeScores: ["显示排序分数", "Show ranking scores"],
   knowledgeAsk: ["检索", "Search"],
   knowledgeNoHits: ["没有找到段落。", "No passage found."],
 } as const;
@@ -34,6 +49,5 @@ export function isKnowledgeTextKey(key: string): key is KnowledgeTextKey {
 
 /** The text for `key` in the current language, with `{name}` placeholders filled. */
 export function kt(key: KnowledgeTextKey, vars: Record<string, string | number> = {}): string {
-  const text: string = KNOWLEDGE_TEXT[key][currentLang() === "zh" ? 0 : 1];
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => String(vars[name] ?? whole));
+  return fill(KNOWLEDGE_TEXT[key][currentLang() === "zh" ? 0 : 1], vars);
 }

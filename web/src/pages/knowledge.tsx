@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { formatTime, t } from "../i18n.ts";
+import type { GroupsAnswer, GroupView } from "../types.ts";
 import { type KnowledgeTextKey, kt } from "./knowledge-text.ts";
 
 interface Scope {
@@ -39,6 +40,21 @@ interface Hit {
   autoRetrieve: boolean;
 }
 
+interface KnowledgeAnswer {
+  documents: KnowledgeDocument[];
+  vectorSupport: "local" | "pgvector" | "none";
+  searchMethod: "keywords" | "keywords+vectors";
+}
+
+/** What a question is really searched with here, in words. */
+function searchText(answer: KnowledgeAnswer): string {
+  if (answer.searchMethod === "keywords+vectors")
+    return kt("knowledgeSearchBoth", { store: answer.vectorSupport === "pgvector" ? "pgvector" : "SQLite" });
+  return answer.vectorSupport === "none"
+    ? kt("knowledgeSearchKeywordsNoVectors")
+    : kt("knowledgeSearchKeywords");
+}
+
 const CHATS: Array<[Scope["chats"], KnowledgeTextKey]> = [
   ["all", "knowledgeAll"],
   ["groups", "knowledgeGroups"],
@@ -50,13 +66,8 @@ const CHATS: Array<[Scope["chats"], KnowledgeTextKey]> = [
  * a question asked as one chat would ask it, with the scores that ranked what it finds.
  */
 export function KnowledgePage() {
-  const [answer, setAnswer] = useState<{ documents: KnowledgeDocument[]; vectorSupport: string } | null>(
-    null,
-  );
-  const load = () =>
-    void api
-      .get<{ documents: KnowledgeDocument[]; vectorSupport: string }>("/api/knowledge")
-      .then((loaded) => setAnswer(loaded));
+  const [answer, setAnswer] = useState<KnowledgeAnswer | null>(null);
+  const load = () => void api.get<KnowledgeAnswer>("/api/knowledge").then((loaded) => setAnswer(loaded));
   useEffect(load, []);
   if (!answer) return <p>{t("loading")}</p>;
   return (
@@ -65,7 +76,7 @@ export function KnowledgePage() {
         <h1>{kt("knowledgeTitle")}</h1>
       </header>
       <p class="muted small">
-        {kt("knowledgeHint")} {kt("knowledgeVectors", { mode: answer.vectorSupport })}
+        {kt("knowledgeHint")} <span data-search-method={answer.searchMethod}>{searchText(answer)}</span>
       </p>
       <Upload onDone={load} />
       {answer.documents.length === 0 && <p class="muted">{kt("knowledgeNone")}</p>}
@@ -175,65 +186,122 @@ function ScopeForm({ document, onSaved }: { document: KnowledgeDocument; onSaved
 function Upload({ onDone }: { onDone: () => void }) {
   const [scope, setScope] = useState<Scope>({ chats: "all", groups: [], autoRetrieve: true });
   const [error, setError] = useState<string | null>(null);
+  const [uploading, setUploading] = useState<string | null>(null);
   const upload = async (file: File) => {
+    setError(null);
+    setUploading(file.name);
     const bytes = new Uint8Array(await file.arrayBuffer());
     let binary = "";
     for (const byte of bytes) binary += String.fromCharCode(byte);
-    api.post("/api/knowledge/upload", { name: file.name, contentBase64: btoa(binary), scope }).then(
-      () => onDone(),
-      (failure: Error) => setError(failure.message),
-    );
+    api
+      .post("/api/knowledge/upload", { name: file.name, contentBase64: btoa(binary), scope })
+      .then(
+        () => onDone(),
+        (failure: Error) => setError(failure.message),
+      )
+      .finally(() => setUploading(null));
   };
   return (
     <div class="card">
       <h2>{kt("knowledgeUpload")}</h2>
       <ScopeFields scope={scope} onChange={setScope} />
-      <input
-        type="file"
-        accept=".md,.markdown,.txt,.html,.htm,.pdf,.docx"
-        onChange={(event) => {
-          const file = event.currentTarget.files?.[0];
-          if (file) void upload(file);
-        }}
-      />
+      {/* The browser's own file input speaks the browser's language: a button in the page's instead. */}
+      <label class="file-button">
+        <span>{uploading ? kt("knowledgeUploading", { name: uploading }) : kt("knowledgeChooseFile")}</span>
+        <input
+          type="file"
+          name="document"
+          class="hidden"
+          accept=".md,.markdown,.txt,.html,.htm,.pdf,.docx"
+          onChange={(event) => {
+            const file = event.currentTarget.files?.[0];
+            event.currentTarget.value = "";
+            if (file) void upload(file);
+          }}
+        />
+      </label>
       {error && <p class="error">{error}</p>}
     </div>
   );
 }
 
+/** A question asked as one chat would ask it: the group is picked from the bot's groups. */
 function QueryBox() {
   const [query, setQuery] = useState("");
-  const [sessionId, setSessionId] = useState("console:10000:group:1");
+  const [groups, setGroups] = useState<GroupView[]>([]);
+  const [sessionId, setSessionId] = useState("");
+  const [showScores, setShowScores] = useState(false);
   const [hits, setHits] = useState<Hit[] | null>(null);
+  useEffect(() => {
+    void api.get<GroupsAnswer>("/api/groups").then((answer) => {
+      setGroups(answer.groups);
+      setSessionId((current) => current || (answer.groups[0]?.sessionId ?? PRIVATE_SESSION));
+    });
+  }, []);
   const ask = () =>
     void api
-      .post<{ hits: Hit[] }>("/api/knowledge/query", { query, sessionId })
+      .post<{ hits: Hit[] }>("/api/knowledge/query", { query, sessionId: sessionId || PRIVATE_SESSION })
       .then((answer) => setHits(answer.hits));
   return (
-    <div class="card">
+    <div class="card query-box">
       <h2>{kt("knowledgeQuery")}</h2>
       <div class="row">
-        <input value={query} onInput={(event) => setQuery(event.currentTarget.value)} />
+        <input
+          name="query"
+          value={query}
+          onInput={(event) => setQuery(event.currentTarget.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Enter" && query.trim() !== "") ask();
+          }}
+        />
         <label>
           {kt("knowledgeSession")}{" "}
-          <input value={sessionId} onInput={(event) => setSessionId(event.currentTarget.value)} />
+          <select
+            name="session"
+            value={sessionId}
+            onChange={(event) => setSessionId(event.currentTarget.value)}
+          >
+            {groups.map((group) => (
+              <option key={group.sessionId} value={group.sessionId}>
+                {group.name ? `${group.name} (${group.groupId})` : group.groupId}
+              </option>
+            ))}
+            <option value={PRIVATE_SESSION}>{kt("knowledgeAnyPrivate")}</option>
+          </select>
         </label>
         <button type="button" disabled={query.trim() === ""} onClick={ask}>
           {kt("knowledgeAsk")}
         </button>
+        <label class="inline">
+          <input
+            type="checkbox"
+            name="scores"
+            checked={showScores}
+            onChange={(event) => setShowScores(event.currentTarget.checked)}
+          />
+          {kt("knowledgeScores")}
+        </label>
       </div>
       {hits?.length === 0 && <p class="muted">{kt("knowledgeNoHits")}</p>}
       {hits?.map((hit) => (
         <div key={hit.chunkId} class="chunk">
           <p class="muted small">
-            {hit.source} · score {hit.score.toFixed(4)}
-            {hit.bm25 === null ? "" : ` · BM25 ${hit.bm25.toFixed(2)}`}
-            {hit.similarity === null ? "" : ` · cosine ${hit.similarity.toFixed(3)}`}
+            {hit.source}
             {hit.autoRetrieve ? "" : ` · ${kt("knowledgeAuto")}: ✗`}
           </p>
+          {showScores && (
+            <p class="muted small mono hit-scores">
+              score {hit.score.toFixed(4)}
+              {hit.bm25 === null ? "" : ` · BM25 ${hit.bm25.toFixed(2)}`}
+              {hit.similarity === null ? "" : ` · cosine ${hit.similarity.toFixed(3)}`}
+            </p>
+          )}
           <pre class="wrap">{hit.text}</pre>
         </div>
       ))}
     </div>
   );
 }
+
+/** A private chat on the console's own platform: scopes tell group chats from private ones. */
+const PRIVATE_SESSION = "console:10000:private:1";

@@ -1,11 +1,13 @@
 import { useEffect, useState } from "preact/hooks";
+import { parseDocument } from "yaml";
 import { formatBytes, formatDuration } from "../../../src/models/progress-text.ts";
 import { ApiError, api } from "../api.ts";
 import { t } from "../i18n.ts";
 
 /** `GET /api/local-model` (see src/models/local-model-service.ts). */
 interface LocalModelSnapshot {
-  runtime: { installed: boolean; installing: boolean; error?: string };
+  runtime: { installed: boolean; installing: boolean; error?: string; line?: string };
+  downloadsFrom: string;
   recommended: Array<{ name: string; title: string; description: string; sizeBytes: number }>;
   installed: Array<{ name: string }>;
   downloads: Array<{
@@ -31,6 +33,10 @@ export function LocalModelSetup({ onSaved }: { onSaved: (file: string) => void }
   const [snapshot, setSnapshot] = useState<LocalModelSnapshot | null>(null);
   const [problems, setProblems] = useState<string[]>([]);
   const [waitingFor, setWaitingFor] = useState<string | null>(null);
+  /** The model whose download (about 1 GB) waits for a yes. */
+  const [confirming, setConfirming] = useState<string | null>(null);
+  /** The last model asked for, to retry after a failure. */
+  const [lastAsked, setLastAsked] = useState<string | null>(null);
 
   const refresh = () => api.get<LocalModelSnapshot>("/api/local-model").then(setSnapshot);
 
@@ -54,8 +60,10 @@ export function LocalModelSetup({ onSaved }: { onSaved: (file: string) => void }
       const next = await api.get<LocalModelSnapshot>("/api/local-model");
       setSnapshot(next);
       const download = next.downloads.find((item) => item.name === waitingFor);
-      if (download?.state === "failed") {
-        setProblems([download.error ?? next.runtime.error ?? "download failed"]);
+      // The runtime is installed before the download starts: its failure (npm's reason) ends it too.
+      const runtimeFailed = !next.runtime.installing && next.runtime.error !== undefined && !download;
+      if (download?.state === "failed" || runtimeFailed) {
+        setProblems([download?.error ?? next.runtime.error ?? t("localFailed")]);
         setWaitingFor(null);
       } else if (download?.state === "done") {
         setWaitingFor(null);
@@ -66,9 +74,15 @@ export function LocalModelSetup({ onSaved }: { onSaved: (file: string) => void }
   }, [waitingFor]);
 
   const pull = async (name: string) => {
+    setConfirming(null);
     setProblems([]);
-    await api.post("/api/local-model/pull", { name });
-    setWaitingFor(name);
+    setLastAsked(name);
+    try {
+      await api.post("/api/local-model/pull", { name });
+      setWaitingFor(name);
+    } catch (error) {
+      setProblems(error instanceof ApiError && error.problems.length > 0 ? error.problems : [String(error)]);
+    }
   };
 
   if (!snapshot) return null;
@@ -92,14 +106,35 @@ export function LocalModelSetup({ onSaved }: { onSaved: (file: string) => void }
                 <button
                   type="button"
                   class="primary"
-                  disabled={waitingFor !== null}
-                  onClick={() => void pull(entry.name)}
+                  disabled={waitingFor !== null || confirming !== null}
+                  onClick={() => setConfirming(entry.name)}
                 >
                   {t("localDownload", { size: formatBytes(entry.sizeBytes) })}
                 </button>
               )}
             </div>
-            {snapshot.runtime.installing && <p class="muted">{t("localRuntime")}</p>}
+            {confirming === entry.name && (
+              <div class="banner warn confirm" role="alertdialog">
+                <p>
+                  {t("localConfirm", { size: formatBytes(entry.sizeBytes) })}{" "}
+                  <span class="mono">{snapshot.downloadsFrom}</span>
+                </p>
+                <div class="actions">
+                  <button type="button" class="primary" onClick={() => void pull(entry.name)}>
+                    {t("localConfirmYes")}
+                  </button>
+                  <button type="button" onClick={() => setConfirming(null)}>
+                    {t("pgCancel")}
+                  </button>
+                </div>
+              </div>
+            )}
+            {snapshot.runtime.installing && (
+              <p class="muted runtime-install">
+                <progress /> {t("localRuntime")}
+                {snapshot.runtime.line && <span class="mono small"> {snapshot.runtime.line}</span>}
+              </p>
+            )}
             {progress && (
               <div class="download-progress">
                 <progress max={progress.totalBytes} value={progress.receivedBytes} />
@@ -127,14 +162,68 @@ export function LocalModelSetup({ onSaved }: { onSaved: (file: string) => void }
         </p>
       ))}
       {problems.length > 0 && (
-        <ul class="banner error" role="alert">
-          {problems.map((problem) => (
-            <li key={problem} class="mono">
-              {problem}
-            </li>
-          ))}
-        </ul>
+        <div class="banner error" role="alert">
+          <ul class="plain">
+            {problems.map((problem) => (
+              <li key={problem} class="mono">
+                {problem}
+              </li>
+            ))}
+          </ul>
+          {lastAsked && (
+            <button type="button" onClick={() => void pull(lastAsked)}>
+              {t("retry")}
+            </button>
+          )}
+        </div>
       )}
+      <MirrorField downloadsFrom={snapshot.downloadsFrom} onSaved={() => void refresh()} />
     </section>
+  );
+}
+
+/**
+ * `llm.modelMirror`: huggingface.co is often out of reach here, so downloads can come from a
+ * mirror with its paths (HF_ENDPOINT-style). Saved like the Config page's forms: that one key,
+ * in the file's own text, through PUT /api/config.
+ */
+function MirrorField({ downloadsFrom, onSaved }: { downloadsFrom: string; onSaved: () => void }) {
+  const [mirror, setMirror] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const save = async () => {
+    setProblem(null);
+    setSaved(false);
+    try {
+      const { yaml } = await api.get<{ yaml: string }>("/api/config");
+      const document = parseDocument(yaml);
+      document.setIn(["llm", "modelMirror"], (mirror ?? "").trim());
+      await api.put("/api/config", { yaml: document.toString() });
+      setSaved(true);
+      onSaved();
+    } catch (error) {
+      setProblem(
+        error instanceof ApiError && error.problems.length > 0 ? error.problems.join("; ") : String(error),
+      );
+    }
+  };
+  return (
+    <div class="mirror">
+      <label>
+        {t("localMirror")}
+        <input
+          name="modelMirror"
+          placeholder="https://hf-mirror.com"
+          value={mirror ?? (downloadsFrom === "https://huggingface.co" ? "" : downloadsFrom)}
+          onInput={(event) => setMirror(event.currentTarget.value)}
+        />
+      </label>
+      <button type="button" disabled={mirror === null} onClick={() => void save()}>
+        {t("localMirrorSave")}
+      </button>
+      <p class="muted small">{t("localMirrorHint")}</p>
+      {saved && <output class="ok small">{t("configSaved")}</output>}
+      {problem && <p class="error small mono">{problem}</p>}
+    </div>
   );
 }

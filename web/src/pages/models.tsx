@@ -58,7 +58,7 @@ export function ModelsPage() {
           {models &&
             Object.entries(models.tasks).map(([task, refs]) => (
               <tr key={task}>
-                <th>{task}</th>
+                <th class="mono">{task}</th>
                 <td>
                   {refs.length === 0 && <span class="muted">—</span>}
                   {refs.map((ref) => (

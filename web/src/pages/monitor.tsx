@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, withQuery } from "../api.ts";
+import { useGroupNames } from "../chat-names.ts";
 import { followStream } from "../event-stream.ts";
 import { formatTime, t } from "../i18n.ts";
 import { Link } from "../link.tsx";
@@ -18,6 +19,7 @@ export function MonitorPage({ replyId }: { replyId: string | undefined }) {
   const [turns, setTurns] = useState<TurnSummary[]>([]);
   const [more, setMore] = useState(false);
   const [detail, setDetail] = useState<ShownTurn | null>(null);
+  const groupName = useGroupNames();
 
   useEffect(() => {
     const path = withQuery("/api/monitor/turns", { search, limit: PAGE });
@@ -99,6 +101,7 @@ export function MonitorPage({ replyId }: { replyId: string | undefined }) {
                   turn.reason && <div class="turn-reply outcome">{turn.reason}</div>
                 )}
                 <div class="small muted">
+                  {groupName(turn.sessionId) && <span data-user-content>{groupName(turn.sessionId)} · </span>}
                   {turn.sessionId} · {t("monRounds", { n: turn.rounds })} ·{" "}
                   <span class="mono">{turn.replyId.slice(0, 8)}</span>
                 </div>

@@ -28,6 +28,9 @@ interface Notice {
 }
 
 const IDENTITY_KEY = "tsumugi.playground";
+/** Which turn sent each bot message, so "Why this reply?" survives a reload; the newest kept. */
+const REPLY_IDS_KEY = "tsumugi.playground.replyIds";
+const REPLY_IDS_KEPT = 500;
 const DEFAULT_IDENTITY: Identity = { chatType: "group", groupId: "20000", userId: "30001", userName: "小明" };
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
@@ -39,13 +42,27 @@ function loadIdentity(): Identity {
   }
 }
 
+function loadReplyIds(): Record<string, string> {
+  try {
+    const saved: unknown = JSON.parse(localStorage.getItem(REPLY_IDS_KEY) ?? "{}");
+    return typeof saved === "object" && saved !== null ? (saved as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function saveReplyIds(replyIds: Record<string, string>): void {
+  const newest = Object.entries(replyIds).slice(-REPLY_IDS_KEPT);
+  localStorage.setItem(REPLY_IDS_KEY, JSON.stringify(Object.fromEntries(newest)));
+}
+
 /** Chat with the bot as any user, in a simulated group or private chat, through the real pipeline. */
 export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
   const [info, setInfo] = useState<PlaygroundInfo | null>(null);
   const [identity, setIdentity] = useState<Identity>(loadIdentity);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [notices, setNotices] = useState<Notice[]>([]);
-  const [replyIds, setReplyIds] = useState<Record<string, string>>({});
+  const [replyIds, setReplyIds] = useState<Record<string, string>>(loadReplyIds);
   /** Counts pictures described in this chat, so the pictures on screen read their descriptions again. */
   const [described, setDescribed] = useState(0);
   const [text, setText] = useState("");
@@ -61,6 +78,8 @@ export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
   useEffect(() => {
     localStorage.setItem(IDENTITY_KEY, JSON.stringify(identity));
   }, [identity]);
+
+  useEffect(() => saveReplyIds(replyIds), [replyIds]);
 
   useEffect(() => {
     void api.get<PlaygroundInfo>("/api/playground").then(setInfo);
@@ -272,7 +291,7 @@ export function PlaygroundPage({ status }: { status: ConsoleStatus }) {
               }
             }}
           />
-          <button type="button" class="primary" onClick={() => void send()}>
+          <button type="button" class="primary send" onClick={() => void send()}>
             {t("pgSend")}
           </button>
         </div>

@@ -75,7 +75,7 @@ function PluginCard({
     <article class="card plugin" data-plugin={plugin.id}>
       <header class="plugin-head">
         <h2>
-          {plugin.name} <span class="mono small muted">{plugin.id}</span>{" "}
+          <span data-user-content>{plugin.name}</span> <span class="mono small muted">{plugin.id}</span>{" "}
           <span class="small muted">v{plugin.version}</span>
         </h2>
         <span class={`badge state-${plugin.state}`}>{t(STATE_LABELS[plugin.state])}</span>
@@ -104,7 +104,7 @@ function PluginCard({
           </button>
         </div>
       </header>
-      {plugin.description && <p>{plugin.description}</p>}
+      {plugin.description && <p data-user-content>{plugin.description}</p>}
       <div class="mono small muted">{plugin.dir}</div>
       {plugin.loadedAt && (
         <div class="small muted">
@@ -141,7 +141,10 @@ function PluginCard({
                   />
                   <span class="badge">{component.kind}</span> <span class="mono">{component.fullName}</span>
                 </label>
-                <span class="muted small"> {component.description}</span>
+                <span class="muted small" data-user-content>
+                  {" "}
+                  {component.description}
+                </span>
                 {component.error && <div class="error small">{component.error}</div>}
               </li>
             ))}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { t } from "../i18n.ts";
+import { type TextKey, t } from "../i18n.ts";
 
 /** One reminder as `/api/reminders` lists it. */
 interface ReminderRow {
@@ -16,6 +16,13 @@ interface ReminderRow {
 }
 
 const REFRESH_MS = 5_000;
+
+const STATUS_TEXT: Record<ReminderRow["status"], TextKey> = {
+  pending: "reminderPending",
+  sent: "reminderSent",
+  cancelled: "reminderCancelled",
+  expired: "reminderExpired",
+};
 
 /** Reminders set in chats: pending and past, newest first; a pending one can be cancelled. */
 export function RemindersPage() {
@@ -46,19 +53,33 @@ export function RemindersPage() {
       <p class="muted small">{t("remindersHint")}</p>
       {reminders.length === 0 && <p class="muted">{t("remindersNone")}</p>}
       {reminders.length > 0 && (
-        <table class="reminders-table">
+        <table class="grid-table reminders-table">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>{t("remindersDue")}</th>
+              <th>{t("remindersWho")}</th>
+              <th>{t("remindersText")}</th>
+              <th>{t("remindersChat")}</th>
+              <th>{t("remindersStatus")}</th>
+              <th />
+            </tr>
+          </thead>
           <tbody>
             {reminders.map((reminder) => (
-              <tr key={reminder.id}>
-                <td class="mono">#{reminder.id}</td>
+              <tr key={reminder.id} data-status={reminder.status}>
+                <td class="mono">{reminder.id}</td>
                 <td class="mono">{reminder.due}</td>
                 <td>
-                  {reminder.userName} ({reminder.userId})
+                  <span data-user-content>{reminder.userName}</span>{" "}
+                  <span class="mono small">({reminder.userId})</span>
                 </td>
-                <td>{reminder.text}</td>
+                <td class="multiline" data-user-content>
+                  {reminder.text}
+                </td>
                 <td class="mono small">{reminder.sessionId}</td>
                 <td>
-                  {reminder.status}
+                  <span class={`badge reminder-${reminder.status}`}>{t(STATUS_TEXT[reminder.status])}</span>
                   {reminder.late ? ` · ${t("remindersLate")}` : ""}
                 </td>
                 <td>

@@ -2,26 +2,71 @@ import { useState } from "preact/hooks";
 import { ApiError, api } from "../api.ts";
 import { t } from "../i18n.ts";
 import { Link } from "../link.tsx";
+import { navigate, useQueryParam } from "../router.ts";
 import type { ConsoleStatus, ModelTestResult } from "../types.ts";
+import { ConnectPage } from "./connect.tsx";
 import { LocalModelSetup } from "./local-model-setup.tsx";
+import { PROVIDER_PRESETS, type ProviderType, presetName } from "./provider-presets.ts";
 import { TestResult } from "./test-result.tsx";
 
-type ProviderType = "openai-compatible" | "openai" | "gemini" | "anthropic";
+const PROVIDER_TYPES: ProviderType[] = ["openai-compatible", "openai", "gemini", "anthropic"];
+const FIRST_PRESET = PROVIDER_PRESETS[0]!;
 
-/** Suggestions per provider type; every field can be changed. */
-const PRESETS: Record<ProviderType, { baseUrl: string; model: string }> = {
-  "openai-compatible": { baseUrl: "https://api.deepseek.com/v1", model: "deepseek-chat" },
-  openai: { baseUrl: "", model: "gpt-4o-mini" },
-  gemini: { baseUrl: "", model: "gemini-2.0-flash" },
-  anthropic: { baseUrl: "", model: "claude-3-5-haiku-latest" },
-};
+/** First run is done once a model is set and a QQ account is connected: it leaves the menu then. */
+export function firstRunDone(status: ConsoleStatus): boolean {
+  return status.modelConfigured && status.adapters.some((adapter) => adapter.connected);
+}
 
-/** First run: pick a provider and model, test it, save it to the config file. */
+/** First run in two steps: a model (tested, then saved to the config file), then Connect QQ. */
 export function SetupPage({ status, onSaved }: { status: ConsoleStatus; onSaved: () => void }) {
-  const [type, setType] = useState<ProviderType>("openai-compatible");
-  const [baseUrl, setBaseUrl] = useState(PRESETS["openai-compatible"].baseUrl);
+  const step = useQueryParam("step") === "connect" ? "connect" : "model";
+  const connected = status.adapters.some((adapter) => adapter.connected);
+  return (
+    <section class="page setup">
+      <header class="page-head">
+        <h1>{step === "model" ? t("setupTitle") : t("connectTitle")}</h1>
+      </header>
+      <ol class="steps">
+        <li class={step === "model" ? "current" : ""}>
+          <a href="/setup" onClick={go("/setup")}>
+            {t("setupStepModel")} {status.modelConfigured ? "✓" : ""}
+          </a>
+        </li>
+        <li class={step === "connect" ? "current" : ""}>
+          <a href="/setup?step=connect" onClick={go("/setup?step=connect")}>
+            {t("setupStepConnect")} {connected ? "✓" : ""}
+          </a>
+        </li>
+      </ol>
+      {step === "model" ? (
+        <ModelStep status={status} onSaved={onSaved} />
+      ) : (
+        <>
+          <ConnectPage embedded />
+          {firstRunDone(status) && (
+            <output class="banner ok">
+              {t("setupDone")} <Link href="/playground">{t("setupGoPlayground")}</Link>
+            </output>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function go(path: string) {
+  return (event: MouseEvent) => {
+    event.preventDefault();
+    navigate(path);
+  };
+}
+
+function ModelStep({ status, onSaved }: { status: ConsoleStatus; onSaved: () => void }) {
+  const [presetId, setPresetId] = useState(FIRST_PRESET.id);
+  const [type, setType] = useState<ProviderType>(FIRST_PRESET.type);
+  const [baseUrl, setBaseUrl] = useState(FIRST_PRESET.baseUrl);
   const [apiKey, setApiKey] = useState("");
-  const [model, setModel] = useState(PRESETS["openai-compatible"].model);
+  const [model, setModel] = useState(FIRST_PRESET.model);
   const [tested, setTested] = useState<ModelTestResult | null>(null);
   const [problems, setProblems] = useState<string[]>([]);
   const [savedTo, setSavedTo] = useState<string | null>(null);
@@ -52,18 +97,17 @@ export function SetupPage({ status, onSaved }: { status: ConsoleStatus; onSaved:
       onSaved();
     });
 
-  const chooseType = (next: ProviderType) => {
-    setType(next);
-    setBaseUrl(PRESETS[next].baseUrl);
-    setModel(PRESETS[next].model);
+  const choosePreset = (id: string) => {
+    const preset = PROVIDER_PRESETS.find((candidate) => candidate.id === id) ?? FIRST_PRESET;
+    setPresetId(preset.id);
+    setType(preset.type);
+    setBaseUrl(preset.baseUrl);
+    setModel(preset.model);
     setTested(null);
   };
 
   return (
-    <section class="page setup">
-      <header class="page-head">
-        <h1>{t("setupTitle")}</h1>
-      </header>
+    <>
       {!status.modelConfigured && <output class="banner warn">{t("noModelBanner")}</output>}
       <LocalModelSetup
         onSaved={(file) => {
@@ -80,13 +124,30 @@ export function SetupPage({ status, onSaved }: { status: ConsoleStatus; onSaved:
         }}
       >
         <label>
+          {t("setupProvider")}
+          <select
+            name="preset"
+            value={presetId}
+            onChange={(event) => choosePreset(event.currentTarget.value)}
+          >
+            {PROVIDER_PRESETS.map((preset) => (
+              <option key={preset.id} value={preset.id}>
+                {presetName(preset)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
           {t("setupType")}
           <select
             name="type"
             value={type}
-            onChange={(event) => chooseType(event.currentTarget.value as ProviderType)}
+            onChange={(event) => {
+              setType(event.currentTarget.value as ProviderType);
+              setTested(null);
+            }}
           >
-            {Object.keys(PRESETS).map((name) => (
+            {PROVIDER_TYPES.map((name) => (
               <option key={name} value={name}>
                 {name}
               </option>
@@ -136,9 +197,10 @@ export function SetupPage({ status, onSaved }: { status: ConsoleStatus; onSaved:
       )}
       {savedTo && (
         <output class="banner ok">
-          {t("setupSaved", { file: savedTo })} <Link href="/playground">{t("setupGoPlayground")}</Link>
+          {t("setupSaved", { file: savedTo })} <Link href="/setup?step=connect">{t("setupNextConnect")}</Link>{" "}
+          · <Link href="/playground">{t("setupGoPlayground")}</Link>
         </output>
       )}
-    </section>
+    </>
   );
 }
