@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { chownSync, lchownSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Logger } from "../../log/logger.ts";
 import { projectPath } from "../../util/project-files.ts";
 import { errorMessage } from "../../util/values.ts";
@@ -95,7 +95,7 @@ export class ProcessIsolation {
     if (!found) throw new Error(`command "${program}" not found`);
     const prefix = this.limits(settings, tools);
     if (this.runsAsRoot() && request.cwd) assertEnterable(request.cwd, settings);
-    if (request.dataFolder) this.prepareDataFolder(request.dataFolder, settings);
+    if (request.dataFolder) this.prepareDataFolder(request.dataFolder, request.cwd, settings);
     if (!bwrap) {
       const [file = found, ...rest] = [...prefix, found, ...args];
       return { file, args: rest, cwd, env: request.env, mode: "unisolated" };
@@ -156,17 +156,33 @@ export class ProcessIsolation {
     return prefix;
   }
 
-  /** The process's writable folder exists and, as root, belongs to the user it runs as. */
-  private prepareDataFolder(folder: string, settings: IsolationSettings): void {
+  /**
+   * The process's writable folder exists and, as root, belongs to the user it runs as. It must
+   * be a real folder inside the plugin's own: a `data` link a package shipped (to an
+   * installation folder, to /etc) would otherwise be given to the sandbox user and bound
+   * writable, so the start is refused. Nothing is ever followed through a link.
+   */
+  private prepareDataFolder(
+    folder: string,
+    pluginDir: string | undefined,
+    settings: IsolationSettings,
+  ): void {
+    if (!lstatSync(folder, { throwIfNoEntry: false })) mkdirSync(folder);
+    const stat = lstatSync(folder);
+    const real = realpathSync(folder);
+    const inside = pluginDir === undefined || real === join(realpathSync(pluginDir), basename(folder));
+    if (!stat.isDirectory() || !inside) {
+      throw new Error(
+        `${folder} is ${stat.isSymbolicLink() ? `a symbolic link (to ${readlinkSync(folder)})` : "not a folder"}: a plugin's data folder must be a real folder inside the plugin's own; remove it, and the plugin gets an empty one`,
+      );
+    }
+    if (!this.runsAsRoot()) return;
     try {
-      mkdirSync(folder, { recursive: true });
-      if (this.runsAsRoot()) {
-        const { sandboxUid: uid, sandboxGid: gid } = settings;
-        chownSync(folder, uid, gid);
-        // And what lies directly in it (a file the operator put there): never through a link,
-        // and no deeper, where a folder the process owns could be swapped for a link meanwhile.
-        for (const entry of readdirSync(folder)) lchownSync(join(folder, entry), uid, gid);
-      }
+      const { sandboxUid: uid, sandboxGid: gid } = settings;
+      lchownSync(folder, uid, gid);
+      // And what lies directly in it (a file the operator put there): never through a link,
+      // and no deeper, where a folder the process owns could be swapped for a link meanwhile.
+      for (const entry of readdirSync(folder)) lchownSync(join(folder, entry), uid, gid);
     } catch (error) {
       this.deps.logger.warn(
         { folder, err: errorMessage(error) },
