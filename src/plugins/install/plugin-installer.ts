@@ -21,6 +21,8 @@ import {
 
 /** Written into an installed plugin's folder: what it was installed from, so it can be updated and uninstalled. */
 export const INSTALL_RECORD = ".tsumugi-install.json";
+/** npm's rule for package names (validate-npm-package-name): lower case, URL-safe, at most 214 characters. */
+const NPM_PACKAGE_NAME = /^(?=.{1,214}$)(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /**
  * How the plugin's code will run: inside the bot's process (node), in a sandboxed process, or
@@ -195,7 +197,7 @@ export class PluginInstaller {
         installedAt: new Date().toISOString(),
         scriptsAllowed,
       };
-      await writeFile(join(unpacked, INSTALL_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+      await writeInstallRecord(unpacked, record);
       await moveIntoPlace(unpacked, target, replacing ? join(staging, "replaced") : undefined);
       await this.deps.folderChanged?.(target);
       this.deps.logger?.info(
@@ -237,13 +239,20 @@ export class PluginInstaller {
     }
     const { manifest } = read;
     const packageJson = JSON.parse(await readFile(join(unpacked, "package.json"), "utf8")) as {
-      name?: string;
+      name?: unknown;
       dependencies?: Record<string, string>;
     };
+    const packageName = packageJson.name ?? manifest.id;
+    if (typeof packageName !== "string" || !NPM_PACKAGE_NAME.test(packageName)) {
+      throw new PluginInstallError(
+        "invalid_manifest",
+        `${spec}: package.json's name ${JSON.stringify(packageName).slice(0, 80)} is not a valid npm package name`,
+      );
+    }
     const installed = this.deps.loaded?.().find((plugin) => plugin.id === manifest.id);
     return {
       spec,
-      packageName: packageJson.name ?? manifest.id,
+      packageName,
       id: manifest.id,
       name: manifest.name,
       version: manifest.version,
@@ -302,6 +311,17 @@ async function moveIntoPlace(from: string, to: string, aside: string | undefined
     if (aside) await rename(aside, to);
     throw error;
   }
+}
+
+/**
+ * Writes the record into a package's folder without following a link the package shipped in
+ * its place: into a new file (`wx` refuses one that exists, a link included) renamed over it,
+ * which replaces a link rather than writing through it.
+ */
+export async function writeInstallRecord(dir: string, record: InstallRecord): Promise<void> {
+  const temp = join(dir, `.tsumugi-install-${randomBytes(6).toString("hex")}.tmp`);
+  await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { flag: "wx", mode: 0o600 });
+  await rename(temp, join(dir, INSTALL_RECORD));
 }
 
 async function readInstallRecord(dir: string): Promise<InstallRecord | undefined> {

@@ -1,0 +1,122 @@
+/**
+ * Installing a stranger's plugin package must not let it write outside its own folder or run
+ * code before the operator has seen it (docs/plugin-install.md, docs/security.md): the
+ * attacks of issue 51 on the installer. The packages are `.tgz` files as `npm pack` makes them
+ * (a `package/` folder, gzipped tar), built here by hand with GNU tar so they can hold what
+ * npm itself would never pack: links, devices, an `.npmrc`. They are installed with the
+ * bot's own PluginInstaller and the real npm, as root where the tests run as root (CI).
+ */
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  INSTALL_RECORD,
+  PluginInstaller,
+  writeInstallRecord,
+} from "../../src/plugins/install/plugin-installer.ts";
+import { LogCapture } from "../support/log-capture.ts";
+
+/** npm starts slowly on a busy machine, and a case packs and installs. */
+const NPM_TIMEOUT_MS = 120_000;
+
+/** A file of a package: its text, or a link to make in its place. */
+type Entry = string | { symlink: string } | { hardlink: string } | { fifo: true };
+
+describe("installing a plugin package", () => {
+  const root = mkdtempSync(join(tmpdir(), "tsumugi-install-attacks-"));
+  let count = 0;
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  /** A stdio plugin package with `files` over its plugin.json, package.json and plugin.cjs; returns the `.tgz`. */
+  const tarball = (files: Record<string, Entry> = {}, packageJson: Record<string, unknown> = {}): string => {
+    const dir = join(root, `build-${++count}`);
+    const pkg = join(dir, "package");
+    const all: Record<string, Entry> = {
+      "plugin.json": JSON.stringify({
+        id: "stranger",
+        name: "Stranger",
+        version: "1.0.0",
+        runtime: "stdio",
+        entry: "node plugin.cjs",
+        sdk: "^1.0.0",
+      }),
+      "package.json": JSON.stringify({ name: "tsumugi-plugin-stranger", version: "1.0.0", ...packageJson }),
+      "plugin.cjs": "process.stdin.resume();\n",
+      ...files,
+    };
+    for (const [name, entry] of Object.entries(all)) {
+      const path = join(pkg, name);
+      mkdirSync(dirname(path), { recursive: true });
+      if (typeof entry === "string") writeFileSync(path, entry);
+      else if ("symlink" in entry) symlinkSync(entry.symlink, path);
+      else if ("hardlink" in entry) execFileSync("ln", [join(pkg, entry.hardlink), path]);
+      else execFileSync("mkfifo", [path]);
+    }
+    const file = join(dir, "stranger-1.0.0.tgz");
+    execFileSync("tar", ["-czf", file, "-C", dir, "package"]);
+    return file;
+  };
+  const freshInstaller = () => {
+    const pluginsDir = mkdtempSync(join(root, "plugins-"));
+    const logs = new LogCapture();
+    const installer = new PluginInstaller({
+      settings: () => ({ dirs: [pluginsDir], sandbox: "auto", trusted: [] }),
+      cwd: root,
+      logger: logs.logger(),
+    });
+    return { installer, pluginsDir, logs };
+  };
+
+  it(
+    "writes the install record in place of a link the package shipped, never through it",
+    async () => {
+      const victim = join(root, "victim-record.txt");
+      const { installer, pluginsDir } = freshInstaller();
+      await installer.install(tarball({ [INSTALL_RECORD]: { symlink: victim } }), {}).catch(() => {});
+      expect(existsSync(victim)).toBe(false);
+      // Wherever the package was unpacked, the record replaces a link rather than writing through it.
+      const dir = mkdtempSync(join(root, "record-"));
+      symlinkSync(victim, join(dir, INSTALL_RECORD));
+      const record = {
+        spec: "x",
+        packageName: "y",
+        version: "1.0.0",
+        installedAt: "now",
+        scriptsAllowed: false,
+      };
+      await writeInstallRecord(dir, record);
+      expect(existsSync(victim)).toBe(false);
+      expect(lstatSync(join(dir, INSTALL_RECORD)).isFile()).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, INSTALL_RECORD), "utf8"))).toEqual(record);
+      expect(readdirSync(pluginsDir).filter((name) => !name.startsWith("."))).not.toContain("victim");
+    },
+    NPM_TIMEOUT_MS,
+  );
+
+  it(
+    "refuses a package name that is not npm's (terminal escapes, slashes, spaces)",
+    async () => {
+      const { installer, pluginsDir } = freshInstaller();
+      const spec = tarball({}, { name: "evil\u001b[2J\nname" });
+      await expect(installer.preview(spec)).rejects.toMatchObject({
+        code: "invalid_manifest",
+        message: expect.stringContaining("is not a valid npm package name"),
+      });
+      await expect(installer.install(spec)).rejects.toMatchObject({ code: "invalid_manifest" });
+      expect(readdirSync(pluginsDir)).toEqual([]);
+    },
+    NPM_TIMEOUT_MS,
+  );
+});
