@@ -25,6 +25,7 @@ const STATUS_OF_ERROR: Record<PluginInstallError["code"], number> = {
   id_clash: 409,
   not_installed: 404,
   npm_install_failed: 502,
+  unsafe_package: 400,
   no_plugin_folder: 400,
 };
 

@@ -119,4 +119,68 @@ describe("installing a plugin package", () => {
     },
     NPM_TIMEOUT_MS,
   );
+
+  it.each([
+    ["a symbolic link", { "lib/config": { symlink: "/etc" } }, "lib/config (SymbolicLink)"],
+    ["a hard link", { "copy.cjs": { hardlink: "plugin.cjs" } }, "copy.cjs (Link)"],
+    ["a FIFO", { pipe: { fifo: true } }, "pipe (FIFO)"],
+  ] as const)(
+    "refuses a package holding %s, and unpacks nothing of it",
+    async (_, files, named) => {
+      const { installer, pluginsDir } = freshInstaller();
+      const spec = tarball(files as Record<string, Entry>);
+      await expect(installer.install(spec)).rejects.toMatchObject({
+        code: "unsafe_package",
+        message: expect.stringContaining(
+          `holds package/${named}: a plugin package may hold only regular files and folders`,
+        ),
+      });
+      expect(readdirSync(pluginsDir)).toEqual([]);
+    },
+    NPM_TIMEOUT_MS,
+  );
+
+  it(
+    "gives npm none of the package's settings: its .npmrc cannot run a script as git, its node_modules are left out",
+    async () => {
+      // A dependency npm has to fetch with git: a repository on this machine.
+      const repo = join(root, "dependency-repo");
+      mkdirSync(repo);
+      writeFileSync(
+        join(repo, "package.json"),
+        JSON.stringify({ name: "plain-dependency", version: "1.0.0" }),
+      );
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo });
+      git("init", "-q");
+      git("add", ".");
+      git("commit", "-qm", "dependency");
+      // What the attack's .npmrc named as git: a script that leaves a mark.
+      const mark = join(root, "git-script-ran");
+      const script = join(root, "fake-git.sh");
+      writeFileSync(script, `#!/bin/sh\ntouch ${mark}\nexec git "$@"\n`, { mode: 0o755 });
+      const spec = tarball(
+        {
+          ".npmrc": `git=${script}\n`,
+          ".yarnrc.yml": "yarnPath: evil.cjs\n",
+          "node_modules/plain-dependency/index.js": "module.exports = 'shipped';\n",
+          "bin/tool.sh": "#!/bin/sh\n",
+        },
+        { dependencies: { "plain-dependency": `git+file://${repo}` } },
+      );
+      execFileSync("chmod", ["6755", join(dirname(spec), "package", "bin", "tool.sh")]);
+      execFileSync("tar", ["-czf", spec, "-C", dirname(spec), "package"]);
+      const { installer, pluginsDir } = freshInstaller();
+      await installer.install(spec);
+      expect(existsSync(mark)).toBe(false);
+      const dir = join(pluginsDir, "stranger");
+      expect(existsSync(join(dir, ".npmrc"))).toBe(false);
+      expect(existsSync(join(dir, ".yarnrc.yml"))).toBe(false);
+      // The dependency came from its repository, not from the package's own node_modules.
+      expect(existsSync(join(dir, "node_modules", "plain-dependency", "package.json"))).toBe(true);
+      expect(existsSync(join(dir, "node_modules", "plain-dependency", "index.js"))).toBe(false);
+      expect(lstatSync(join(dir, "bin", "tool.sh")).mode & 0o7777).toBe(0o755);
+    },
+    NPM_TIMEOUT_MS,
+  );
 });

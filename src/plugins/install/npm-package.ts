@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, stat } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import { extract, type ReadEntry } from "tar";
 
 /** A package fetched by `npm pack`: larger tarballs are refused before they are unpacked. */
 export const MAX_TARBALL_BYTES = 20 * 1024 * 1024;
@@ -18,6 +19,7 @@ export class PluginInstallError extends Error {
     readonly code:
       | "pack_failed"
       | "too_large"
+      | "unsafe_package"
       | "no_manifest"
       | "invalid_manifest"
       | "id_clash"
@@ -68,15 +70,64 @@ export async function packAndUnpack(spec: string, folder: string): Promise<strin
   }
   const unpacked = join(folder, "unpacked");
   await mkdir(unpacked);
-  await run("tar", ["-xzf", tarball, "-C", unpacked, "--no-same-owner"], folder, PACK_TIMEOUT_MS).catch(
-    (error: Error) => {
-      throw new PluginInstallError("pack_failed", `${spec} could not be unpacked: ${error.message}`);
-    },
-  );
+  await unpackPlain(tarball, unpacked, spec);
   // npm's tarballs hold one top folder, "package" for nearly all of them.
   const [top] = await readdir(unpacked);
   if (!top) throw new PluginInstallError("pack_failed", `${spec} is an empty package`);
   return join(unpacked, top);
+}
+
+/** What a package may hold: regular files and folders (no links, devices or FIFOs). */
+const PLAIN_ENTRIES = new Set<string>(["File", "OldFile", "ContiguousFile", "Directory"]);
+
+/**
+ * A package's files left out when it is unpacked: npm's and yarn's settings, which `npm
+ * install` in its folder would obey (a `git=` pointing at a script runs it), and installed
+ * dependencies, which are installed fresh.
+ */
+function isLeftOut(path: string): boolean {
+  const parts = path.split("/");
+  const name = basename(path);
+  return parts.includes("node_modules") || name === ".npmrc" || name.startsWith(".yarnrc");
+}
+
+/**
+ * Unpacks a tarball into `folder`, regular files and folders only, owned by the bot's user,
+ * no set-id bits: a link, hardlink, device or FIFO refuses the package, and so does more than
+ * MAX_UNPACKED_BYTES of content. node-tar never writes outside `folder` (no `..`, no absolute paths).
+ */
+async function unpackPlain(tarball: string, folder: string, spec: string): Promise<void> {
+  let refused: string | undefined;
+  let bytes = 0;
+  try {
+    await extract({
+      file: tarball,
+      cwd: folder,
+      strict: true,
+      preserveOwner: false,
+      filter: (path, entry) => {
+        const { type, size } = entry as ReadEntry;
+        if (!PLAIN_ENTRIES.has(type)) refused ??= `${path} (${type})`;
+        bytes += size;
+        return refused === undefined && bytes <= MAX_UNPACKED_BYTES && !isLeftOut(path);
+      },
+      onReadEntry: (entry) => {
+        // rw for the owner, r for others, x where it was: no set-id or sticky bits.
+        if (entry.mode !== undefined) entry.mode &= 0o755;
+      },
+    });
+  } catch (error) {
+    throw new PluginInstallError("pack_failed", `${spec} could not be unpacked: ${(error as Error).message}`);
+  }
+  if (refused) {
+    throw new PluginInstallError(
+      "unsafe_package",
+      `${spec} holds ${refused}: a plugin package may hold only regular files and folders`,
+    );
+  }
+  if (bytes > MAX_UNPACKED_BYTES) {
+    throw new PluginInstallError("too_large", `${spec} unpacks to more than ${mb(MAX_UNPACKED_BYTES)}`);
+  }
 }
 
 /** The install lifecycle scripts a package.json declares (npm would run them on install). */
@@ -86,9 +137,25 @@ export function installScriptsOf(packageJson: unknown): string[] {
   return INSTALL_SCRIPTS.filter((name) => typeof (scripts as Record<string, unknown>)[name] === "string");
 }
 
-/** `npm install` of a package's production dependencies in its folder; its own scripts only when allowed. */
+/**
+ * `npm install` of a package's production dependencies in its folder; its own scripts only
+ * when allowed. The package chose these dependencies, so npm gets none of the settings files
+ * (the package's own were left out; the user's and global ones are replaced by an empty file):
+ * git is `git`, scripts run in the default shell. The bot's `npm_config_*` variables still apply.
+ */
 export async function installDependencies(folder: string, allowScripts: boolean): Promise<void> {
-  const args = ["install", "--omit=dev", "--no-audit", "--no-fund", "--no-package-lock"];
+  const noSettings = join(folder, "..", "empty-npmrc");
+  await writeFile(noSettings, "");
+  const args = [
+    "install",
+    "--omit=dev",
+    "--no-audit",
+    "--no-fund",
+    "--no-package-lock",
+    "--git=git",
+    `--userconfig=${noSettings}`,
+    `--globalconfig=${noSettings}`,
+  ];
   if (!allowScripts) args.push("--ignore-scripts");
   await run("npm", args, folder, INSTALL_TIMEOUT_MS).catch((error: Error) => {
     throw new PluginInstallError("npm_install_failed", `npm install failed: ${error.message}`);
