@@ -181,6 +181,8 @@ export class ServerConnection {
         env: { ...pluginEnvironment(process.env, []), ...settings.env },
         trusted: settings.trusted,
         network: true,
+        // The operator wrote this command line: the folders it names are shown.
+        commandLineFolders: true,
       });
       this.status.launch = plan.mode;
       const transport = new StdioClientTransport({

@@ -81,4 +81,26 @@ describe("an untrusted plugin process and the machine", () => {
     if (asRoot) expect(statSync(join(plugin, "data")).uid).toBe(65534);
     expect(statSync(join(plugin, "data", "ok")).isFile()).toBe(true);
   });
+
+  it("mounts no folder a plugin's entry names outside its own; an operator's MCP command line gets them", async () => {
+    // Another plugin's secrets, a credentials folder: readable by the sandbox user on the disk.
+    const secrets = folder("credentials");
+    writeFileSync(join(secrets, "token.txt"), "secret-of-another-plugin-51");
+    writeFileSync(join(secrets, "tool.sh"), "#!/bin/sh\necho ran\n", { mode: 0o755 });
+    const plugin = folder("entry-paths");
+    const asPlugin = await run(request(plugin, ["cat", join(secrets, "token.txt")]));
+    expect(asPlugin.status).not.toBe(0);
+    expect(asPlugin.stdout).not.toContain("secret-of-another-plugin-51");
+    expect(asPlugin.stderr).toContain("No such file or directory");
+    const program = await run(request(plugin, [join(secrets, "tool.sh")]));
+    expect(program.stdout).not.toContain("ran");
+
+    const asServer = await run(
+      request(plugin, ["cat", join(secrets, "token.txt")], {
+        dataFolder: undefined,
+        commandLineFolders: true,
+      }),
+    );
+    expect(asServer).toMatchObject({ status: 0, stdout: "secret-of-another-plugin-51" });
+  });
 });

@@ -36,6 +36,13 @@ export interface LaunchRequest {
   trusted: boolean;
   /** false: no network when isolated (a plugin manifest's `network`). */
   network: boolean;
+  /**
+   * An operator's own command line (`mcp.servers[].command`): the folders of the files it
+   * names by absolute path, and of a program given by path, are shown read-only. Never for a
+   * plugin's `entry`, which the package's author wrote: it sees its own folder and what is
+   * found on PATH, and an absolute path elsewhere is simply not there.
+   */
+  commandLineFolders?: boolean;
 }
 
 /** How to spawn it. */
@@ -64,8 +71,8 @@ const PROJECT_FOLDERS = [projectPath("node_modules"), projectPath("sdk")];
 /**
  * Starts untrusted plugin processes (docs/security.md, "Plugins"). `isolated`: in a
  * bubblewrap sandbox that shows the system folders, the program's installation, the
- * project's node_modules and SDKs, the folders named on the command line and its own
- * folder read-only, its data folder writable, a private /tmp and a /proc of its own, and
+ * project's node_modules and SDKs, its own folder (and, for an operator's MCP command line,
+ * the folders it names) read-only, its data folder writable, a private /tmp and a /proc of its own, and
  * never the bot's config file or data folder. `unisolated` (no bwrap): as it is, with only
  * its clean environment to keep the bot's secrets from it. Both: another user when the bot
  * runs as root, and a memory limit.
@@ -100,10 +107,11 @@ export class ProcessIsolation {
       const [file = found, ...rest] = [...prefix, found, ...args];
       return { file, args: rest, cwd, env: request.env, mode: "unisolated" };
     }
-    const ownFolders = [...argumentFolders(args), ...(request.cwd ? [request.cwd] : [])];
+    const operators = request.commandLineFolders === true;
+    const ownFolders = [...(operators ? argumentFolders(args) : []), ...(request.cwd ? [request.cwd] : [])];
     const view = {
       readOnly: [
-        ...programFolders(found),
+        ...(operators || !program.includes("/") ? programFolders(found) : []),
         ...PROJECT_FOLDERS,
         ...ownFolders,
         ...governingPackageFiles(ownFolders),
