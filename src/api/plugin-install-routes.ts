@@ -9,7 +9,13 @@ const PreviewBody = Type.Object({ spec: Spec });
 const InstallBody = Type.Object({
   spec: Spec,
   allowScripts: Type.Optional(Type.Boolean()),
-  expect: Type.Optional(Type.Object({ id: Type.String(), version: Type.String() })),
+  expect: Type.Optional(
+    Type.Object({
+      id: Type.String(),
+      version: Type.String(),
+      integrity: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+  ),
 });
 const UpdateBody = Type.Object({
   spec: Type.Optional(Spec),

@@ -183,4 +183,55 @@ describe("installing a plugin package", () => {
     },
     NPM_TIMEOUT_MS,
   );
+
+  it(
+    "installs exactly what was previewed: a git repository changed between the two clicks is refused",
+    async () => {
+      const repo = join(root, "plugin-repo");
+      const files = (manifest: Record<string, unknown>) => {
+        writeFileSync(
+          join(repo, "plugin.json"),
+          JSON.stringify({ id: "moving", name: "Moving", version: "1.0.0", sdk: "^1.0.0", ...manifest }),
+        );
+        writeFileSync(
+          join(repo, "package.json"),
+          JSON.stringify({ name: "tsumugi-plugin-moving", version: "1.0.0" }),
+        );
+        writeFileSync(join(repo, "plugin.cjs"), "process.stdin.resume();\n");
+        writeFileSync(join(repo, "index.ts"), "export default {};\n");
+      };
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo });
+      mkdirSync(repo);
+      files({ runtime: "stdio", entry: "node plugin.cjs" });
+      git("init", "-q");
+      git("add", ".");
+      git("commit", "-qm", "a harmless stdio plugin");
+      const spec = `git+file://${repo}`;
+      const { installer, pluginsDir } = freshInstaller();
+      const shown = await installer.preview(spec);
+      expect(shown).toMatchObject({
+        runtime: "stdio",
+        launch: "sandboxed",
+        integrity: expect.stringMatching(/^sha512-/),
+      });
+
+      // Same id and version, now in the bot's process and asking for its API key.
+      files({ runtime: "node", entry: "index.ts", env: ["OPENAI_API_KEY"] });
+      git("commit", "-qam", "the same version, in-process");
+      await expect(installer.install(spec, { expect: shown })).rejects.toMatchObject({
+        code: "changed",
+        message: expect.stringContaining("changed since it was previewed"),
+      });
+      expect(readdirSync(pluginsDir)).toEqual([]);
+
+      const again = await installer.preview(spec);
+      expect(again).toMatchObject({ runtime: "node", env: ["OPENAI_API_KEY"] });
+      expect(await installer.install(spec, { expect: again })).toMatchObject({ runtime: "node" });
+      expect(JSON.parse(readFileSync(join(pluginsDir, "moving", INSTALL_RECORD), "utf8"))).toMatchObject({
+        integrity: again.integrity,
+      });
+    },
+    NPM_TIMEOUT_MS,
+  );
 });

@@ -46,11 +46,22 @@ export function npmSpecOf(spec: string, cwd: string): string {
   return looksLikePath && existsSync(asPath) ? asPath : trimmed;
 }
 
+/** A package fetched and unpacked. */
+export interface UnpackedPackage {
+  /** Its folder. */
+  dir: string;
+  /**
+   * The digest of its tarball (`sha512-…`, npm's integrity): the same commit of a git
+   * repository, the same registry version or the same file packs to the same digest.
+   */
+  integrity: string;
+}
+
 /**
  * Fetches a package as a tarball into `folder` with `npm pack` (registry, git and local
  * specs alike; no script of the package runs) and unpacks it into `<folder>/package`.
  */
-export async function packAndUnpack(spec: string, folder: string): Promise<string> {
+export async function packAndUnpack(spec: string, folder: string): Promise<UnpackedPackage> {
   const output = await run(
     "npm",
     ["pack", spec, "--json", "--ignore-scripts", "--pack-destination", folder],
@@ -74,7 +85,7 @@ export async function packAndUnpack(spec: string, folder: string): Promise<strin
   // npm's tarballs hold one top folder, "package" for nearly all of them.
   const [top] = await readdir(unpacked);
   if (!top) throw new PluginInstallError("pack_failed", `${spec} is an empty package`);
-  return join(unpacked, top);
+  return { dir: join(unpacked, top), integrity: packed.integrity };
 }
 
 /** What a package may hold: regular files and folders (no links, devices or FIFOs). */
@@ -165,15 +176,16 @@ export async function installDependencies(folder: string, allowScripts: boolean)
 interface PackedFile {
   filename: string;
   unpackedSize: number;
+  integrity: string;
 }
 
 function parsePackOutput(output: string, spec: string): PackedFile {
   try {
     const [packed] = JSON.parse(output) as Array<Partial<PackedFile>>;
-    if (typeof packed?.filename === "string") {
+    if (typeof packed?.filename === "string" && typeof packed.integrity === "string") {
       // npm names a scoped package's tarball "scope-name-1.0.0.tgz" but reports "@scope/name-1.0.0.tgz".
       const filename = packed.filename.replace(/^@/, "").replace("/", "-");
-      return { filename, unpackedSize: packed.unpackedSize ?? 0 };
+      return { filename, unpackedSize: packed.unpackedSize ?? 0, integrity: packed.integrity };
     }
   } catch {
     // reported below

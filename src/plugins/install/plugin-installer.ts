@@ -17,6 +17,7 @@ import {
   npmSpecOf,
   PluginInstallError,
   packAndUnpack,
+  type UnpackedPackage,
 } from "./npm-package.ts";
 
 /** Written into an installed plugin's folder: what it was installed from, so it can be updated and uninstalled. */
@@ -52,6 +53,8 @@ export interface PluginPreview {
   dependencies: string[];
   /** The version installed now, when the plugin is installed already. */
   installedVersion?: string;
+  /** The digest of the package's tarball (`sha512-…`): an install expecting it installs exactly this. */
+  integrity: string;
 }
 
 export interface InstallRecord {
@@ -60,6 +63,8 @@ export interface InstallRecord {
   version: string;
   installedAt: string;
   scriptsAllowed: boolean;
+  /** The digest of the tarball installed (records written before it was kept have none). */
+  integrity?: string;
 }
 
 export interface InstalledPlugin {
@@ -74,8 +79,12 @@ export interface InstalledPlugin {
 export interface InstallOptions {
   /** Run the package's install scripts (npm lifecycle); off by default. */
   allowScripts?: boolean;
-  /** The id and version the operator saw in the preview: the install is refused if the package differs. */
-  expect?: { id: string; version: string };
+  /**
+   * What the operator saw in the preview: the install is refused if the package differs —
+   * another id or version, or (given the preview's `integrity`) any other content, such as a
+   * git repository that got a new commit between the preview and the install.
+   */
+  expect?: { id: string; version: string; integrity?: string };
 }
 
 export interface PluginInstallerDeps {
@@ -169,13 +178,20 @@ export class PluginInstaller {
     await mkdir(staging);
     try {
       const npmSpec = npmSpecOf(spec, this.deps.cwd);
-      const unpacked = await packAndUnpack(npmSpec, staging);
-      const preview = await this.inspect(spec, unpacked);
+      const fetched = await packAndUnpack(npmSpec, staging);
+      const unpacked = fetched.dir;
+      const preview = await this.inspect(spec, fetched);
       const { expect } = options;
       if (expect && (expect.id !== preview.id || expect.version !== preview.version)) {
         throw new PluginInstallError(
           "changed",
           `${spec} is now ${preview.id} ${preview.version}, not the ${expect.id} ${expect.version} previewed`,
+        );
+      }
+      if (expect?.integrity !== undefined && expect.integrity !== preview.integrity) {
+        throw new PluginInstallError(
+          "changed",
+          `${spec} changed since it was previewed (its content is not what was shown: digest ${preview.integrity.slice(0, 19)}…, previewed ${expect.integrity.slice(0, 19)}…); nothing was installed: preview it again`,
         );
       }
       const target = join(installDir, preview.id);
@@ -196,6 +212,7 @@ export class PluginInstaller {
         version: preview.version,
         installedAt: new Date().toISOString(),
         scriptsAllowed,
+        integrity: preview.integrity,
       };
       await writeInstallRecord(unpacked, record);
       await moveIntoPlace(unpacked, target, replacing ? join(staging, "replaced") : undefined);
@@ -226,7 +243,7 @@ export class PluginInstaller {
     }
   }
 
-  private async inspect(spec: string, unpacked: string): Promise<PluginPreview> {
+  private async inspect(spec: string, { dir: unpacked, integrity }: UnpackedPackage): Promise<PluginPreview> {
     if (!existsSync(join(unpacked, "plugin.json"))) {
       throw new PluginInstallError("no_manifest", `${spec} has no plugin.json: it is not a Tsumugi plugin`);
     }
@@ -266,6 +283,7 @@ export class PluginInstaller {
       installScripts: installScriptsOf(packageJson),
       dependencies: Object.keys(packageJson.dependencies ?? {}),
       ...(installed && { installedVersion: installed.version }),
+      integrity,
     };
   }
 
