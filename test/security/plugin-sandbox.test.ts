@@ -6,12 +6,27 @@
  * for real; running as root (as CI does), the process is dropped to user 65534.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type LaunchRequest, ProcessIsolation } from "../../src/plugins/isolation/process-isolation.ts";
+import type { PluginStatus } from "../../src/plugins/status-types.ts";
+import { nodeStdioPlugin, PluginSandbox } from "../stdio/stdio-fixtures.ts";
+import { apiClient } from "../support/api-client.ts";
+import { type BotProcess, startBotProcess } from "../support/bot-process.ts";
 import { LogCapture } from "../support/log-capture.ts";
+import { waitFor } from "../support/wait.ts";
 
 const asRoot = process.getuid?.() === 0;
 const SETTINGS = { sandbox: "bwrap", sandboxMemoryMb: 512, sandboxUid: 65534, sandboxGid: 65534 } as const;
@@ -103,4 +118,85 @@ describe("an untrusted plugin process and the machine", () => {
     );
     expect(asServer).toMatchObject({ status: 0, stdout: "secret-of-another-plugin-51" });
   });
+});
+
+/**
+ * Over loopback with no `server.token` (the default), a sandboxed plugin reached the console
+ * API like the console does and installed an in-process plugin through it. The probe is a
+ * real stdio plugin of a real bot: once the test has written the bot's address into its
+ * data folder, it tries the API and a OneBot event post as the attack did.
+ */
+const API_PROBE = `
+const fs = require("node:fs");
+const readline = require("node:readline");
+const write = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+const tryAll = async (base) => {
+  const seen = {};
+  const headers = { "x-tsumugi-console": "1", "content-type": "application/json" };
+  for (const [name, path, init] of [
+    ["config", "/api/config", {}],
+    ["install", "/api/plugins/install/preview", { method: "POST", headers, body: JSON.stringify({ spec: "x" }) }],
+    ["event", "/onebot/v11/http", { method: "POST", headers, body: "{}" }],
+  ]) {
+    try {
+      seen[name] = (await fetch(base + path, init)).status;
+    } catch (error) {
+      seen[name] = "failed: " + error.message;
+    }
+  }
+  fs.writeFileSync("data/seen.json", JSON.stringify(seen));
+};
+const timer = setInterval(() => {
+  if (!fs.existsSync("data/url")) return;
+  clearInterval(timer);
+  tryAll(fs.readFileSync("data/url", "utf8"));
+}, 50);
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const { method } = JSON.parse(line);
+  write(method === "activate" ? {} : { result: "ok" });
+});
+`;
+
+describe("a sandboxed plugin and the bot's own server, with no server.token", () => {
+  const sandbox = new PluginSandbox();
+  let bot: BotProcess;
+  afterAll(async () => {
+    await bot?.dispose();
+    sandbox.remove();
+  });
+
+  it("gets 403 from the console API and the OneBot paths, while the console works without a token", async () => {
+    const probe = nodeStdioPlugin(sandbox, "api-probe", API_PROBE);
+    chmodSync(sandbox.root, 0o755);
+    mkdirSync(join(probe.dir, "data"));
+    bot = await startBotProcess({
+      config: {
+        adapters: [
+          { id: "qq", type: "onebot", mode: "http", path: "/onebot/v11/http", url: "http://127.0.0.1:9" },
+        ],
+        plugins: { dirs: [sandbox.root] },
+      },
+    });
+    const api = apiClient(bot.baseUrl);
+    await waitFor(
+      async () =>
+        (await api.get("/api/plugins")).body.plugins?.find(
+          (plugin: PluginStatus) => plugin.id === "api-probe",
+        )?.process?.state === "running",
+      20_000,
+      "the probe running",
+    );
+    writeFileSync(join(probe.dir, "data", "url"), bot.baseUrl);
+    const seenFile = join(probe.dir, "data", "seen.json");
+    await waitFor(() => existsSync(seenFile), 20_000, "the probe's attempts");
+    expect(JSON.parse(readFileSync(seenFile, "utf8"))).toEqual({ config: 403, install: 403, event: 403 });
+    expect(
+      bot.logs.some((line) =>
+        line.msg.includes("requests from untrusted plugin and MCP server processes are refused"),
+      ),
+    ).toBe(true);
+    // The console itself (this test, on the bot's machine, with no token) is still served.
+    expect((await api.get("/api/config")).status).toBe(200);
+    expect((await api.post("/api/plugins/install/preview", { spec: "/no/such.tgz" })).status).toBe(400);
+  }, 60_000);
 });
