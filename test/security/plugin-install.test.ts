@@ -234,4 +234,34 @@ describe("installing a plugin package", () => {
     },
     NPM_TIMEOUT_MS,
   );
+
+  it(
+    "never shows or logs the token of a git+https://user:TOKEN@… spec",
+    async () => {
+      const token = "ghp_installTokenOfTheOperator51";
+      const { installer, pluginsDir, logs } = freshInstaller();
+      // Nothing listens on port 9: npm fails, and says so with the URL.
+      const spec = `git+https://me:${token}@127.0.0.1:9/me/plugin.git`;
+      const failure = await installer.preview(spec).catch((error: Error) => error);
+      expect(failure).toMatchObject({
+        code: "pack_failed",
+        message: expect.stringContaining("git+https://***@127.0.0.1:9"),
+      });
+      expect((failure as Error).message).not.toContain(token);
+
+      // Installed from such a spec: listed (console, npm run plugin -- list) and logged without it.
+      const tarballSpec = tarball();
+      await installer.install(tarballSpec);
+      const dir = join(pluginsDir, "stranger");
+      const record = JSON.parse(readFileSync(join(dir, INSTALL_RECORD), "utf8"));
+      await writeInstallRecord(dir, { ...record, spec });
+      const [listed] = await installer.list();
+      expect(listed?.installed?.spec).toBe("git+https://***@127.0.0.1:9/me/plugin.git");
+      expect(await installer.installedFrom("stranger")).toBe(spec);
+      expect(JSON.stringify(logs.lines)).not.toContain(token);
+      // The record itself is the bot's user's only.
+      expect(lstatSync(join(dir, INSTALL_RECORD)).mode & 0o777).toBe(0o600);
+    },
+    NPM_TIMEOUT_MS,
+  );
 });

@@ -29,8 +29,19 @@ export class PluginInstallError extends Error {
       | "no_plugin_folder",
     message: string,
   ) {
-    super(message);
+    // The spec and npm's own lines may carry a git URL's token: never in a message.
+    super(withoutSecrets(message));
   }
+}
+
+/**
+ * A spec (or a message naming one) with its credentials replaced by `***`: the user and
+ * password of a URL (`git+https://user:TOKEN@host/…`) and an npm `_auth`/`_authToken` value.
+ */
+export function withoutSecrets(text: string): string {
+  return text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, "$1***@")
+    .replace(/(_auth(?:Token)?\s*=\s*)\S+/g, "$1***");
 }
 
 /**

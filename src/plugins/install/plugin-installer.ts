@@ -18,6 +18,7 @@ import {
   PluginInstallError,
   packAndUnpack,
   type UnpackedPackage,
+  withoutSecrets,
 } from "./npm-package.ts";
 
 /** Written into an installed plugin's folder: what it was installed from, so it can be updated and uninstalled. */
@@ -132,6 +133,11 @@ export class PluginInstaller {
     });
   }
 
+  /** What a plugin was installed from, credentials and all (`list` shows it without them). */
+  async installedFrom(id: string): Promise<string> {
+    return (await this.installedRecord(id)).record.spec;
+  }
+
   uninstall(id: string): Promise<void> {
     return this.changes.run(() => this.remove(id));
   }
@@ -160,7 +166,8 @@ export class PluginInstaller {
         version: read.ok ? read.manifest.version : "?",
         runtime: read.ok ? read.manifest.runtime : "?",
         dir,
-        ...(installed && { installed }),
+        // Shown in the console and printed by `npm run plugin -- list`: without a git URL's token.
+        ...(installed && { installed: { ...installed, spec: withoutSecrets(installed.spec) } }),
       });
     }
     return plugins;
@@ -218,7 +225,7 @@ export class PluginInstaller {
       await moveIntoPlace(unpacked, target, replacing ? join(staging, "replaced") : undefined);
       await this.deps.folderChanged?.(target);
       this.deps.logger?.info(
-        { plugin: preview.id, version: preview.version, spec: npmSpec, scriptsAllowed },
+        { plugin: preview.id, version: preview.version, spec: withoutSecrets(npmSpec), scriptsAllowed },
         replacing ? "plugin updated" : "plugin installed",
       );
       return preview;
