@@ -20,7 +20,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type LaunchRequest, ProcessIsolation } from "../../src/plugins/isolation/process-isolation.ts";
+import {
+  type LaunchRequest,
+  ProcessIsolation,
+  SANDBOX_MAX_PROCESSES,
+} from "../../src/plugins/isolation/process-isolation.ts";
 import type { PluginStatus } from "../../src/plugins/status-types.ts";
 import { nodeStdioPlugin, PluginSandbox } from "../stdio/stdio-fixtures.ts";
 import { apiClient } from "../support/api-client.ts";
@@ -96,6 +100,33 @@ describe("an untrusted plugin process and the machine", () => {
     if (asRoot) expect(statSync(join(plugin, "data")).uid).toBe(65534);
     expect(statSync(join(plugin, "data", "ok")).isFile()).toBe(true);
   });
+
+  it("stops a fork bomb at the process limit", async () => {
+    const plugin = folder("fork-bomb");
+    const bomb = `
+      const { spawn } = require("node:child_process");
+      let started = 0;
+      let refused = "";
+      for (let i = 0; i < ${SANDBOX_MAX_PROCESSES + 60}; i++) {
+        const child = spawn("sleep", ["3"], { stdio: "ignore" });
+        child.on("error", (error) => { refused = error.code; });
+        child.on("spawn", () => started++);
+      }
+      setTimeout(() => { console.log(JSON.stringify({ started, refused })); process.exit(0); }, 1500);
+    `;
+    // A user of its own: as root the limit counts every process of the sandbox user, and other
+    // tests' sandboxes running meanwhile must not be the ones refused.
+    const own = new ProcessIsolation({
+      settings: () => ({ ...SETTINGS, sandboxUid: 61051, sandboxGid: 61051 }),
+      hidden: () => [],
+      logger: logs.logger(),
+    });
+    const plan = await own.prepare(request(plugin, ["node", "-e", bomb]));
+    const done = spawnSync(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, encoding: "utf8" });
+    const seen = JSON.parse(done.stdout) as { started: number; refused: string };
+    expect(seen.refused).toBe("EAGAIN");
+    expect(seen.started).toBeLessThan(SANDBOX_MAX_PROCESSES);
+  }, 30_000);
 
   it("mounts no folder a plugin's entry names outside its own; an operator's MCP command line gets them", async () => {
     // Another plugin's secrets, a credentials folder: readable by the sandbox user on the disk.

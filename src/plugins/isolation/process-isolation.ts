@@ -65,6 +65,12 @@ interface HostTools {
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * Processes (threads count too) an untrusted process may have running, RLIMIT_NPROC: a fork
+ * bomb stops there. Counted per user, so as root for all untrusted processes together (they
+ * all run as plugins.sandboxUid), and per sandbox otherwise (each is a user namespace of its own).
+ */
+export const SANDBOX_MAX_PROCESSES = 256;
 /** The project's files a plugin may load: its node_modules (for Node plugins) and the SDKs (Python's). */
 const PROJECT_FOLDERS = [projectPath("node_modules"), projectPath("sdk")];
 
@@ -100,7 +106,7 @@ export class ProcessIsolation {
     }
     const found = findProgram(program, request.env.PATH, cwd);
     if (!found) throw new Error(`command "${program}" not found`);
-    const prefix = this.limits(settings, tools);
+    const prefix = this.limits(settings, tools, bwrap !== undefined);
     if (this.runsAsRoot() && request.cwd) assertEnterable(request.cwd, settings);
     if (request.dataFolder) this.prepareDataFolder(request.dataFolder, request.cwd, settings);
     if (!bwrap) {
@@ -138,8 +144,12 @@ export class ProcessIsolation {
     return this.tools;
   }
 
-  /** The wrappers the command runs under: `setpriv` to another user (as root), `prlimit` for memory. */
-  private limits(settings: IsolationSettings, tools: HostTools): string[] {
+  /**
+   * The wrappers the command runs under: `setpriv` to another user (as root), `prlimit` for
+   * memory and the process count. Not isolated and not as root, the process count would be
+   * the bot's own user's, the bot's threads included: it is not limited then.
+   */
+  private limits(settings: IsolationSettings, tools: HostTools, isolated: boolean): string[] {
     const prefix: string[] = [];
     if (this.runsAsRoot()) {
       if (!tools.setpriv) {
@@ -158,9 +168,11 @@ export class ProcessIsolation {
         "--",
       );
     }
-    if (settings.sandboxMemoryMb > 0 && tools.prlimit) {
-      prefix.push(tools.prlimit, `--data=${settings.sandboxMemoryMb * 1024 * 1024}`, "--");
-    }
+    const limits = [
+      ...(settings.sandboxMemoryMb > 0 ? [`--data=${settings.sandboxMemoryMb * 1024 * 1024}`] : []),
+      ...(isolated || this.runsAsRoot() ? [`--nproc=${SANDBOX_MAX_PROCESSES}`] : []),
+    ];
+    if (limits.length > 0 && tools.prlimit) prefix.push(tools.prlimit, ...limits, "--");
     return prefix;
   }
 
