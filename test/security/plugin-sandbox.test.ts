@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type LaunchRequest,
+  outsideSandbox,
   ProcessIsolation,
   SANDBOX_MAX_PROCESSES,
 } from "../../src/plugins/isolation/process-isolation.ts";
@@ -127,6 +128,42 @@ describe("an untrusted plugin process and the machine", () => {
     expect(seen.refused).toBe("EAGAIN");
     expect(seen.started).toBeLessThan(SANDBOX_MAX_PROCESSES);
   }, 30_000);
+
+  it("runs an MCP server installed the npm way (dependencies hoisted), and names what a process could not see", async () => {
+    // npm install my-mcp-server: its dependency lands beside it, one level up.
+    const project = folder("npm-project");
+    const server = join(project, "node_modules", "my-mcp-server");
+    mkdirSync(join(server, "dist"), { recursive: true });
+    mkdirSync(join(project, "node_modules", "hoisted-dependency"));
+    writeFileSync(
+      join(server, "package.json"),
+      JSON.stringify({ name: "my-mcp-server", main: "dist/index.js" }),
+    );
+    writeFileSync(join(server, "dist", "index.js"), 'console.log(require("hoisted-dependency"));\n');
+    writeFileSync(
+      join(project, "node_modules", "hoisted-dependency", "index.js"),
+      'module.exports = "hoisted ok";\n',
+    );
+    const entry = join(server, "dist", "index.js");
+    const launch = { dataFolder: undefined, cwd: undefined, commandLineFolders: true };
+    const done = await run(request(project, ["node", entry], launch));
+    expect(done).toMatchObject({ status: 0, stdout: "hoisted ok\n" });
+
+    // A file it was not shown: the failure says which path, and that it exists outside the sandbox.
+    const elsewhere = folder("not-shown");
+    writeFileSync(join(elsewhere, "settings.json"), "{}");
+    const reader = join(server, "dist", "read.js");
+    writeFileSync(
+      reader,
+      `require("fs").readFileSync(${JSON.stringify(join(elsewhere, "settings.json"))});\n`,
+    );
+    const failed = await run(request(project, ["node", reader], launch));
+    expect(failed.status).not.toBe(0);
+    expect(outsideSandbox(failed.stderr.split("\n"), "isolated")).toContain(
+      `it could not see ${join(elsewhere, "settings.json")}, which exist on this machine but not in its sandbox`,
+    );
+    expect(outsideSandbox(failed.stderr.split("\n"), "trusted")).toBe("");
+  });
 
   it("mounts no folder a plugin's entry names outside its own; an operator's MCP command line gets them", async () => {
     // Another plugin's secrets, a credentials folder: readable by the sandbox user on the disk.

@@ -1,5 +1,14 @@
 import { execFile } from "node:child_process";
-import { lchownSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import type { Logger } from "../../log/logger.ts";
 import { projectPath } from "../../util/project-files.ts";
@@ -264,6 +273,20 @@ async function findHostTools(): Promise<HostTools> {
     ),
   );
   return problem ? { ...tools, bwrapProblem: problem } : { ...tools, bwrap };
+}
+
+/**
+ * For the message of an isolated process that died: the paths its last lines name that exist
+ * on this machine — so the process could not see them — with what to do (empty otherwise).
+ */
+export function outsideSandbox(lines: readonly string[], mode: LaunchMode | undefined): string {
+  if (mode !== "isolated") return "";
+  const named = lines.join("\n").match(/(?:file:\/\/)?\/[^\s'"`()<>,;]+/g) ?? [];
+  const unseen = [
+    ...new Set(named.map((path) => path.replace(/^file:\/\//, "").replace(/[.:]+$/, ""))),
+  ].filter((path) => path !== "/" && existsSync(path));
+  if (unseen.length === 0) return "";
+  return ` (it could not see ${unseen.slice(0, 3).join(", ")}, which exist on this machine but not in its sandbox: name the folder on its command line or in its cwd, or mark it trusted; see docs/security.md)`;
 }
 
 /** A plugin's writable folder: `data/` in its own, where plugins keep what they write. */
