@@ -151,10 +151,13 @@ export class HttpServer implements HttpRoutes {
       return;
     }
     // With a token the handler's own accessToken check decides; without one, no sandboxed process.
-    if (this.options.token) return handler(request, socket, head);
+    if (this.options.token) {
+      handler(request, socket, head);
+      return;
+    }
     this.fromSandbox(request).then((refusal) => {
-      if (!refusal) return handler(request, socket, head);
-      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      if (refusal) socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      else handler(request, socket, head);
     });
   }
 
