@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`plugin "${target}" was not installed from a package; nothing to update`);
     return 1;
   }
-  const preview = await installer.preview(spec ?? installed.spec);
+  const preview = await installer.preview(spec ?? (await installer.installedFrom(target!)));
   if (!(await confirmed(preview))) return 1;
   const updated = await installer.update(target!, { allowScripts, expect: preview, ...(spec && { spec }) });
   console.log(`updated ${updated.id} to ${updated.version}`);

@@ -47,6 +47,7 @@ import { PromptLibrary } from "./prompts/prompt-library.ts";
 import { Outbox } from "./reply/outbox.ts";
 import { SendJournal } from "./reply/send-journal.ts";
 import { HttpServer } from "./server/http-server.ts";
+import { sandboxedPeers } from "./server/sandboxed-peers.ts";
 import { openStore } from "./store/open-store.ts";
 import { BOT_RECENT_CACHE, RecentMessageCache } from "./store/recent-cache.ts";
 import type { UsageRecord } from "./store/types.ts";
@@ -339,6 +340,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       token: config.server.token,
       allowedHosts: config.server.allowedHosts,
       staticDir: WEB_DIST,
+      sandboxedPeer: sandboxedPeers(() => config.plugins.sandboxUid),
       logger,
     },
     () => healthReport(platformAdapters, stores),

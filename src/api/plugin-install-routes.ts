@@ -9,7 +9,13 @@ const PreviewBody = Type.Object({ spec: Spec });
 const InstallBody = Type.Object({
   spec: Spec,
   allowScripts: Type.Optional(Type.Boolean()),
-  expect: Type.Optional(Type.Object({ id: Type.String(), version: Type.String() })),
+  expect: Type.Optional(
+    Type.Object({
+      id: Type.String(),
+      version: Type.String(),
+      integrity: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+  ),
 });
 const UpdateBody = Type.Object({
   spec: Type.Optional(Spec),
@@ -25,6 +31,7 @@ const STATUS_OF_ERROR: Record<PluginInstallError["code"], number> = {
   id_clash: 409,
   not_installed: 404,
   npm_install_failed: 502,
+  unsafe_package: 400,
   no_plugin_folder: 400,
 };
 

@@ -10,10 +10,12 @@ import {
   McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { LaunchMode } from "../components/types.ts";
 import { type Logger, redactSecrets } from "../log/logger.ts";
 import type { Monitor } from "../monitor/monitor.ts";
 import {
   logStderr,
+  outsideSandbox,
   type ProcessIsolation,
   pluginEnvironment,
   retryDelayMs,
@@ -25,6 +27,8 @@ import type { McpServerStatus } from "./status.ts";
 
 /** Longest wait for a server to start and answer `initialize` (and the first tools/list). */
 const CONNECT_TIMEOUT_MS = 30_000;
+/** How many of a server's last stderr lines its failure quotes. */
+const LAST_WORDS = 3;
 const PING_TIMEOUT_MS = 10_000;
 
 export interface ServerConnectionDeps {
@@ -62,6 +66,9 @@ export class ServerConnection {
   /** The tools/list read after the latest `list_changed`. */
   private refreshing: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The last lines its process printed on stderr (redacted), for the reason it died. */
+  private lastWords: string[] = [];
+  private launchMode: LaunchMode | undefined;
 
   constructor(private readonly deps: ServerConnectionDeps) {
     const { settings } = deps;
@@ -181,6 +188,8 @@ export class ServerConnection {
         env: { ...pluginEnvironment(process.env, []), ...settings.env },
         trusted: settings.trusted,
         network: true,
+        // The operator wrote this command line: the folders it names are shown.
+        commandLineFolders: true,
       });
       this.status.launch = plan.mode;
       const transport = new StdioClientTransport({
@@ -192,13 +201,18 @@ export class ServerConnection {
       });
       // A server's own diagnostics, kept out of the bot's stderr (and its secrets out of the log).
       const { stderr } = transport;
+      this.lastWords = [];
       if (stderr) {
         logStderr(
           stderr,
           (text) => redactSecrets(text, this.deps.secrets()),
-          (text) => this.deps.logger.debug({ stream: "stderr" }, text),
+          (text) => {
+            this.deps.logger.debug({ stream: "stderr" }, text);
+            this.lastWords = [...this.lastWords, text].slice(-LAST_WORDS);
+          },
         );
       }
+      this.launchMode = plan.mode;
       return transport;
     }
     const url = new URL(settings.url ?? "");
@@ -258,8 +272,14 @@ export class ServerConnection {
   }
 
   /** The connection of `generation` failed or ended: tools go away and a new attempt is scheduled. */
-  private lost(generation: number, reason: string): void {
+  private lost(generation: number, cause: string): void {
     if (generation !== this.generation || this.stopped) return;
+    // What a server that died said last, and which paths it named that its sandbox does not show.
+    const reason =
+      this.lastWords.length === 0
+        ? cause
+        : `${cause}; it said: ${this.lastWords.join(" / ")}${outsideSandbox(this.lastWords, this.launchMode)}`;
+    this.lastWords = [];
     this.generation++;
     this.clearTimers();
     void this.closeClient();

@@ -3,7 +3,7 @@
  * contract the plugin host loads through, the declaration of a plugin from the config, and the
  * process isolation and supervision the stdio runtime uses for its own processes.
  */
-export type { ProcessIsolation } from "./isolation/process-isolation.ts";
+export { outsideSandbox, type ProcessIsolation } from "./isolation/process-isolation.ts";
 export type { PluginManifest } from "./manifest.ts";
 export type { DeclaredPlugin, PluginChangeResult } from "./plugin-status.ts";
 export type { LoadedPlugin, PluginRuntime, RuntimeLoadRequest } from "./runtime.ts";

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "../log/logger.ts";
@@ -22,8 +22,21 @@ export interface HttpServerOptions {
   bodyLimit?: number;
   /** The built console (web/dist), served for every other GET outside `/api/`. */
   staticDir?: string;
+  /**
+   * Whether a connection comes from an untrusted plugin or MCP server process
+   * (sandboxed-peers.ts). Asked of every request that would be let in without a credential —
+   * the API and OneBot upgrades with no `token`, OneBot HTTP events with no `secret` — and
+   * refused for them: such a process shares the machine's loopback with the console.
+   */
+  sandboxedPeer?: (socket: Socket) => Promise<boolean>;
   logger: Logger;
 }
+
+const FROM_SANDBOX = {
+  status: 403,
+  error: "forbidden",
+  message: "requests from untrusted plugin and MCP server processes are refused",
+} as const;
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -95,7 +108,10 @@ export class HttpServer implements HttpRoutes {
     // reads as /api in any spelling; the not-found handler then answers 404.
     this.app.addHook("onRequest", async (request, reply) => {
       const guarded = request.is404 ? namesApiPath(request.url) : !request.routeOptions.config.public;
-      const refusal = access.checkHost(request.raw) ?? (guarded ? access.checkApi(request.raw) : undefined);
+      const refusal =
+        access.checkHost(request.raw) ??
+        (guarded ? access.checkApi(request.raw) : undefined) ??
+        (guarded && !options.token ? await this.fromSandbox(request.raw) : undefined);
       if (refusal) await reply.code(refusal.status).send({ error: refusal.error, message: refusal.message });
     });
     // Public, so without the API token it names no account: the QQ numbers are the bot's.
@@ -161,7 +177,22 @@ export class HttpServer implements HttpRoutes {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
-    handler(request, socket, head);
+    // With a token the handler's own accessToken check decides; without one, no sandboxed process.
+    if (this.options.token) {
+      handler(request, socket, head);
+      return;
+    }
+    this.fromSandbox(request).then((refusal) => {
+      if (refusal) socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      else handler(request, socket, head);
+    });
+  }
+
+  /** The refusal of a request from an untrusted process, with one warning naming what it asked for. */
+  private async fromSandbox(request: IncomingMessage): Promise<typeof FROM_SANDBOX | undefined> {
+    if (!(await this.options.sandboxedPeer?.(request.socket))) return undefined;
+    this.options.logger.warn({ method: request.method, path: pathOf(request) }, FROM_SANDBOX.message);
+    return FROM_SANDBOX;
   }
 
   /** Guards and reads a raw POST for its handler; each refusal is one log line. */
@@ -185,8 +216,16 @@ export class HttpServer implements HttpRoutes {
       refuse(request, response, 413);
       return true;
     }
-    readBody(request, options).then(
-      (body) => handler(request, body, response),
+    // A post without a credential of its own (no `secret`) is refused to a sandboxed process.
+    const sandboxed = options.ownOriginOnly ? this.fromSandbox(request) : Promise.resolve(undefined);
+    Promise.all([readBody(request, options), sandboxed]).then(
+      ([body, fromSandbox]) => {
+        if (!fromSandbox) return handler(request, body, response);
+        refuse(request, response, fromSandbox.status, {
+          error: fromSandbox.error,
+          message: fromSandbox.message,
+        });
+      },
       (error: Error) => {
         if (!(error instanceof BodyRefused)) return; // the client went away
         logger.warn({ path, remote, why: error.message }, "request body refused");

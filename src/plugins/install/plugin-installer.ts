@@ -17,10 +17,14 @@ import {
   npmSpecOf,
   PluginInstallError,
   packAndUnpack,
+  type UnpackedPackage,
+  withoutSecrets,
 } from "./npm-package.ts";
 
 /** Written into an installed plugin's folder: what it was installed from, so it can be updated and uninstalled. */
 export const INSTALL_RECORD = ".tsumugi-install.json";
+/** npm's rule for package names (validate-npm-package-name): lower case, URL-safe, at most 214 characters. */
+const NPM_PACKAGE_NAME = /^(?=.{1,214}$)(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /**
  * How the plugin's code will run: inside the bot's process (node), in a sandboxed process, or
@@ -50,6 +54,8 @@ export interface PluginPreview {
   dependencies: string[];
   /** The version installed now, when the plugin is installed already. */
   installedVersion?: string;
+  /** The digest of the package's tarball (`sha512-…`): an install expecting it installs exactly this. */
+  integrity: string;
 }
 
 export interface InstallRecord {
@@ -58,6 +64,8 @@ export interface InstallRecord {
   version: string;
   installedAt: string;
   scriptsAllowed: boolean;
+  /** The digest of the tarball installed (records written before it was kept have none). */
+  integrity?: string;
 }
 
 export interface InstalledPlugin {
@@ -72,8 +80,12 @@ export interface InstalledPlugin {
 export interface InstallOptions {
   /** Run the package's install scripts (npm lifecycle); off by default. */
   allowScripts?: boolean;
-  /** The id and version the operator saw in the preview: the install is refused if the package differs. */
-  expect?: { id: string; version: string };
+  /**
+   * What the operator saw in the preview: the install is refused if the package differs —
+   * another id or version, or (given the preview's `integrity`) any other content, such as a
+   * git repository that got a new commit between the preview and the install.
+   */
+  expect?: { id: string; version: string; integrity?: string };
 }
 
 export interface PluginInstallerDeps {
@@ -121,6 +133,11 @@ export class PluginInstaller {
     });
   }
 
+  /** What a plugin was installed from, credentials and all (`list` shows it without them). */
+  async installedFrom(id: string): Promise<string> {
+    return (await this.installedRecord(id)).record.spec;
+  }
+
   uninstall(id: string): Promise<void> {
     return this.changes.run(() => this.remove(id));
   }
@@ -149,7 +166,8 @@ export class PluginInstaller {
         version: read.ok ? read.manifest.version : "?",
         runtime: read.ok ? read.manifest.runtime : "?",
         dir,
-        ...(installed && { installed }),
+        // Shown in the console and printed by `npm run plugin -- list`: without a git URL's token.
+        ...(installed && { installed: { ...installed, spec: withoutSecrets(installed.spec) } }),
       });
     }
     return plugins;
@@ -167,13 +185,20 @@ export class PluginInstaller {
     await mkdir(staging);
     try {
       const npmSpec = npmSpecOf(spec, this.deps.cwd);
-      const unpacked = await packAndUnpack(npmSpec, staging);
-      const preview = await this.inspect(spec, unpacked);
+      const fetched = await packAndUnpack(npmSpec, staging);
+      const unpacked = fetched.dir;
+      const preview = await this.inspect(spec, fetched);
       const { expect } = options;
       if (expect && (expect.id !== preview.id || expect.version !== preview.version)) {
         throw new PluginInstallError(
           "changed",
           `${spec} is now ${preview.id} ${preview.version}, not the ${expect.id} ${expect.version} previewed`,
+        );
+      }
+      if (expect?.integrity !== undefined && expect.integrity !== preview.integrity) {
+        throw new PluginInstallError(
+          "changed",
+          `${spec} changed since it was previewed (its content is not what was shown: digest ${preview.integrity.slice(0, 19)}…, previewed ${expect.integrity.slice(0, 19)}…); nothing was installed: preview it again`,
         );
       }
       const target = join(installDir, preview.id);
@@ -194,12 +219,13 @@ export class PluginInstaller {
         version: preview.version,
         installedAt: new Date().toISOString(),
         scriptsAllowed,
+        integrity: preview.integrity,
       };
-      await writeFile(join(unpacked, INSTALL_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+      await writeInstallRecord(unpacked, record);
       await moveIntoPlace(unpacked, target, replacing ? join(staging, "replaced") : undefined);
       await this.deps.folderChanged?.(target);
       this.deps.logger?.info(
-        { plugin: preview.id, version: preview.version, spec: npmSpec, scriptsAllowed },
+        { plugin: preview.id, version: preview.version, spec: withoutSecrets(npmSpec), scriptsAllowed },
         replacing ? "plugin updated" : "plugin installed",
       );
       return preview;
@@ -224,7 +250,7 @@ export class PluginInstaller {
     }
   }
 
-  private async inspect(spec: string, unpacked: string): Promise<PluginPreview> {
+  private async inspect(spec: string, { dir: unpacked, integrity }: UnpackedPackage): Promise<PluginPreview> {
     if (!existsSync(join(unpacked, "plugin.json"))) {
       throw new PluginInstallError("no_manifest", `${spec} has no plugin.json: it is not a Tsumugi plugin`);
     }
@@ -237,13 +263,20 @@ export class PluginInstaller {
     }
     const { manifest } = read;
     const packageJson = JSON.parse(await readFile(join(unpacked, "package.json"), "utf8")) as {
-      name?: string;
+      name?: unknown;
       dependencies?: Record<string, string>;
     };
+    const packageName = packageJson.name ?? manifest.id;
+    if (typeof packageName !== "string" || !NPM_PACKAGE_NAME.test(packageName)) {
+      throw new PluginInstallError(
+        "invalid_manifest",
+        `${spec}: package.json's name ${JSON.stringify(packageName).slice(0, 80)} is not a valid npm package name`,
+      );
+    }
     const installed = this.deps.loaded?.().find((plugin) => plugin.id === manifest.id);
     return {
       spec,
-      packageName: packageJson.name ?? manifest.id,
+      packageName,
       id: manifest.id,
       name: manifest.name,
       version: manifest.version,
@@ -257,6 +290,7 @@ export class PluginInstaller {
       installScripts: installScriptsOf(packageJson),
       dependencies: Object.keys(packageJson.dependencies ?? {}),
       ...(installed && { installedVersion: installed.version }),
+      integrity,
     };
   }
 
@@ -302,6 +336,17 @@ async function moveIntoPlace(from: string, to: string, aside: string | undefined
     if (aside) await rename(aside, to);
     throw error;
   }
+}
+
+/**
+ * Writes the record into a package's folder without following a link the package shipped in
+ * its place: into a new file (`wx` refuses one that exists, a link included) renamed over it,
+ * which replaces a link rather than writing through it.
+ */
+export async function writeInstallRecord(dir: string, record: InstallRecord): Promise<void> {
+  const temp = join(dir, `.tsumugi-install-${randomBytes(6).toString("hex")}.tmp`);
+  await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { flag: "wx", mode: 0o600 });
+  await rename(temp, join(dir, INSTALL_RECORD));
 }
 
 async function readInstallRecord(dir: string): Promise<InstallRecord | undefined> {

@@ -1,6 +1,15 @@
 import { execFile } from "node:child_process";
-import { chownSync, lchownSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import {
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { basename, join } from "node:path";
 import type { Logger } from "../../log/logger.ts";
 import { projectPath } from "../../util/project-files.ts";
 import { errorMessage } from "../../util/values.ts";
@@ -36,6 +45,13 @@ export interface LaunchRequest {
   trusted: boolean;
   /** false: no network when isolated (a plugin manifest's `network`). */
   network: boolean;
+  /**
+   * An operator's own command line (`mcp.servers[].command`): the folders of the files it
+   * names by absolute path, and of a program given by path, are shown read-only. Never for a
+   * plugin's `entry`, which the package's author wrote: it sees its own folder and what is
+   * found on PATH, and an absolute path elsewhere is simply not there.
+   */
+  commandLineFolders?: boolean;
 }
 
 /** How to spawn it. */
@@ -58,14 +74,20 @@ interface HostTools {
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * Processes (threads count too) an untrusted process may have running, RLIMIT_NPROC: a fork
+ * bomb stops there. Counted per user, so as root for all untrusted processes together (they
+ * all run as plugins.sandboxUid), and per sandbox otherwise (each is a user namespace of its own).
+ */
+export const SANDBOX_MAX_PROCESSES = 256;
 /** The project's files a plugin may load: its node_modules (for Node plugins) and the SDKs (Python's). */
 const PROJECT_FOLDERS = [projectPath("node_modules"), projectPath("sdk")];
 
 /**
  * Starts untrusted plugin processes (docs/security.md, "Plugins"). `isolated`: in a
  * bubblewrap sandbox that shows the system folders, the program's installation, the
- * project's node_modules and SDKs, the folders named on the command line and its own
- * folder read-only, its data folder writable, a private /tmp and a /proc of its own, and
+ * project's node_modules and SDKs, its own folder (and, for an operator's MCP command line,
+ * the folders it names) read-only, its data folder writable, a private /tmp and a /proc of its own, and
  * never the bot's config file or data folder. `unisolated` (no bwrap): as it is, with only
  * its clean environment to keep the bot's secrets from it. Both: another user when the bot
  * runs as root, and a memory limit.
@@ -93,17 +115,18 @@ export class ProcessIsolation {
     }
     const found = findProgram(program, request.env.PATH, cwd);
     if (!found) throw new Error(`command "${program}" not found`);
-    const prefix = this.limits(settings, tools);
+    const prefix = this.limits(settings, tools, bwrap !== undefined);
     if (this.runsAsRoot() && request.cwd) assertEnterable(request.cwd, settings);
-    if (request.dataFolder) this.prepareDataFolder(request.dataFolder, settings);
+    if (request.dataFolder) this.prepareDataFolder(request.dataFolder, request.cwd, settings);
     if (!bwrap) {
       const [file = found, ...rest] = [...prefix, found, ...args];
       return { file, args: rest, cwd, env: request.env, mode: "unisolated" };
     }
-    const ownFolders = [...argumentFolders(args), ...(request.cwd ? [request.cwd] : [])];
+    const operators = request.commandLineFolders === true;
+    const ownFolders = [...(operators ? argumentFolders(args) : []), ...(request.cwd ? [request.cwd] : [])];
     const view = {
       readOnly: [
-        ...programFolders(found),
+        ...(operators || !program.includes("/") ? programFolders(found) : []),
         ...PROJECT_FOLDERS,
         ...ownFolders,
         ...governingPackageFiles(ownFolders),
@@ -130,8 +153,12 @@ export class ProcessIsolation {
     return this.tools;
   }
 
-  /** The wrappers the command runs under: `setpriv` to another user (as root), `prlimit` for memory. */
-  private limits(settings: IsolationSettings, tools: HostTools): string[] {
+  /**
+   * The wrappers the command runs under: `setpriv` to another user (as root), `prlimit` for
+   * memory and the process count. Not isolated and not as root, the process count would be
+   * the bot's own user's, the bot's threads included: it is not limited then.
+   */
+  private limits(settings: IsolationSettings, tools: HostTools, isolated: boolean): string[] {
     const prefix: string[] = [];
     if (this.runsAsRoot()) {
       if (!tools.setpriv) {
@@ -150,23 +177,41 @@ export class ProcessIsolation {
         "--",
       );
     }
-    if (settings.sandboxMemoryMb > 0 && tools.prlimit) {
-      prefix.push(tools.prlimit, `--data=${settings.sandboxMemoryMb * 1024 * 1024}`, "--");
-    }
+    const limits = [
+      ...(settings.sandboxMemoryMb > 0 ? [`--data=${settings.sandboxMemoryMb * 1024 * 1024}`] : []),
+      ...(isolated || this.runsAsRoot() ? [`--nproc=${SANDBOX_MAX_PROCESSES}`] : []),
+    ];
+    if (limits.length > 0 && tools.prlimit) prefix.push(tools.prlimit, ...limits, "--");
     return prefix;
   }
 
-  /** The process's writable folder exists and, as root, belongs to the user it runs as. */
-  private prepareDataFolder(folder: string, settings: IsolationSettings): void {
+  /**
+   * The process's writable folder exists and, as root, belongs to the user it runs as. It must
+   * be a real folder inside the plugin's own: a `data` link a package shipped (to an
+   * installation folder, to /etc) would otherwise be given to the sandbox user and bound
+   * writable, so the start is refused. Nothing is ever followed through a link.
+   */
+  private prepareDataFolder(
+    folder: string,
+    pluginDir: string | undefined,
+    settings: IsolationSettings,
+  ): void {
+    if (!lstatSync(folder, { throwIfNoEntry: false })) mkdirSync(folder);
+    const stat = lstatSync(folder);
+    const real = realpathSync(folder);
+    const inside = pluginDir === undefined || real === join(realpathSync(pluginDir), basename(folder));
+    if (!stat.isDirectory() || !inside) {
+      throw new Error(
+        `${folder} is ${stat.isSymbolicLink() ? `a symbolic link (to ${readlinkSync(folder)})` : "not a folder"}: a plugin's data folder must be a real folder inside the plugin's own; remove it, and the plugin gets an empty one`,
+      );
+    }
+    if (!this.runsAsRoot()) return;
     try {
-      mkdirSync(folder, { recursive: true });
-      if (this.runsAsRoot()) {
-        const { sandboxUid: uid, sandboxGid: gid } = settings;
-        chownSync(folder, uid, gid);
-        // And what lies directly in it (a file the operator put there): never through a link,
-        // and no deeper, where a folder the process owns could be swapped for a link meanwhile.
-        for (const entry of readdirSync(folder)) lchownSync(join(folder, entry), uid, gid);
-      }
+      const { sandboxUid: uid, sandboxGid: gid } = settings;
+      lchownSync(folder, uid, gid);
+      // And what lies directly in it (a file the operator put there): never through a link,
+      // and no deeper, where a folder the process owns could be swapped for a link meanwhile.
+      for (const entry of readdirSync(folder)) lchownSync(join(folder, entry), uid, gid);
     } catch (error) {
       this.deps.logger.warn(
         { folder, err: errorMessage(error) },
@@ -228,6 +273,20 @@ async function findHostTools(): Promise<HostTools> {
     ),
   );
   return problem ? { ...tools, bwrapProblem: problem } : { ...tools, bwrap };
+}
+
+/**
+ * For the message of an isolated process that died: the paths its last lines name that exist
+ * on this machine — so the process could not see them — with what to do (empty otherwise).
+ */
+export function outsideSandbox(lines: readonly string[], mode: LaunchMode | undefined): string {
+  if (mode !== "isolated") return "";
+  const named = lines.join("\n").match(/(?:file:\/\/)?\/[^\s'"`()<>,;]+/g) ?? [];
+  const unseen = [
+    ...new Set(named.map((path) => path.replace(/^file:\/\//, "").replace(/[.:]+$/, ""))),
+  ].filter((path) => path !== "/" && existsSync(path));
+  if (unseen.length === 0) return "";
+  return ` (it could not see ${unseen.slice(0, 3).join(", ")}, which exist on this machine but not in its sandbox: name the folder on its command line or in its cwd, or mark it trusted; see docs/security.md)`;
 }
 
 /** A plugin's writable folder: `data/` in its own, where plugins keep what they write. */

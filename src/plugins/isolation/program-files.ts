@@ -55,6 +55,10 @@ export function argumentFolders(args: readonly string[]): string[] {
     if (!path || !existsSync(path)) continue;
     const folder = statSync(path).isDirectory() ? path : dirname(path);
     if (folder !== "/") folders.add(folder);
+    // A file of an installed package (`…/node_modules/<pkg>/dist/index.js`): npm hoists its
+    // dependencies into the node_modules above it, where Node looks for them.
+    const installed = /^(.*?\/node_modules)\//.exec(path)?.[1];
+    if (installed) folders.add(installed);
   }
   return [...folders];
 }

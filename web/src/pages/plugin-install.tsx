@@ -17,6 +17,8 @@ interface PluginPreview {
   network: boolean;
   launch: "in-process" | "sandboxed" | "not-sandboxed";
   installScripts: string[];
+  /** The tarball's digest: the install is refused if the package changed since this preview. */
+  integrity: string;
   dependencies: string[];
   installedVersion?: string;
 }
@@ -104,7 +106,11 @@ export function PluginInstallPanel() {
     });
   const install = (shown: PluginPreview) =>
     run(async () => {
-      const body = { spec: shown.spec, allowScripts, expect: { id: shown.id, version: shown.version } };
+      const body = {
+        spec: shown.spec,
+        allowScripts,
+        expect: { id: shown.id, version: shown.version, integrity: shown.integrity },
+      };
       const answer = await api.post<{ installed: PluginPreview }>("/api/plugins/install", body);
       setPreview(null);
       setSpec("");
