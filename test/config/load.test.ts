@@ -71,6 +71,7 @@ describe("loadConfig without a file", () => {
       },
       acceptsImages: [],
       prices: {},
+      modelMirror: "",
     });
     expect(config.monitor).toEqual({ maxEvents: 10_000, maxAgeHours: 72 });
     expect(config.agent).toEqual({
