@@ -43,6 +43,9 @@ forEachBackend((backend) => {
     }
     // Read through the store's own queue: nothing was flushed before.
     const groups = await stores.groups.activity(NOW, 50);
+    /** The last 24 hours, oldest first: `slots` maps hours ago to that hour's counts. */
+    const hourly = (slots: Record<number, { messages: number; bot: number }>) =>
+      Array.from({ length: 24 }, (_, index) => slots[23 - index] ?? { messages: 0, bot: 0 });
     expect(groups).toEqual([
       {
         sessionId: OTHER_CHAT,
@@ -54,6 +57,7 @@ forEachBackend((backend) => {
         botMessagesLastDay: 0,
         activeMembersLastDay: 1,
         lastMessageAt: at(3),
+        hourly: hourly({ 0: { messages: 1, bot: 0 } }),
       },
       {
         sessionId: GROUP_CHAT,
@@ -65,6 +69,12 @@ forEachBackend((backend) => {
         botMessagesLastDay: 1,
         activeMembersLastDay: 3,
         lastMessageAt: at(5),
+        // 300 minutes ago is in the hour 5 hours back, 90 in the one before the last.
+        hourly: hourly({
+          0: { messages: 3, bot: 1 },
+          1: { messages: 1, bot: 0 },
+          5: { messages: 1, bot: 0 },
+        }),
       },
     ]);
     expect(await stores.groups.activity(NOW, 1)).toHaveLength(1);
