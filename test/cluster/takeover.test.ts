@@ -54,6 +54,8 @@ describe("three instances sharing thirty sessions", () => {
         chat: { realtime: { windowMs: realtimeWindowMs, maxWindowMs: realtimeWindowMs * 10 } },
         agent: { recoverWithinMs: 120_000 },
       },
+      // Three processes transforming the sources at once (a cold tsx cache) on two cores.
+      startTimeoutMs: 60_000,
     });
   let redis: RedisTarget;
 
@@ -83,7 +85,7 @@ describe("three instances sharing thirty sessions", () => {
       qq.set(account, standIn);
       await standIn.connectReverse(bots.get(INSTANCES[index]!)!.wsUrl);
     }
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const gate of gates.values()) gate.open();
