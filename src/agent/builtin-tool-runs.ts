@@ -87,7 +87,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     remembering(0),
     remembering(1),
     {
-      spec: () => scheduleToolSpec(),
+      spec: (texts) => scheduleToolSpec(texts.prompts),
       offered: () => deps.reminders.enabled(),
       run: (args, call) => runScheduleTool(args, call, deps.reminders),
     },
