@@ -12,6 +12,8 @@
  * - Tokens per replied turn (planner request with its tools + planner answer + replyer request
  *   + replyer answer) on the first turn, whose window holds 24 history messages (maxMessages), and
  *   on average. Estimated with `estimateTokens` for both calls alike.
+ * - The planner prompt (issue 49): the first planner request with its tool declarations, and
+ *   each tool's share of them.
  *
  * Baselines in the same run: `chat.history.dropFraction: 0` with `growth: 1` (the window slides
  * by one message per turn, as before), and, when TSUMUGI_BENCH_BASELINE names another checkout
@@ -116,7 +118,7 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
       goal: "planner prompt with its tools (24 history messages)",
       target: "≤ 1,500",
       figure: busy.plannerPromptTokensFirstTurn,
-      measured: `busy group's first planner request, the default tools (${busy.plannerToolTokensFirstTurn} of them the tool declarations), estimated tokens`,
+      measured: `busy group's first planner request, the bot's own tools (plugins.dirs: []; ${busy.plannerToolTokensFirstTurn} of them the tool declarations), estimated tokens`,
       met: busy.plannerPromptTokensFirstTurn <= 1_500,
     },
     {
