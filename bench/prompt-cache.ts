@@ -12,6 +12,8 @@
  * - Tokens per replied turn (planner request with its tools + planner answer + replyer request
  *   + replyer answer) on the first turn, whose window holds 24 history messages (maxMessages), and
  *   on average. Estimated with `estimateTokens` for both calls alike.
+ * - The planner prompt (issue 49): the first planner request with its tool declarations, and
+ *   each tool's share of them.
  *
  * Baselines in the same run: `chat.history.dropFraction: 0` with `growth: 1` (the window slides
  * by one message per turn, as before), and, when TSUMUGI_BENCH_BASELINE names another checkout
@@ -85,6 +87,12 @@ interface SceneFigures {
    * turn: each request's tokens times the share it does not have in common with the one before.
    */
   plannerTokensNotCachedMean: number;
+  /** The first planner request (24 history messages), its tool declarations included. */
+  plannerPromptTokensFirstTurn: number;
+  /** Of which its tool declarations. */
+  plannerToolTokensFirstTurn: number;
+  /** Each declared tool's share, by name, in the order declared. */
+  plannerToolTokensByName: Record<string, number>;
 }
 
 export async function benchPromptCache(): Promise<Record<string, unknown>> {
@@ -104,7 +112,23 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
     };
   }
   const busy = (scenes.busyGroup as { stepped: SceneFigures }).stepped;
+  const talkative = (scenes.talkativeGroup as { stepped: SceneFigures }).stepped;
   const goals: Goal[] = [
+    {
+      goal: "planner prompt with its tools (24 history messages)",
+      target: "≤ 1,500",
+      figure: busy.plannerPromptTokensFirstTurn,
+      measured: `busy group's first planner request, the bot's own tools (plugins.dirs: []; ${busy.plannerToolTokensFirstTurn} of them the tool declarations), estimated tokens`,
+      met: busy.plannerPromptTokensFirstTurn <= 1_500,
+    },
+    {
+      goal: "mean prefix reuse over 30 turns in a busy group",
+      target: "≥ 0.9",
+      figure: talkative.toolsFirstSharedOfNextMean,
+      measured:
+        "talkative group (five members, the bot answering every fifth message), 30 replied turns: share of each planner request (tools first) identical to the one before",
+      met: talkative.toolsFirstSharedOfNextMean >= 0.9,
+    },
     {
       goal: "tokens per replied turn (24 history messages)",
       target: "≤ 2,500",
@@ -120,6 +144,7 @@ export async function benchPromptCache(): Promise<Record<string, unknown>> {
     ...scenes,
     targetSharedPrefixMean: 0.9,
     targetTokensPerTurnWith24History: 2_500,
+    targetPlannerPromptTokensWith24History: 1_500,
     goals,
   };
 }
@@ -211,6 +236,7 @@ function figures(requests: RecordedLlmRequest[], replies: boolean): SceneFigures
       plannerAnswerTokens() +
       (replies ? requestTokens(replyers[i]!) + estimateTokens(answerText(i)) : 0),
   );
+  const firstTools = planners[0]!.body.tools ?? [];
   return {
     sharedOfNextMean: round(mean(ofNext), 3),
     sharedOfNextMin: round(Math.min(...ofNext), 3),
@@ -226,6 +252,11 @@ function figures(requests: RecordedLlmRequest[], replies: boolean): SceneFigures
       mean(
         planners.map((planner, i) => requestTokens(planner) * (i === 0 ? 1 : 1 - toolsFirst.ofNext[i - 1]!)),
       ),
+    ),
+    plannerPromptTokensFirstTurn: requestTokens(planners[0]!),
+    plannerToolTokensFirstTurn: estimateTokens(JSON.stringify(firstTools)),
+    plannerToolTokensByName: Object.fromEntries(
+      firstTools.map((tool) => [tool.function.name, estimateTokens(JSON.stringify(tool))]),
     ),
   };
 }

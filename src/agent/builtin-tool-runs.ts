@@ -59,6 +59,7 @@ interface Definition {
   offered: BuiltinTool["offered"];
   run: BuiltinTool["run"];
   withheld?: BuiltinTool["withheld"];
+  perTurn?: boolean;
 }
 
 /**
@@ -87,13 +88,14 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     remembering(0),
     remembering(1),
     {
-      spec: () => scheduleToolSpec(),
+      spec: (texts) => scheduleToolSpec(texts.prompts),
       offered: () => deps.reminders.enabled(),
       run: (args, call) => runScheduleTool(args, call, deps.reminders),
     },
     {
       spec: (texts) => pokeToolSpec(texts.prompts),
       offered: (round) => pokeOfBot(round.batch) !== undefined,
+      perTurn: true,
       run: async (_args, call) => {
         const poked = await pokeBack(call.turn);
         if (poked === undefined) return call.invalid("nobody poked you in this turn");
@@ -113,7 +115,8 @@ export function createBuiltinTools(deps: BuiltinToolDeps): BuiltinTool[] {
     ...searchTools(deps.search),
     sendVoiceTool(deps.media.voice),
     generateImageTool(deps.media.images),
-    ...deps.groupTools,
+    // Offered by who asks: per turn.
+    ...deps.groupTools.map((tool) => ({ ...tool, perTurn: true })),
   ];
   // The schemas' texts do not change what they accept: the shipped ones stand for any.
   const prompts = shippedPromptTemplates("en");

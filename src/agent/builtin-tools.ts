@@ -101,6 +101,12 @@ export interface BuiltinCall {
 export interface BuiltinTool extends ToolComponent {
   /** The "offered when" rule: whether the planner is offered — and may call — it this round. */
   offered(round: ToolRound): boolean | Promise<boolean>;
+  /**
+   * Offered by what the turn's messages are (a poke, who asks), not by the settings: declared
+   * after the plugin tools, so that the declarations before it read the same turn after turn
+   * and stay in the provider's prompt cache.
+   */
+  perTurn?: boolean;
   /** Its declaration for the turn, in the turn's words. */
   spec(texts: ToolTexts): ToolSpec;
   /** Runs a call whose arguments passed `validate`. */

@@ -1,4 +1,5 @@
 import type { ToolSpec } from "../llm/types.ts";
+import type { PromptTemplates } from "../prompts/templates.ts";
 import { originOf } from "../reminders/reminder-commands.ts";
 import type { ReminderService } from "../reminders/reminder-service.ts";
 import type { BuiltinCall, ToolRun } from "./builtin-tools.ts";
@@ -6,21 +7,20 @@ import type { BuiltinCall, ToolRun } from "./builtin-tools.ts";
 export const SCHEDULE_TOOL = "schedule";
 
 /** The planner's `schedule`: a reminder for the person the turn answers, in this chat. */
-export function scheduleToolSpec(): ToolSpec {
+export function scheduleToolSpec(prompts: PromptTemplates): ToolSpec {
   return {
     name: SCHEDULE_TOOL,
-    description:
-      "Set a reminder: at `time` the bot reminds the person you are answering, in this chat (mentioning them in a group). Use it when someone asks to be reminded (提醒我…). Then reply to confirm.",
+    description: prompts.render("tool_schedule"),
     parameters: {
       type: "object",
       properties: {
-        time: {
+        time: { type: "string", minLength: 1, description: prompts.render("tool_schedule_time") },
+        text: {
           type: "string",
           minLength: 1,
-          description:
-            'When: ISO 8601 ("2026-12-24T09:00:00+08:00"; without an offset it is the chat\'s local time), "YYYY-MM-DD HH:MM" in the chat\'s local time, "HH:MM" (the next such time), relative ("in 2 hours", "30分钟后", "10m"), or day words ("tomorrow 9am", "明天早上9点", "下周一 10:00"). Only the time: no other words.',
+          maxLength: 500,
+          description: prompts.render("tool_schedule_text"),
         },
-        text: { type: "string", minLength: 1, maxLength: 500, description: "What to remind them of." },
       },
       required: ["time", "text"],
       additionalProperties: false,

@@ -120,7 +120,10 @@ export class TurnPluginScope {
   /**
    * The tools offered this round: each built-in one whose rule says so, then the plugin tools
    * (with `tool_search` in place of the deferred ones, between those always shown and those it
-   * found). Plugin tools need the message a call is made for: none without one.
+   * found). The stable part comes first, as providers cache a prompt's prefix: built-in tools
+   * offered per turn (`perTurn`: a poke, who asks) follow the plugin tools shown every turn,
+   * and what `tool_search` finds comes last. Plugin tools need the message a call is made
+   * for: none without one.
    */
   async offerTools(texts: ToolTexts, batch: Batch): Promise<ToolOffer> {
     const pluginTools = this.call ? this.pluginTools() : [];
@@ -130,8 +133,9 @@ export class TurnPluginScope {
     for (const tool of this.deps.builtins) if (await tool.offered(round)) builtins.push(tool);
     const isSearch = (tool: BuiltinTool) => tool.name === TOOL_SEARCH_TOOL;
     const specs = [
-      ...builtins.filter((tool) => !isSearch(tool)).map((tool) => tool.spec(texts)),
+      ...builtins.filter((tool) => !isSearch(tool) && !tool.perTurn).map((tool) => tool.spec(texts)),
       ...declared.shown.map(toolSpecOf),
+      ...builtins.filter((tool) => tool.perTurn).map((tool) => tool.spec(texts)),
       ...builtins.filter(isSearch).map((tool) => tool.spec(texts)),
       ...declared.found.map(toolSpecOf),
     ];

@@ -52,6 +52,9 @@ export const TEMPLATE_PLACEHOLDERS = {
   tool_send_sticker_emotion: [],
   tool_send_sticker_description: [],
   tool_poke: [],
+  tool_schedule: [],
+  tool_schedule_time: [],
+  tool_schedule_text: [],
   // Tool results the planner reads.
   result_malformed_json: [],
   result_already_replied: [],

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { frameAbout } from "../adapters/notice-fixtures.ts";
 import type { BotHarness } from "../support/bot-harness.ts";
-import { ALICE, GROUP, mention } from "../support/messages.ts";
+import { ALICE, GROUP, mention, SELF } from "../support/messages.ts";
 import type { OneBotStandIn } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
@@ -73,6 +74,39 @@ describe("plugin tools in the planner loop (function declarations)", () => {
     expect(JSON.parse(String(result!.content))).toEqual({ city: "上海", forecast: "晴，25°C" });
     expect(llm.requests).toHaveLength(3);
     expect(llm.unscriptedRequests).toEqual([]);
+  });
+
+  it("declares a tool offered per turn (poke) after the plugin tools, so those keep their place in the prompt", async () => {
+    sandbox = new PluginSandbox();
+    sandbox.add("weather", { "index.ts": weatherPlugin() });
+    await start();
+    llm.enqueue(
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "不是问我" } }] },
+      { toolCalls: [{ name: "poke", arguments: {} }] },
+      { toolCalls: [{ name: "no_reply", arguments: { reason: "戳回去了" } }] },
+    );
+    ask("在吗");
+    await bot.turnFinished(1);
+    // A NapCat group poke of the bot (test/fixtures/onebot/napcat/notice-group-poke.json).
+    qq.pushEvent(
+      frameAbout("napcat/notice-group-poke", { group_id: GROUP, user_id: ALICE, target_id: SELF }),
+    );
+    await qq.waitForAction("group_poke");
+    await bot.turnFinished(2);
+    const [asked, poked] = llm.requestsWithTool("reply");
+    expect(asked!.toolNames).toEqual([
+      "reply",
+      "no_reply",
+      "wait",
+      "remember",
+      "recall",
+      "schedule",
+      "get_weather",
+    ]);
+    expect(poked!.toolNames).toEqual([...asked!.toolNames, "poke"]);
+    // The declarations the two turns share are identical, byte for byte: a cached prefix.
+    const declared = (request: typeof asked) => JSON.stringify(request!.body.tools);
+    expect(declared(poked).startsWith(declared(asked).slice(0, -1))).toBe(true);
   });
 
   it("ends the turn without another model call when a declared function returns nothing", async () => {

@@ -91,9 +91,7 @@ describe("prompt templates users edit", () => {
       /^## Chat history \(QQ group 20000\)\n[\s\S]*\nDecide what to do\.$/,
     );
     const reply = planner.body.tools?.find((tool) => tool.function.name === "reply");
-    expect(reply?.function.description).toBe(
-      "Send one reply to the current chat. The turn ends after this call.",
-    );
+    expect(reply?.function.description).toBe("Reply in the current chat.");
     expect(lastMessage(scene.llm.lastRequestWithoutTool("reply"))).toMatch(/\nWrite the reply\.$/);
   });
 
