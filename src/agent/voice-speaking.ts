@@ -123,13 +123,17 @@ export class VoiceSpeaking {
     };
     const replyId = call.replyId ?? `message:${message.sessionId}:${message.messageId}`;
     const userKey = turnUser(batch);
+    const configured = () => this.configured(message.sessionId);
     return {
-      available: this.configured(message.sessionId),
+      // Read when asked: most calls never speak, and a reload may set or clear the models.
+      get available() {
+        return configured();
+      },
       speak: async (text) => {
         if (typeof text !== "string" || text.trim() === "") {
           throw new Error("speech.speak needs the text to say, a non-empty string");
         }
-        if (!this.configured(message.sessionId)) {
+        if (!configured()) {
           throw new Error("speech.speak: no text-to-speech model is set (llm.models.tts)");
         }
         const capped = this.claim(batch, replyId, userKey);
