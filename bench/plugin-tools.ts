@@ -15,7 +15,7 @@ import { createPluginSystem } from "../src/plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "../src/plugins/stdio/channel-adapter.ts";
 import { shippedPromptTemplates } from "../src/prompts/templates.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
-import type { PluginEvent, PluginMemoryAccess } from "../src/sdk/types.ts";
+import type { PluginEvent, PluginMemoryAccess, PluginSpeech } from "../src/sdk/types.ts";
 import type { MessageStore } from "../src/store/types.ts";
 import { testPictureFetcher } from "../test/support/picture-fetching.ts";
 
@@ -44,6 +44,7 @@ export async function startBenchPlugins(root: string): Promise<BenchPlugins> {
     names: () => ["紬"],
     pictureFetcherFor: () => testPictureFetcher(),
     pluginMemory: () => ({}) as PluginMemoryAccess,
+    pluginSpeech: () => ({}) as PluginSpeech,
     monitor: new MonitorHub(),
     logger,
     watch: false,

@@ -16,7 +16,7 @@ import { createLogger } from "../src/log/logger.ts";
 import type { ChatMessage } from "../src/message/inbound.ts";
 import { MonitorHub } from "../src/monitor/monitor.ts";
 import { ReplyExtensionRunner } from "../src/reply/extension-runner.ts";
-import type { ReplyExtensionPayload } from "../src/sdk/types.ts";
+import type { PluginSpeech, ReplyExtensionPayload } from "../src/sdk/types.ts";
 import { percentile, round } from "./child.ts";
 
 const WARMUP = 500;
@@ -57,6 +57,7 @@ async function benchChain(): Promise<Record<string, unknown>> {
   }));
   const runner = new ReplyExtensionRunner({
     registry,
+    speech: () => ({}) as PluginSpeech,
     monitor: new MonitorHub(),
     logger: createLogger({ level: "silent" }),
   });

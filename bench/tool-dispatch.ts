@@ -26,7 +26,7 @@ import { createPluginAjv } from "../src/plugins/plugin-ajv.ts";
 import { PluginHost } from "../src/plugins/plugin-host.ts";
 import { shippedPromptTemplates } from "../src/prompts/templates.ts";
 import type { Outbox } from "../src/reply/outbox.ts";
-import type { PluginMemoryAccess } from "../src/sdk/types.ts";
+import type { PluginMemoryAccess, PluginSpeech } from "../src/sdk/types.ts";
 import type { MessageStore } from "../src/store/types.ts";
 import { testPictureFetcher } from "../test/support/picture-fetching.ts";
 import { round } from "./child.ts";
@@ -86,6 +86,7 @@ export async function measureToolDispatch(): Promise<{
       refreshTools: async () => {},
       pictureFetcherFor: () => testPictureFetcher(),
       pluginMemory: () => ({}) as PluginMemoryAccess,
+      pluginSpeech: () => ({}) as PluginSpeech,
     }),
     deferral: () => ({ deferToolsAbove: 0, alwaysOnTools: [], toolSearchResults: 5 }),
     logger,

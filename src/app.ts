@@ -1,4 +1,5 @@
 import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
+import { VoiceSpeaking } from "./agent/voice-speaking.ts";
 import { consoleSecretsSchema } from "./api/config-secrets.ts";
 import { registerConsoleApi } from "./api/index.ts";
 import { createModelTester } from "./api/model-test.ts";
@@ -27,6 +28,7 @@ import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
 import { createComponentSet } from "./components/component-set.ts";
+import type { SpeechCall } from "./components/types.ts";
 import { configForSession } from "./config/chat-settings.ts";
 import { promptsBaseDir } from "./config/load.ts";
 import { diffConfig, watchConfigFile } from "./config/reload.ts";
@@ -202,6 +204,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     hostCommands: components.hostCommands,
     forgetGroupExpressions: (sessionId) => stores.groups.forget(sessionId, Date.now()),
   });
+  // Speaking with llm.models.tts under media.tts: send_voice and plugins share the caps.
+  const speaking = new VoiceSpeaking({
+    speaker: () => llm.speaker,
+    voices: (sessionId) => configForSession(config, sessionId).bot.voice,
+    settings: () => config.media.tts,
+    // Speech comes only in turns and plugin calls, once `limits` exists.
+    budgets: { crossed: (batch, replyId) => limits.crossed(batch, replyId) },
+    monitor,
+  });
+  const speech = (call: SpeechCall) => speaking.forPlugin(call);
   const groupVoice = createGroupVoice(background);
   const knowledge = createKnowledge(background);
   const reminders = createReminders({
@@ -211,6 +223,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     adapters,
     outbox,
     replyExtensions: components.replyExtensions,
+    speech,
     // `path` is made below; reminders are sent only once the app has started.
     inOrder: (sessionId, task) => path.sessions.inOrder(sessionId, task),
   });
@@ -231,6 +244,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // Commands arrive once the bot is running: `limits` exists by then.
     admitCommand: (message) => limits.admitCommand(message),
     memory,
+    speech,
     cluster,
     prompts,
     monitor,
@@ -279,6 +293,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     groupTools: groupManagement.tools,
     outbox,
     budgets: limits,
+    speaking,
     recalled,
     clearUnasked: (batch, replyId, text, signal) => participation.clearToSend(batch, replyId, text, signal),
     monitor,

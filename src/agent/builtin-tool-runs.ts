@@ -28,7 +28,8 @@ import { pokeBack, pokeOfBot, pokeToolSpec } from "./poke-tool.ts";
 import { runReply } from "./reply-tool.ts";
 import { runScheduleTool, scheduleToolSpec } from "./schedule-tool.ts";
 import { type SearchToolDeps, searchTools } from "./search-tools.ts";
-import { sendVoiceTool, type VoiceToolDeps } from "./voice-tool.ts";
+import type { VoiceSpeaking } from "./voice-speaking.ts";
+import { sendVoiceTool } from "./voice-tool.ts";
 
 /** What the built-in tools' rules and runs use beside their turn. */
 export interface BuiltinToolDeps {
@@ -48,7 +49,7 @@ export interface BuiltinToolDeps {
   /** `schedule` is offered while reminders are enabled. */
   reminders: ReminderService;
   /** `send_voice` and `generate_image`, offered where a tts or an image model is set. */
-  media: { voice: VoiceToolDeps; images: ImageToolDeps };
+  media: { voice: VoiceSpeaking; images: ImageToolDeps };
   /** Keeping groups in order (src/manage/): each offered by its own rule of who asked and where. */
   groupTools: Array<Pick<BuiltinTool, "spec" | "offered" | "run" | "withheld">>;
 }

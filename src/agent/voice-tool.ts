@@ -1,32 +1,15 @@
-import { type TurnLimits, turnUser } from "../chat/turn-limits.ts";
-import type { SpeakRequest, Speech } from "../llm/speaker.ts";
+import { turnUser } from "../chat/turn-limits.ts";
 import type { ToolSpec } from "../llm/types.ts";
-import { MediaCaps } from "../media/media-caps.ts";
 import { recordSegment } from "../media/outgoing-media.ts";
-import type { TtsSettings } from "../media/tts-config.ts";
 import type { Segment } from "../message/segment.ts";
-import type { Monitor } from "../monitor/monitor.ts";
 import type { ReplyPlan } from "../reply/reply-plan.ts";
 import type { ReplyResult } from "../reply/reply-stage.ts";
 import type { BuiltinCall, BuiltinTool, ToolRun } from "./builtin-tools.ts";
 import { replyWriting } from "./reply-tool.ts";
 import { TurnStopped } from "./turn-outcome.ts";
+import type { VoiceSpeaking } from "./voice-speaking.ts";
 
 export const SEND_VOICE_TOOL = "send_voice";
-
-export interface VoiceToolDeps {
-  /** The current client's tts task (`llm.models.tts`); read per call, as a reload replaces it. */
-  speaker: () => {
-    configured(sessionId?: string): boolean;
-    speak(request: SpeakRequest): Promise<Speech | undefined>;
-  };
-  /** The voice per speech provider in force in a chat: `bot.voice` with its group's `voice`. */
-  voices: (sessionId: string) => Readonly<Record<string, string>>;
-  settings: () => TtsSettings;
-  /** The daily token budgets: a turn that crossed one speaks no more. */
-  budgets: Pick<TurnLimits, "crossed">;
-  monitor: Monitor;
-}
 
 export function sendVoiceSpec(): ToolSpec {
   return {
@@ -58,11 +41,10 @@ export function sendVoiceSpec(): ToolSpec {
  * caps (`media.tts`) are taken before anything is written: a refused call sends nothing and
  * tells the planner, which may still reply.
  */
-export function sendVoiceTool(deps: VoiceToolDeps): Pick<BuiltinTool, "spec" | "offered" | "run"> {
-  const caps = new MediaCaps("media.tts", deps.settings);
+export function sendVoiceTool(speaking: VoiceSpeaking): Pick<BuiltinTool, "spec" | "offered" | "run"> {
   return {
     spec: () => sendVoiceSpec(),
-    offered: (round) => deps.speaker().configured(round.session.sessionId),
+    offered: (round) => speaking.configured(round.session.sessionId),
     run: async (args, call) => {
       const text = (args.text as string).trim();
       if (text === "") return call.invalid("text must be what to say, a non-empty string");
@@ -70,9 +52,8 @@ export function sendVoiceTool(deps: VoiceToolDeps): Pick<BuiltinTool, "spec" | "
       const target = await turn.findTarget(undefined);
       if (!target) return call.invalid("no message to answer");
       const userKey = turnUser(turn.batch);
-      const capped = caps.take({ replyId: turn.replyId, ...(userKey === undefined ? {} : { userKey }) });
+      const capped = speaking.claim(turn.batch, turn.replyId, userKey);
       if (capped !== undefined) {
-        emit(deps, call, "tts.failed", { stage: "cap", reason: capped });
         return { output: { output: { sent: false, refused: `${capped}; reply in text instead` } } };
       }
       const plan: ReplyPlan = {
@@ -85,7 +66,7 @@ export function sendVoiceTool(deps: VoiceToolDeps): Pick<BuiltinTool, "spec" | "
       };
       const spoken: { as: "voice" | "text" } = { as: "text" };
       const deliver = async (written: string) => {
-        const segments = await speakAsRecord(deps, call, written, userKey);
+        const segments = await speakAsRecord(speaking, call, written, userKey);
         if (segments) spoken.as = "voice";
         return segments;
       };
@@ -100,58 +81,22 @@ export function sendVoiceTool(deps: VoiceToolDeps): Pick<BuiltinTool, "spec" | "
 
 /** The spoken text as a `record` message, or undefined (told on the timeline) when it goes as text. */
 async function speakAsRecord(
-  deps: VoiceToolDeps,
+  speaking: VoiceSpeaking,
   call: BuiltinCall,
   text: string,
   userKey: string | undefined,
 ): Promise<Segment[] | undefined> {
   const { turn } = call;
-  const settings = deps.settings();
-  const chars = [...text].length;
-  if (chars > settings.maxChars) {
-    emit(deps, call, "tts.failed", {
-      stage: "length",
-      reason: `${chars} characters, over media.tts.maxChars`,
-    });
-    return undefined;
-  }
-  const crossed = await deps.budgets.crossed(turn.batch, turn.replyId);
-  if (crossed !== undefined) throw new TurnStopped(crossed);
-  const timeout = AbortSignal.timeout(settings.timeoutMs);
-  const speech = await deps.speaker().speak({
+  const spoken = await speaking.speak({
     text,
-    voices: deps.voices(turn.batch.sessionId),
-    signal: AbortSignal.any([turn.signal, timeout]),
+    batch: turn.batch,
     replyId: turn.replyId,
-    sessionId: turn.batch.sessionId,
-    ...(userKey === undefined ? {} : { userKey }),
+    userKey,
+    signal: turn.signal,
   });
-  turn.signal.throwIfAborted();
-  if (!speech) {
-    const reason = timeout.aborted
-      ? `timed out after ${settings.timeoutMs} ms`
-      : "every tts model failed (see the log)";
-    emit(deps, call, "tts.failed", { stage: "model", reason });
-    return undefined;
-  }
-  let segment: Segment;
-  try {
-    segment = await recordSegment(speech, settings.silk);
-  } catch (error) {
-    emit(deps, call, "tts.failed", { stage: "encode", reason: (error as Error).message });
-    return undefined;
-  }
-  emit(deps, call, "tts.spoken", {
-    model: speech.ref,
-    provider: speech.provider,
-    voice: speech.voice,
-    latencyMs: speech.latencyMs,
-    seconds: speech.durationMs === undefined ? null : Math.round(speech.durationMs / 100) / 10,
-    chars,
-    format: settings.silk ? "silk" : speech.format,
-    bytes: speech.audio.length,
-  });
-  return [segment];
+  if (spoken.ok) return [recordSegment(spoken.audio)];
+  if (spoken.stage === "budget") throw new TurnStopped(spoken.reason);
+  return undefined;
 }
 
 function voiceResult(
@@ -178,13 +123,4 @@ function voiceResult(
       reason: `send_voice: replied ${as === "voice" ? "with a voice message" : "in text (not spoken)"}`,
     },
   };
-}
-
-function emit(
-  deps: VoiceToolDeps,
-  call: BuiltinCall,
-  type: "tts.spoken" | "tts.failed",
-  data: Record<string, unknown>,
-): void {
-  deps.monitor.emit({ type, replyId: call.turn.replyId, sessionId: call.turn.batch.sessionId, data });
 }

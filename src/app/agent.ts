@@ -1,6 +1,7 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import { type BuiltinToolDeps, createBuiltinTools } from "../agent/builtin-tool-runs.ts";
 import { TurnRunner, type TurnRunnerDeps } from "../agent/turn-runner.ts";
+import type { VoiceSpeaking } from "../agent/voice-speaking.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import type { CallContexts } from "../components/types.ts";
@@ -51,6 +52,8 @@ export interface AgentParts {
   groupTools: BuiltinToolDeps["groupTools"];
   outbox: Outbox;
   budgets: TurnRunnerDeps["budgets"];
+  /** Speaking with the tts task, shared with plugins (its caps count both). */
+  speaking: VoiceSpeaking;
   recalled: TurnRunnerDeps["recalled"];
   clearUnasked: TurnRunnerDeps["clearUnasked"];
   monitor: MonitorHub;
@@ -83,7 +86,12 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
   });
   const replyStage = new ReplyStage({
     outbox: parts.outbox,
-    extensions: new ReplyExtensionRunner({ registry: components.replyExtensions, monitor, logger }),
+    extensions: new ReplyExtensionRunner({
+      registry: components.replyExtensions,
+      speech: (call) => parts.speaking.forPlugin(call),
+      monitor,
+      logger,
+    }),
     typingDelay: () => config().chat.typingDelay,
     mentionAll: (sessionId) => configForSession(config(), sessionId).chat.mentionAll,
     monitor,
@@ -114,13 +122,7 @@ export function createTurnRunner(parts: AgentParts): TurnRunner {
     },
     reminders: parts.reminders,
     media: {
-      voice: {
-        speaker: () => llm().speaker,
-        voices: (sessionId) => configForSession(config(), sessionId).bot.voice,
-        settings: () => config().media.tts,
-        budgets: parts.budgets,
-        monitor,
-      },
+      voice: parts.speaking,
       images: {
         imageMaker: () => llm().imageMaker,
         settings: () => config().media.images,

@@ -1,6 +1,7 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { ComponentSet } from "../components/component-set.ts";
+import type { PluginSpeechSource } from "../components/types.ts";
 import { configJsonSchema, type TsumugiConfig } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
 import { McpRuntime } from "../mcp/mcp-runtime.ts";
@@ -34,6 +35,8 @@ export interface PluginHostsParts {
   /** Whether a chat command may run and answer now: the turn limits count it. */
   admitCommand: NonNullable<PluginSystemOptions["admitCommand"]>;
   memory: MemoryService;
+  /** The host's text-to-speech for plugin calls (agent/voice-speaking.ts). */
+  speech: PluginSpeechSource;
   cluster: Cluster | undefined;
   prompts: { templates(): PromptTemplates };
   monitor: Monitor;
@@ -85,6 +88,7 @@ export function createPluginHosts(parts: PluginHostsParts): { plugins: PluginSys
         pluginId,
         ...(replyId === undefined ? {} : { replyId }),
       }),
+    pluginSpeech: parts.speech,
     isolation,
     secrets,
     monitor,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatAdapter } from "../adapters/types.ts";
 import type { ComponentSet } from "../components/component-set.ts";
 import type { ReplyExtensionRegistry } from "../components/extension-registry.ts";
+import type { PluginSpeechSource } from "../components/types.ts";
 import { configForSession } from "../config/chat-settings.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { LlmClient } from "../llm/llm-client.ts";
@@ -27,6 +28,8 @@ export interface ReminderParts {
   config: () => TsumugiConfig;
   outbox: Outbox;
   replyExtensions: ReplyExtensionRegistry;
+  /** The host's text-to-speech for reply extensions (agent/voice-speaking.ts). */
+  speech: PluginSpeechSource;
   /** Runs a task in the session's turn order (the message path's sessions, made after this). */
   inOrder: (sessionId: string, task: () => Promise<void>) => void;
   prompts: { templates(): PromptTemplates };
@@ -46,7 +49,12 @@ export function createReminders(parts: ReminderParts): {
   const { config, monitor, logger } = parts;
   const own = new OwnMessages({
     outbox: parts.outbox,
-    extensions: new ReplyExtensionRunner({ registry: parts.replyExtensions, monitor, logger }),
+    extensions: new ReplyExtensionRunner({
+      registry: parts.replyExtensions,
+      speech: parts.speech,
+      monitor,
+      logger,
+    }),
     settings: (sessionId) => {
       const { chat } = configForSession(config(), sessionId);
       return {

@@ -18,6 +18,7 @@ import type {
   PluginEvent,
   PluginMemoryAccess,
   PluginPicture,
+  PluginSpeech,
   ReplyExtensionPayload,
 } from "../sdk/types.ts";
 
@@ -56,6 +57,8 @@ export interface CallContext {
   pictures: PluginPicture[];
   /** Long-term memory for the message's chat, as the plugin `pluginId` may use it. */
   memoryFor(pluginId: string): PluginMemoryAccess;
+  /** The host's text-to-speech for the message's chat, counted for its turn. */
+  speech: PluginSpeech;
   signal: AbortSignal;
   replyId?: string;
   callId?: string;
@@ -147,8 +150,25 @@ export interface ReplyExtensionComponent extends ComponentBase {
   timeoutMs: number;
   /** Checks (and fills defaults into) parameters; returns the problem, or undefined when valid. */
   validate(parameters: Record<string, unknown>): string | undefined;
-  invoke(payload: ReplyExtensionPayload, call: { signal: AbortSignal }): Promise<unknown>;
+  invoke(payload: ReplyExtensionPayload, call: ReplyExtensionCall): Promise<unknown>;
 }
+
+/** What the host hands a reply extension call besides its payload. */
+export interface ReplyExtensionCall {
+  signal: AbortSignal;
+  /** The host's text-to-speech for the reply's chat, counted for the reply's turn. */
+  speech: PluginSpeech;
+}
+
+/** Who a plugin's speech is for: the message its call is about, in the turn `replyId` if any. */
+export interface SpeechCall {
+  message: ChatMessage;
+  replyId?: string;
+  signal: AbortSignal;
+}
+
+/** The host's text-to-speech as one plugin call may use it (agent/voice-speaking.ts). */
+export type PluginSpeechSource = (call: SpeechCall) => PluginSpeech;
 
 export type Component =
   | ToolComponent

@@ -6,22 +6,24 @@ import type { PictureMime } from "./types.ts";
 import { type HostResolver, systemResolver, vettedGet } from "./vetted-get.ts";
 
 /**
- * The `record` segment of a spoken reply, its audio inline (`base64://…`): WAV or MP3 as spoken,
- * which NapCat and LLOneBot transcode for QQ themselves; with `silk`, a WAV encoded to SILK
- * here with silk-wasm, for an implementation that plays only SILK.
+ * The audio of a spoken reply as it is sent: WAV or MP3 as spoken, which NapCat and LLOneBot
+ * transcode for QQ themselves; with `silk`, a WAV encoded to SILK here with silk-wasm, for an
+ * implementation that plays only SILK.
  */
-export async function recordSegment(speech: Speech, silk: boolean): Promise<Segment> {
-  let audio = speech.audio;
-  if (silk) {
-    if (speech.format !== "wav") {
-      throw new Error(
-        `media.tts.silk: ${speech.provider} gives ${speech.format}, and only WAV is encoded to SILK`,
-      );
-    }
-    // silk-wasm (and its WebAssembly) loads on the first such voice, not at start-up.
-    const { encode } = await import("silk-wasm");
-    audio = Buffer.from((await encode(audio, 0)).data);
+export async function recordAudio(speech: Speech, silk: boolean): Promise<Buffer> {
+  if (!silk) return speech.audio;
+  if (speech.format !== "wav") {
+    throw new Error(
+      `media.tts.silk: ${speech.provider} gives ${speech.format}, and only WAV is encoded to SILK`,
+    );
   }
+  // silk-wasm (and its WebAssembly) loads on the first such voice, not at start-up.
+  const { encode } = await import("silk-wasm");
+  return Buffer.from((await encode(speech.audio, 0)).data);
+}
+
+/** The `record` segment of sent audio, inline (`base64://…`). */
+export function recordSegment(audio: Buffer): Segment {
   return makeSegment("record", { file: `base64://${audio.toString("base64")}` });
 }
 

@@ -1,6 +1,6 @@
 import type { ChatAdapter } from "../adapters/types.ts";
 import { stripLeadingMention } from "../chat/triggers.ts";
-import type { CallContext, CallContexts, CallOptions } from "../components/types.ts";
+import type { CallContext, CallContexts, CallOptions, PluginSpeechSource } from "../components/types.ts";
 import type { PictureFetcher } from "../media/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import { oneBotMessageFields } from "../message/onebot-wire.ts";
@@ -36,6 +36,8 @@ export interface CallContextDeps {
    * `replyId` (src/memory/plugin-access.ts).
    */
   pluginMemory: (message: ChatMessage, pluginId: string, replyId: string | undefined) => PluginMemoryAccess;
+  /** The host's text-to-speech for a call about `message` (agent/voice-speaking.ts). */
+  pluginSpeech: PluginSpeechSource;
 }
 
 const DEFAULT_HISTORY = 20;
@@ -51,6 +53,11 @@ export class CallContextFactory implements CallContexts {
       message,
       pictures: callPictures(message, this.deps.pictureFetcherFor(message), options.signal, options.pictures),
       memoryFor: (pluginId) => this.deps.pluginMemory(message, pluginId, options.replyId),
+      speech: this.deps.pluginSpeech({
+        message,
+        signal: options.signal,
+        ...(options.replyId === undefined ? {} : { replyId: options.replyId }),
+      }),
       signal: options.signal,
       ...(options.replyId === undefined ? {} : { replyId: options.replyId }),
       ...(options.callId === undefined ? {} : { callId: options.callId }),

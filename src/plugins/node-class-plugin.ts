@@ -56,6 +56,7 @@ function componentOf(
     logger,
     pictures: call.pictures,
     memory: call.memoryFor(request.manifest.id),
+    speech: call.speech,
   });
   switch (declaration.kind) {
     case "tool":
@@ -108,7 +109,12 @@ function componentOf(
       );
     case "reply_extension":
       return buildReplyExtension(identity, declaration.options, request.ajv, async (payload, call) =>
-        method.call(instance, payload, { config: request.config(), logger, signal: call.signal }),
+        method.call(instance, payload, {
+          config: request.config(),
+          logger,
+          signal: call.signal,
+          speech: call.speech,
+        }),
       );
   }
 }

@@ -79,8 +79,13 @@ export function loadFunctionPlugin(scope: PluginModuleScope, request: RuntimeLoa
       async (args, call) => {
         const fn = await functionNamed(declaration.name, modulePath);
         const business = businessArguments(fn, tool.component.parameters, args);
-        // This style's `event` carries the class style's `context.pictures` and `context.memory` too.
-        const event = { ...call.event, pictures: call.pictures, memory: call.memoryFor(pluginId) };
+        // This style's `event` carries the class style's `context.pictures`, `memory` and `speech` too.
+        const event = {
+          ...call.event,
+          pictures: call.pictures,
+          memory: call.memoryFor(pluginId),
+          speech: call.speech,
+        };
         return fn(call.bot, event, request.config(), ...business);
       },
     );

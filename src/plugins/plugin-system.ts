@@ -42,6 +42,7 @@ export interface PluginSystemOptions {
   pictureFetcherFor: CallContextDeps["pictureFetcherFor"];
   /** Long-term memory for plugin calls (`context.memory`), under the bot's memory rules. */
   pluginMemory: CallContextDeps["pluginMemory"];
+  pluginSpeech: CallContextDeps["pluginSpeech"];
   /** Starts stdio and Python plugin processes (shared with the MCP servers). */
   isolation: ProcessIsolation;
   /** The secret values of the bot's config, redacted from plugin processes' stderr. */
@@ -94,6 +95,7 @@ export function createPluginSystem(options: PluginSystemOptions): PluginSystem {
     refreshTools: () => host?.refreshTools() ?? Promise.resolve(),
     pictureFetcherFor: options.pictureFetcherFor,
     pluginMemory: options.pluginMemory,
+    pluginSpeech: options.pluginSpeech,
   });
   host = new PluginHost({
     settings: options.settings,

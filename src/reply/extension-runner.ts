@@ -1,7 +1,7 @@
 import { callWithLimit } from "../components/call-limit.ts";
 import type { ReplyExtensionRegistry } from "../components/extension-registry.ts";
 import { type SelectedExtension, type Selection, selectExtensions } from "../components/plugin-options.ts";
-import type { SessionRef } from "../components/types.ts";
+import type { PluginSpeechSource, SessionRef } from "../components/types.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { Monitor } from "../monitor/monitor.ts";
@@ -18,6 +18,8 @@ import { describeGroup, type OutgoingReply, ReplyAttachments, textGroup, toOutgo
 
 export interface ReplyExtensionRunnerDeps {
   registry: ReplyExtensionRegistry;
+  /** The host's text-to-speech, for the reply's turn. */
+  speech: PluginSpeechSource;
   monitor: Monitor;
   logger: Logger;
 }
@@ -210,7 +212,10 @@ export class ReplyExtensionChain {
       messages: structuredClone(messages),
     };
     return callWithLimit(extension.timeoutMs, this.reply.signal, (signal) =>
-      extension.invoke(payload, { signal }),
+      extension.invoke(payload, {
+        signal,
+        speech: this.deps.speech({ message: this.reply.target, replyId: this.reply.replyId, signal }),
+      }),
     );
   }
 

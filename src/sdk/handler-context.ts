@@ -138,6 +138,35 @@ export interface PluginMemoryAccess {
   forget(id: number): Promise<boolean>;
 }
 
+/** Speech the host's tts task made for a plugin (SDK 1.5.0). */
+export interface SpokenAudio {
+  /** The audio as the chat's implementation takes it: WAV or MP3, SILK with `media.tts.silk`. */
+  audio: Buffer;
+  format: "wav" | "mp3" | "silk";
+  /** The `"provider/model"` that spoke, and in which voice. */
+  model: string;
+  voice: string;
+  /** How long it plays; undefined when the audio does not tell. */
+  seconds?: number;
+}
+
+/**
+ * The host's text-to-speech task (`llm.models.tts`) for the chat a handler was called for,
+ * under the same rules as the planner's `send_voice`: the `media.tts` caps (one voice per turn
+ * by default, shared with send_voice), `media.tts.maxChars`, the daily token budgets, and
+ * usage counted for the turn's member (SDK 1.5.0).
+ */
+export interface PluginSpeech {
+  /** Whether a tts model is set for this chat; when false, `speak` rejects. */
+  readonly available: boolean;
+  /**
+   * Speaks `text` in the chat's voice (`bot.voice`, the group's `voice`). Rejects with an
+   * Error saying why when no tts model is set, a cap or budget refuses, the text is too long
+   * or every tts model failed.
+   */
+  speak(text: string): Promise<SpokenAudio>;
+}
+
 /** What every handler gets. */
 export interface HandlerContext<Config = Record<string, unknown>> {
   bot: BotApi;
@@ -149,6 +178,8 @@ export interface HandlerContext<Config = Record<string, unknown>> {
   pictures: PluginPicture[];
   /** Long-term memory for `event`'s chat (SDK 1.4.0). */
   memory: PluginMemoryAccess;
+  /** The host's text-to-speech for `event`'s chat (SDK 1.5.0). */
+  speech: PluginSpeech;
 }
 
 export interface ToolContext<Config = Record<string, unknown>> extends HandlerContext<Config> {

@@ -3,7 +3,7 @@
  * against them works whichever copy of the SDK it imported. What a handler is called with is
  * in ./handler-context.ts, what it receives and sends in ./segment-types.ts, both re-exported here.
  */
-import type { HandlerContext, PluginLogger } from "./handler-context.ts";
+import type { HandlerContext, PluginLogger, PluginSpeech } from "./handler-context.ts";
 import type { ReplyMessage } from "./segment-types.ts";
 
 /** A JSON Schema object, written inline (`$ref` / `$dynamicRef` are refused). */
@@ -171,6 +171,8 @@ export interface ReplyExtensionContext<Config = Record<string, unknown>> {
   logger: PluginLogger;
   /** Aborted when the call times out or the turn ends. */
   signal: AbortSignal;
+  /** The host's text-to-speech for the reply's chat, counted for the reply's turn (SDK 1.5.0). */
+  speech: PluginSpeech;
 }
 
 export interface EnricherOptions extends ComponentOptions {

@@ -1,2 +1,2 @@
 /** The SDK version plugins' `sdk` ranges are checked against (semver). */
-export const SDK_VERSION = "1.4.0";
+export const SDK_VERSION = "1.5.0";

@@ -15,7 +15,7 @@ import { createPluginSystem } from "../../src/plugins/plugin-system.ts";
 import { StdioChannelAdapter } from "../../src/plugins/stdio/channel-adapter.ts";
 import { shippedPromptTemplates } from "../../src/prompts/templates.ts";
 import type { Outbox } from "../../src/reply/outbox.ts";
-import type { PluginMemoryAccess } from "../../src/sdk/types.ts";
+import type { PluginMemoryAccess, PluginSpeech } from "../../src/sdk/types.ts";
 import type { MessageStore } from "../../src/store/types.ts";
 import { testPictureFetcher } from "../support/picture-fetching.ts";
 
@@ -39,6 +39,7 @@ describe("the host's commands plugin", () => {
       names: () => ["紬"],
       pictureFetcherFor: () => testPictureFetcher(),
       pluginMemory: () => ({}) as PluginMemoryAccess,
+      pluginSpeech: () => ({}) as PluginSpeech,
       monitor: new MonitorHub(),
       logger,
       watch: false,

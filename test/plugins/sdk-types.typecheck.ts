@@ -19,6 +19,7 @@ import {
   type ReplyExtensionContext,
   type ReplyExtensionPayload,
   type ReplyExtensionResult,
+  type SpokenAudio,
   Tool,
   type ToolContext,
 } from "tsumugi/sdk";
@@ -64,6 +65,16 @@ export class HandlersThatFit extends Plugin<WeatherConfig> {
       recalled: recalled.length,
       forgotten,
     };
+  }
+
+  @Tool("say", { description: "说出来", parameters: { line: { type: "string" } } })
+  async say(args: { line: string }, context: ToolContext) {
+    if (!context.speech.available) return { spoken: false };
+    const spoken: SpokenAudio = await context.speech.speak(args.line);
+    // @ts-expect-error — whether a tts model is set is the host's to say
+    context.speech.available = true;
+    const format: "wav" | "mp3" | "silk" = spoken.format;
+    return { bytes: spoken.audio.length, format, seconds: spoken.seconds ?? null, voice: spoken.voice };
   }
 
   @Command("forecast", { usage: "<city>" })

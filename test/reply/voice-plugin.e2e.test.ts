@@ -1,11 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { timelineOf } from "../support/bot-api.ts";
-import type { BotHarness } from "../support/bot-harness.ts";
+import { type BotHarness, storedRows } from "../support/bot-harness.ts";
+import { MediaStandIn } from "../support/media-standin.ts";
 import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn, SentMessage } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
-import type { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
 import { sendActions } from "./extension-fixtures.ts";
 
 /** The built-in plugins folder, where `plugins/voice` lives. */
@@ -58,7 +59,7 @@ function recordAudio(sent: SentMessage): Buffer {
   return Buffer.from(record!.data.file.slice("base64://".length), "base64");
 }
 
-describe("the built-in voice plugin (the reference voice reply example, espeak-ng)", () => {
+describe("the built-in voice plugin without a tts model (the reference voice reply example, espeak-ng)", () => {
   let llm: ScriptedLlmServer;
   let bot: BotHarness;
   let scene: Scene | undefined;
@@ -163,5 +164,133 @@ describe("the built-in voice plugin (the reference voice reply example, espeak-n
       "reply extension voice_plugin.voice failed in before_send: /nonexistent/espeak-ng is not installed: install the Debian package espeak-ng",
     );
     expect(sendActions(qq)).toEqual([]);
+  });
+});
+
+/**
+ * With `llm.models.tts` set, the voice plugin speaks through the host's tts task (the plugin
+ * context's `speech`): the speech server is test/support/media-standin.ts, built from
+ * OpenAI's `POST /v1/audio/speech` reference (platform.openai.com/docs/api-reference/audio/createSpeech).
+ * espeak-ng is set to a program that does not exist, so any use of it would fail the reply.
+ */
+describe("the built-in voice plugin with a tts model (llm.models.tts)", () => {
+  let scene: Scene | undefined;
+  let media: MediaStandIn | undefined;
+
+  afterEach(async () => {
+    await scene?.close();
+    await media?.close();
+    scene = undefined;
+    media = undefined;
+  });
+
+  const start = async (config: Record<string, unknown> = {}) => {
+    media = await MediaStandIn.start();
+    const llm = await ScriptedLlmServer.start();
+    scene = await startScene({
+      llm,
+      config: {
+        bot: { voice: { speech: "nova" } },
+        llm: {
+          providers: [
+            {
+              id: "main",
+              type: "openai-compatible",
+              baseUrl: llm.baseUrl,
+              apiKey: "test-key",
+              maxRetries: 1,
+            },
+            {
+              id: "speech",
+              type: "openai-compatible",
+              baseUrl: `${media.baseUrl}/v1`,
+              apiKey: "speech-key",
+              maxRetries: 0,
+            },
+          ],
+          models: {
+            planner: ["main/scripted-model"],
+            replyer: ["main/scripted-model"],
+            tts: ["speech/tts-1"],
+          },
+        },
+        plugins: {
+          dirs: [BUILTIN_PLUGINS],
+          config: { voice_plugin: { command: "/nonexistent/espeak-ng" } },
+        },
+        ...config,
+      },
+    });
+    return { ...scene, media };
+  };
+  const replyWith = async (s: Scene, args: Record<string, unknown>, text: string) => {
+    s.llm.enqueue({ toolCalls: [{ name: "reply", arguments: args }] }, { text });
+    s.qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("用语音说") });
+    return s.bot.turnFinished();
+  };
+  const voiceOnly = { plugin_options: { "voice_plugin.voice": { attach_voice: true, keep_text: false } } };
+
+  it("makes one /audio/speech request and sends that audio as a record segment, counted in usage", async () => {
+    const s = await start();
+    const ended = await replyWith(s, voiceOnly, "大家晚上好");
+    expect(ended.data.status).toBe("replied");
+
+    const speech = s.media.requestsTo("/v1/audio/speech");
+    expect(speech).toHaveLength(1);
+    expect(speech[0]!.body).toEqual({
+      model: "tts-1",
+      input: "大家晚上好",
+      voice: "nova",
+      response_format: "wav",
+    });
+
+    expect(s.qq.sent).toHaveLength(1);
+    const [voice] = s.qq.sent as [SentMessage];
+    expect((voice.message as Array<{ type: string }>).map((segment) => segment.type)).toEqual(["record"]);
+    // The stand-in's audio with the placeholder sizes OpenAI streams set right.
+    expect(recordAudio(voice).equals(s.media.wav)).toBe(true);
+
+    const spoken = await s.bot.waitForEvent("tts.spoken");
+    expect(spoken.replyId).toBe(ended.replyId);
+    expect(spoken.data).toMatchObject({ model: "speech/tts-1", voice: "nova", chars: 5, format: "wav" });
+    const usage = await storedRows<{ prompt_tokens: number; user_key: string; reply_id: string }>(
+      s.bot.dataDir,
+      "SELECT prompt_tokens, user_key, reply_id FROM llm_usage WHERE task = 'tts'",
+    );
+    expect(usage).toEqual([
+      { prompt_tokens: 5, user_key: `onebot:${ALICE}`, reply_id: String(ended.replyId) },
+    ]);
+  });
+
+  it("sends the text when the speech model is down, even with keep_text false", async () => {
+    const s = await start();
+    s.media.speechDown = true;
+    const ended = await replyWith(s, voiceOnly, "这句只能发文字");
+    expect(ended.data.status).toBe("replied");
+    expect(s.media.requestsTo("/v1/audio/speech")).toHaveLength(1);
+    expect(s.qq.sent.map((sent) => sent.message)).toEqual([
+      [{ type: "text", data: { text: "这句只能发文字" } }],
+    ]);
+    const failed = await s.bot.waitForEvent("tts.failed");
+    expect(failed.data).toMatchObject({ stage: "model" });
+  });
+
+  it("shares the media.tts caps with send_voice: over a member's daily cap the reply is text", async () => {
+    const s = await start({ media: { tts: { userMaxPerDay: 1 } } });
+    s.llm.enqueue({ toolCalls: [{ name: "send_voice", arguments: { text: "一" } }] }, { text: "第一句" });
+    s.qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("发语音") });
+    await s.bot.turnFinished(1);
+    s.llm.enqueue({ toolCalls: [{ name: "reply", arguments: voiceOnly }] }, { text: "第二句是文字" });
+    s.qq.pushGroupMessage({ groupId: GROUP, userId: ALICE, message: mention("再用语音说") });
+    expect((await s.bot.turnFinished(2)).data.status).toBe("replied");
+    expect(s.media.requestsTo("/v1/audio/speech")).toHaveLength(1);
+    expect(
+      s.qq.sent.map((sent) => (sent.message as Array<{ type: string }>).map((segment) => segment.type)),
+    ).toEqual([["record"], ["text"]]);
+    const refused = await s.bot.waitForEvent("tts.failed");
+    expect(refused.data).toMatchObject({
+      stage: "cap",
+      reason: expect.stringContaining("media.tts.userMaxPerDay (1) reached"),
+    });
   });
 });
