@@ -283,17 +283,18 @@ const TEXT = {
   modelsPrivateChat: ["私聊 {id}", "Private chat {id}"],
   modelsTokensPerDay: ["每天的 tokens", "Tokens per day"],
   modelsBudgets: ["预算", "Budgets"],
-  modelsNoBudgets: [
-    "没有设置预算：在 limits 里设置 dailyCost、monthlyCost、groupDailyCost 等，用到 limits.economyAt 时改用省钱模型，用完即停。",
-    "No budgets set: set dailyCost, monthlyCost, groupDailyCost and others under limits; at limits.economyAt turns step down to the economy models, at the budget they stop.",
+  modelsNoBudgets: ["没有设置预算。可以设置的预算：", "No budgets set. The budgets you can set:"],
+  modelsBudgetsHow: [
+    "用到预算的一定比例时改用省钱模型，用完即停：",
+    "At a share of a budget turns step down to the economy models; at the budget they stop:",
   ],
   modelsEconomyAt: [
     "用到预算的 {share}% 时改用省钱模型：",
     "At {share}% of a budget, turns run on the economy models:",
   ],
   modelsNoEconomy: [
-    "没有设置省钱模型（llm.models.economy）或 limits.economyAt：用完预算前不会降级。",
-    "No economy models (llm.models.economy) or limits.economyAt: turns do not step down before a budget is used up.",
+    "没有设置省钱模型：用完预算前不会降级。",
+    "No economy models set: turns do not step down before a budget is used up.",
   ],
   budgetWhose: ["范围", "Whose"],
   budgetName: ["预算", "Budget"],

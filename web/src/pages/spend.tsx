@@ -7,6 +7,14 @@ import { DayChart, type DayPoint } from "./usage-chart.tsx";
 
 type Split = "model" | "chat";
 
+const BUDGET_KEYS = [
+  "limits.dailyCost",
+  "limits.monthlyCost",
+  "limits.groupDailyCost",
+  "limits.groupMonthlyCost",
+  "limits.userDailyCost",
+];
+
 /** What each day cost, stacked by model or by chat, over the page's period. */
 export function CostChart({ days }: { days: number }) {
   const [daily, setDaily] = useState<DailySpendAnswer | null>(null);
@@ -79,7 +87,14 @@ export function BudgetsTable() {
     <>
       <h2>{t("modelsBudgets")}</h2>
       {whose.length === 0 ? (
-        <p class="muted">{t("modelsNoBudgets")}</p>
+        <>
+          <p class="muted">
+            {t("modelsNoBudgets")} <code>{BUDGET_KEYS.join(", ")}</code>
+          </p>
+          <p class="muted small">
+            {t("modelsBudgetsHow")} <code>limits.economyAt, llm.models.economy</code>
+          </p>
+        </>
       ) : (
         <>
           <p class="small muted">
@@ -89,7 +104,9 @@ export function BudgetsTable() {
                 <span class="mono">{answer.economyModels.join(", ")}</span>
               </>
             ) : (
-              t("modelsNoEconomy")
+              <>
+                {t("modelsNoEconomy")} <code>llm.models.economy, limits.economyAt</code>
+              </>
             )}
           </p>
           <table class="grid-table budgets-table">
