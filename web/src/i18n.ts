@@ -255,7 +255,7 @@ const TEXT = {
   modelsKeySet: ["已设置密钥", "key set"],
   modelsNoKey: ["无密钥", "no key"],
   modelsNoProviders: ["还没有模型服务。", "No providers yet."],
-  modelsUsage: ["Token 用量", "Token usage"],
+  modelsUsage: ["用量与花费", "Usage and cost"],
   modelsDays: ["最近 {n} 天", "Last {n} {n:day|days}"],
   modelsCalls: ["调用", "Calls"],
   modelsFailures: ["失败", "Failures"],
