@@ -24,6 +24,7 @@ import { shutDown } from "./app/shutdown.ts";
 import { systemClock } from "./chat/clock.ts";
 import { KeyedQueue } from "./chat/keyed-queue.ts";
 import { RecalledMessages, recallMessage } from "./chat/recalls.ts";
+import { groupsSpendingThisMonth } from "./chat/spending.ts";
 import { summaryCommand } from "./chat/summary-command.ts";
 import { detectTrigger } from "./chat/triggers.ts";
 import { TurnLimits } from "./chat/turn-limits.ts";
@@ -416,6 +417,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     knowledge: knowledge.service,
     reminders: reminders.reminders,
     usage: stores.usage,
+    budgets: {
+      report: (groupSessionId) => limits.report(groupSessionId),
+      groupsWithSpending: () => groupsSpendingThisMonth(stores.usage, chatClock(), Date.now()),
+    },
     groups: stores.groups,
     listGroups: () => listGroups(platformAdapters.values(), logger),
     testModel: createModelTester(recordUsage, local.models, logger),

@@ -1,4 +1,5 @@
 import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
+import type { BudgetReport } from "../chat/turn-limits.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { ListedGroup } from "../context/group-list.ts";
 import type { KnowledgeService } from "../knowledge/knowledge-service.ts";
@@ -47,6 +48,8 @@ export interface ConsoleApiDeps {
   /** The knowledge base: documents, scopes, uploads and test queries (the console's knowledge page). */
   knowledge: KnowledgeService;
   usage: UsageStore;
+  /** The budgets in force and how much of each is used now (the same tallies the turns are checked against). */
+  budgets: ConsoleBudgets;
   /** Groups' activity and learned expressions (the Groups page). */
   groups: GroupStore;
   /** The groups the connected accounts are in, from their platforms' group lists. */
@@ -67,6 +70,14 @@ export interface ConsoleApiDeps {
   /** Participation per chat, and quiet switched from the console. */
   participation: Pick<Participation, "chats" | "quiet" | "sessionsOf">;
   logger: Logger;
+}
+
+/** Where spending stands against the budgets: `TurnLimits.report` and the groups it is asked about. */
+export interface ConsoleBudgets {
+  /** All chats' budgets without a session id; with a group's, that group's too. */
+  report(groupSessionId?: string): Promise<BudgetReport>;
+  /** The group chats with LLM calls this month, by session id. */
+  groupsWithSpending(): Promise<string[]>;
 }
 
 /** Pictures and voice messages of stored messages, for the console to show without the browser contacting QQ. */

@@ -3,13 +3,15 @@
  * imports (and nothing of Node's): the front end in web/ imports these and the types they
  * are built from, so the server and the console share one definition.
  */
+
+import type { BudgetReport } from "../chat/turn-limits.ts";
 import type { InstanceInfo } from "../cluster/coordinator.ts";
 import type { MemoryEntry, MemorySource } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";
 import type { StoredMonitorEvent } from "../monitor/event-store.ts";
 import type { AdapterHealth } from "../server/health-report.ts";
 import type { GroupExpression } from "../store/group-types.ts";
-import type { StorageStatus, UsageSummaryRow } from "../store/types.ts";
+import type { DailySpendRow, StorageStatus, UsageSummaryRow } from "../store/types.ts";
 
 /** `GET /api/status`: what the console shows first. */
 export interface ConsoleStatus {
@@ -58,6 +60,34 @@ export interface ModelTestResult {
 
 /** A row of `GET /api/usage`: the day's totals with their cost, recorded at the prices of each call's time (null: no price). */
 export type UsageRow = UsageSummaryRow;
+
+/** `GET /api/usage/daily`: each UTC day's calls, tokens and cost per chat and model. */
+export interface DailySpendAnswer {
+  /** The first day counted, `YYYY-MM-DD` (UTC). */
+  since: string;
+  /** Of `llm.prices`; null without prices. */
+  currency: string | null;
+  rows: DailySpendRow[];
+}
+
+/** One group's standing against the budgets (`GET /api/budgets`). */
+export interface GroupBudgetReport extends BudgetReport {
+  sessionId: string;
+  groupId: string;
+}
+
+/** `GET /api/budgets`: the budgets in force, how much of each is used now, and who runs in economy. */
+export interface BudgetsAnswer {
+  currency: string | null;
+  /** `limits.economyAt` (0: never steps down). */
+  economyAt: number;
+  /** `llm.models.economy`: without models, nothing steps down. */
+  economyModels: string[];
+  /** Budgets of all chats together. */
+  all: BudgetReport;
+  /** Each group chat with calls this month, with its own budgets; empty when no group budget is set. */
+  groups: GroupBudgetReport[];
+}
 
 /** `GET /api/connect`: how to point a OneBot implementation at each adapter, and who is connected. */
 export interface ConnectInfo {

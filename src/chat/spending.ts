@@ -1,4 +1,5 @@
 import type { ZonedClock } from "../context/clock-text.ts";
+import { groupOfSession } from "../message/session-id.ts";
 import type { SessionSpend, Spend, UsageQuery, UsageRecord, UserSpend } from "../store/types.ts";
 import type { Clock } from "./clock.ts";
 
@@ -128,6 +129,18 @@ export async function spentSince(store: SpendStore, sinceMs: number): Promise<Sp
   }
   const byUser = new Map(users.map((row) => [row.userKey, { tokens: row.tokens, cost: row.cost }]));
   return { total, bySession, byUser };
+}
+
+/** The group chats with LLM calls this month in the clock's zone (the longest budget period), by session id. */
+export async function groupsSpendingThisMonth(
+  store: SpendStore,
+  clock: ZonedClock,
+  now: number,
+): Promise<string[]> {
+  const rows = await store.spendBySession({ sinceMs: startOfPeriod("month", clock, now) });
+  return rows.flatMap((row) =>
+    row.sessionId !== null && groupOfSession(row.sessionId) !== undefined ? [row.sessionId] : [],
+  );
 }
 
 function addTo(spends: Map<string, Spend>, key: string, spend: Spend): void {

@@ -35,7 +35,7 @@ export function economyNotice(groupId: string, limit: string, share: number): st
   return `群 ${groupId} 已用掉 limits.${limit} 的 ${Math.floor(share * 100)}%：之后的对话改用 llm.models.economy（若已设置），用完即停。`;
 }
 
-type BudgetName = Exclude<LimitName, "userTurnsPerMinute" | "groupTurnsPerMinute">;
+export type BudgetName = Exclude<LimitName, "userTurnsPerMinute" | "groupTurnsPerMinute">;
 
 /** One budget: whose spending it caps (all chats, the group chat, the user who started the turn), over what, in what. */
 interface Budget {
@@ -57,6 +57,29 @@ const BUDGETS: readonly Budget[] = [
   { limit: "userDailyCost", scope: "user", period: "day", measure: "cost" },
 ];
 
+/** One budget of all chats or of a group, and how much of it is used in its current period. */
+export interface BudgetUse {
+  limit: BudgetName;
+  scope: "all" | "group";
+  period: BudgetPeriod;
+  /** The current period in `chat.timezone`: `YYYY-MM-DD` or `YYYY-MM`. */
+  periodName: string;
+  measure: Budget["measure"];
+  used: number;
+  max: number;
+  /** used / max: at limits.economyAt turns step down, at 1 they stop. */
+  share: number;
+}
+
+/** Where spending stands against the budgets in force, for all chats or one group. */
+export interface BudgetReport {
+  budgets: BudgetUse[];
+  /** Turns run on llm.models.economy: a budget's share reached limits.economyAt (and such models are set). */
+  economy: boolean;
+  /** A budget is used up: turns are refused until its period ends. */
+  stopped: boolean;
+}
+
 /** Whether any token or money budget is set (only then is spending read and counted). */
 export function budgetsSet(settings: LimitSettings): boolean {
   return BUDGETS.some((budget) => settings[budget.limit] > 0);
@@ -67,6 +90,7 @@ interface BudgetStanding extends Breach {
   /** value / max. */
   share: number;
   scope: Budget["scope"];
+  budget: Budget;
 }
 
 /** Whether a chat command may run now; when not, the notice to answer it with, if any. */
@@ -319,8 +343,53 @@ export class TurnLimits {
   }
 
   /** Where the batch's spending stands against each budget set that applies to it, in BUDGETS order. */
-  private async standings(
+  private standings(
     batch: Batch,
+    user: string | undefined,
+    settings: LimitSettings,
+    now: number,
+  ): Promise<BudgetStanding[]> {
+    return this.standingsIn(batch.sessionId, isGroup(batch), user, settings, now);
+  }
+
+  /**
+   * Where spending stands now against each budget set: all chats' and, for a group chat's
+   * session id, that group's; with whether the group's turns (every chat's, without one) run on
+   * `llm.models.economy` and whether they are stopped. The console's budgets table reads this;
+   * a user's own budgets count only for the turns they start, so they are not part of it.
+   */
+  async report(groupSessionId?: string): Promise<BudgetReport> {
+    const settings = this.deps.settings();
+    const standings = await this.standingsIn(
+      groupSessionId ?? "",
+      groupSessionId !== undefined,
+      undefined,
+      settings,
+      this.deps.clock.now(),
+    );
+    const economyAt = settings.economyAt;
+    return {
+      budgets: standings.map(({ budget, value, max, share, period }) => ({
+        limit: budget.limit,
+        scope: budget.scope === "all" ? "all" : "group",
+        period: budget.period,
+        periodName: period,
+        measure: budget.measure,
+        used: value,
+        max,
+        share,
+      })),
+      economy:
+        economyAt > 0 &&
+        this.deps.economyModels().length > 0 &&
+        standings.some((standing) => standing.share >= economyAt && standing.share < 1),
+      stopped: standings.some((standing) => standing.value >= standing.max),
+    };
+  }
+
+  private async standingsIn(
+    sessionId: string,
+    group: boolean,
     user: string | undefined,
     settings: LimitSettings,
     now: number,
@@ -328,12 +397,12 @@ export class TurnLimits {
     const set = BUDGETS.filter(
       (budget) =>
         settings[budget.limit] > 0 &&
-        (budget.scope !== "group" || isGroup(batch)) &&
+        (budget.scope !== "group" || group) &&
         (budget.scope !== "user" || user !== undefined),
     );
     const spent: Partial<Record<BudgetPeriod, SpentInPeriod>> = {};
     for (const period of new Set(set.map((budget) => budget.period))) {
-      spent[period] = await this.deps.spending[period].spent(batch.sessionId, user);
+      spent[period] = await this.deps.spending[period].spent(sessionId, user);
     }
     // A period ends within a day (a month) of now: long enough to remember its notice.
     const periodEndsAt = (period: BudgetPeriod) => now + (period === "day" ? DAY_MS : 31 * DAY_MS);
@@ -343,10 +412,11 @@ export class TurnLimits {
         budget.scope === "all" ? inPeriod.total : budget.scope === "group" ? inPeriod.session : inPeriod.user;
       const value = part[budget.measure];
       const max = settings[budget.limit];
-      const subject = budget.scope === "all" ? "all" : budget.scope === "group" ? batch.sessionId : user!;
+      const subject = budget.scope === "all" ? "all" : budget.scope === "group" ? sessionId : user!;
       return {
         limit: budget.limit,
         scope: budget.scope,
+        budget,
         subject,
         value,
         max,

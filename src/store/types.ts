@@ -252,6 +252,21 @@ export interface UsageSummaryRow {
   averageLatencyMs: number;
 }
 
+/** What the calls of one UTC day in one chat on one model used: the console's cost chart. */
+export interface DailySpendRow {
+  /** UTC date, `YYYY-MM-DD`. */
+  day: string;
+  /** The chat the calls were made for; null outside any chat (a console model test, a digest's embedding). */
+  sessionId: string | null;
+  provider: string;
+  model: string;
+  calls: number;
+  /** Prompt plus completion tokens. */
+  tokens: number;
+  /** Summed from the calls' recorded costs; null when none of them had a price. */
+  cost: number | null;
+}
+
 /** What calls used: tokens (prompt plus completion) and their recorded cost (0 without prices). */
 export interface Spend {
   tokens: number;
@@ -273,6 +288,8 @@ export interface UsageStore {
   record(usage: UsageRecord): void;
   /** Rows ordered by day, task, provider, model. */
   summarize(query: UsageQuery): Promise<UsageSummaryRow[]>;
+  /** Rows ordered by day, chat (null first), provider, model. */
+  dailySpend(query: UsageQuery): Promise<DailySpendRow[]>;
   /** What the calls made at or after `sinceMs` spent, one row per chat. */
   spendBySession(query: UsageQuery): Promise<SessionSpend[]>;
   /** What the calls made at or after `sinceMs` for users' turns spent, one row per user. */

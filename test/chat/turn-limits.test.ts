@@ -181,6 +181,62 @@ describe("turn limits", () => {
     expect((await limits.admit(realtime(said("alice"))))?.economy).toBeUndefined();
   });
 
+  it("reports each budget's use now, for all chats and a group, with its economy state, and tells nobody", async () => {
+    const { limits, notices, spend, clock } = await setUp(
+      { groupDailyCost: 1, monthlyCost: 10, dailyTokens: 1_000, userDailyCost: 1, economyAt: 0.8 },
+      { economy: ["cheap/m"], admins: ["10001"] },
+    );
+    spend(100, 0.85);
+    const all = await limits.report();
+    expect(all).toEqual({
+      budgets: [
+        {
+          limit: "dailyTokens",
+          scope: "all",
+          period: "day",
+          periodName: "2023-11-14",
+          measure: "tokens",
+          used: 100,
+          max: 1_000,
+          share: 0.1,
+        },
+        {
+          limit: "monthlyCost",
+          scope: "all",
+          period: "month",
+          periodName: "2023-11",
+          measure: "cost",
+          used: 0.85,
+          max: 10,
+          share: expect.closeTo(0.085, 6),
+        },
+      ],
+      economy: false,
+      stopped: false,
+    });
+    const group = await limits.report(SESSION);
+    // The user's own budget counts only for the turns they start: not part of a group's report.
+    expect(group.budgets.map((budget) => budget.limit)).toEqual([
+      "dailyTokens",
+      "monthlyCost",
+      "groupDailyCost",
+    ]);
+    expect(group.budgets[2]).toMatchObject({
+      scope: "group",
+      used: 0.85,
+      max: 1,
+      share: expect.closeTo(0.85, 6),
+    });
+    expect(group).toMatchObject({ economy: true, stopped: false });
+    expect(await limits.report("onebot:10000:group:20001")).toMatchObject({ economy: false, stopped: false });
+    expect(notices).toEqual([]);
+
+    spend(100, 0.2);
+    expect(await limits.report(SESSION)).toMatchObject({ economy: false, stopped: true });
+    clock.advance(86_400_000);
+    expect(await limits.report(SESSION)).toMatchObject({ economy: false, stopped: false });
+  });
+
   it("does not step down without economy models, but still tells the admins once", async () => {
     const { limits, notices, spend } = await setUp(
       { groupDailyTokens: 1_000, economyAt: 0.8 },

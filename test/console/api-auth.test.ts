@@ -28,6 +28,8 @@ const ENDPOINTS: Array<{ method: string; path: string; body?: unknown }> = [
   { method: "GET", path: "/api/models" },
   { method: "POST", path: "/api/models/test", body: { ref: "main/none" } },
   { method: "GET", path: "/api/usage" },
+  { method: "GET", path: "/api/usage/daily" },
+  { method: "GET", path: "/api/budgets" },
   { method: "GET", path: "/api/config" },
   { method: "PUT", path: "/api/config", body: { yaml: "bot:\n  name: 紬\n" } },
   { method: "POST", path: "/api/setup/test", body: { type: "openai", model: "x" } },

@@ -4,9 +4,11 @@
  */
 
 export type {
+  BudgetsAnswer,
   ClusterAnswer,
   ConnectInfo,
   ConsoleStatus,
+  DailySpendAnswer,
   GroupExpressionsAnswer,
   GroupsAnswer,
   GroupView,
@@ -20,6 +22,7 @@ export type {
   TurnDetail,
   UsageRow,
 } from "../../src/api/types.ts";
+export type { BudgetReport, BudgetUse } from "../../src/chat/turn-limits.ts";
 export type { InstanceInfo } from "../../src/cluster/coordinator.ts";
 export type { McpServerStatus, McpToolStatus } from "../../src/mcp/status.ts";
 export type { MemoryEntry, MemoryOrigin } from "../../src/memory/types.ts";

@@ -1,4 +1,5 @@
 import type {
+  DailySpendRow,
   SessionSpend,
   UsageQuery,
   UsageRecord,
@@ -28,6 +29,16 @@ interface SummaryRow {
   latency_ms: number;
 }
 
+interface DailySpendSqlRow {
+  day_index: number;
+  session_id: string | null;
+  provider: string;
+  model: string;
+  calls: number;
+  tokens: number;
+  cost: number | null;
+}
+
 interface SessionSpendRow {
   session_id: string | null;
   tokens: number;
@@ -49,6 +60,7 @@ export class SqlUsageStore implements UsageStore {
   readonly #queue: RowQueue<UsageRecord>;
   readonly #summary: string;
   readonly #sessionSpend: string;
+  readonly #dailySpend: string;
 
   constructor(sql: SqlDatabase, queue: RowQueue<UsageRecord>) {
     this.#sql = sql;
@@ -62,6 +74,11 @@ export class SqlUsageStore implements UsageStore {
       FROM llm_usage WHERE time >= ?
       GROUP BY time / ${DAY_MS}, task, provider, model
       ORDER BY day_index, task${order}, provider${order}, model${order}`;
+    this.#dailySpend = `SELECT time / ${DAY_MS} AS day_index, session_id, provider, model,
+        COUNT(*) AS calls, ${SPEND}
+      FROM llm_usage WHERE time >= ?
+      GROUP BY time / ${DAY_MS}, session_id, provider, model
+      ORDER BY day_index, session_id${order} NULLS FIRST, provider${order}, model${order}`;
     this.#sessionSpend = `SELECT session_id, ${SPEND}
       FROM llm_usage WHERE time >= ? GROUP BY session_id ORDER BY session_id${order} NULLS FIRST`;
   }
@@ -73,6 +90,20 @@ export class SqlUsageStore implements UsageStore {
   async summarize(query: UsageQuery): Promise<UsageSummaryRow[]> {
     await this.#queue.flush();
     return (await this.#sql.all<SummaryRow>(this.#summary, [query.sinceMs])).map(toUsageSummary);
+  }
+
+  async dailySpend(query: UsageQuery): Promise<DailySpendRow[]> {
+    await this.#queue.flush();
+    const rows = await this.#sql.all<DailySpendSqlRow>(this.#dailySpend, [query.sinceMs]);
+    return rows.map((row) => ({
+      day: dayOf(row.day_index),
+      sessionId: row.session_id,
+      provider: row.provider,
+      model: row.model,
+      calls: row.calls,
+      tokens: row.tokens,
+      cost: row.cost,
+    }));
   }
 
   async spendBySession(query: UsageQuery): Promise<SessionSpend[]> {
@@ -130,7 +161,7 @@ export function usageWrites(usage: UsageRecord): Statement[] {
 
 function toUsageSummary(row: SummaryRow): UsageSummaryRow {
   return {
-    day: new Date(row.day_index * DAY_MS).toISOString().slice(0, 10),
+    day: dayOf(row.day_index),
     task: row.task,
     provider: row.provider,
     model: row.model,
@@ -142,6 +173,11 @@ function toUsageSummary(row: SummaryRow): UsageSummaryRow {
     cost: row.cost,
     averageLatencyMs: Math.round(row.latency_ms / row.calls),
   };
+}
+
+/** The UTC date of a day number. */
+function dayOf(dayIndex: number): string {
+  return new Date(dayIndex * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** A sum over calls without a price is NULL: nothing was spent that a budget could count. */

@@ -76,6 +76,69 @@ forEachBackend((backend) => {
     expect(await store.summarize({ sinceMs: Date.UTC(2025, 5, 1) })).toEqual([]);
   });
 
+  it("sums each UTC day's calls, tokens and costs per chat and model since a time, for the cost chart", async () => {
+    const { usage: store } = await backend.open();
+    const other = "onebot:10000:group:20001";
+    store.record(usage({ time: Date.UTC(2025, 3, 30, 23), sessionId: SESSION, cost: 9 })); // before sinceMs
+    store.record(usage({ sessionId: SESSION, cost: 0.25 }));
+    store.record(
+      usage({ sessionId: SESSION, task: "replyer", promptTokens: 10, completionTokens: 5, cost: 0.5 }),
+    );
+    store.record(usage({ sessionId: SESSION, model: "deepseek-reasoner", cost: 1 }));
+    store.record(usage({ sessionId: other, success: false, promptTokens: 0, completionTokens: 0 }));
+    store.record(usage({ promptTokens: 20, completionTokens: 2 })); // a console model test
+    store.record(usage({ time: Date.UTC(2025, 4, 2, 0, 0, 1), sessionId: other, cost: 0.125 }));
+
+    expect(await store.dailySpend({ sinceMs: Date.UTC(2025, 4, 1) })).toEqual([
+      {
+        day: "2025-05-01",
+        sessionId: null,
+        provider: "main",
+        model: "deepseek-chat",
+        calls: 1,
+        tokens: 22,
+        cost: null,
+      },
+      {
+        day: "2025-05-01",
+        sessionId: SESSION,
+        provider: "main",
+        model: "deepseek-chat",
+        calls: 2,
+        tokens: 1065,
+        cost: 0.75,
+      },
+      {
+        day: "2025-05-01",
+        sessionId: SESSION,
+        provider: "main",
+        model: "deepseek-reasoner",
+        calls: 1,
+        tokens: 1050,
+        cost: 1,
+      },
+      {
+        day: "2025-05-01",
+        sessionId: other,
+        provider: "main",
+        model: "deepseek-chat",
+        calls: 1,
+        tokens: 0,
+        cost: null,
+      },
+      {
+        day: "2025-05-02",
+        sessionId: other,
+        provider: "main",
+        model: "deepseek-chat",
+        calls: 1,
+        tokens: 1050,
+        cost: 0.125,
+      },
+    ]);
+    expect(await store.dailySpend({ sinceMs: Date.UTC(2025, 5, 1) })).toEqual([]);
+  });
+
   it("sums the tokens and recorded costs of each chat since a time, for the budgets", async () => {
     const { usage: store } = await backend.open();
     const other = "onebot:10000:group:20001";

@@ -2,8 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import { api, withQuery } from "../api.ts";
 import { t } from "../i18n.ts";
 import type { ModelTestResult, ProviderInfo, UsageRow } from "../types.ts";
+import { BudgetsTable, CostChart } from "./spend.tsx";
 import { TestResult } from "./test-result.tsx";
-import { UsageChart } from "./usage-chart.tsx";
+import { DayChart } from "./usage-chart.tsx";
 
 interface ModelsInfo {
   providers: ProviderInfo[];
@@ -20,7 +21,7 @@ function visionIsLocalOnly(models: ModelsInfo): boolean {
   return refs.length > 0 && refs.every((ref) => typeOf(ref) === "llama-cpp");
 }
 
-/** Providers, each task's model list with a test button, and token spend over time. */
+/** Providers, each task's model list with a test button, spend over time, and the budgets. */
 export function ModelsPage() {
   const [models, setModels] = useState<ModelsInfo | null>(null);
   const [days, setDays] = useState(30);
@@ -82,10 +83,22 @@ export function ModelsPage() {
       {usage && usage.rows.length === 0 && <p class="muted">{t("modelsNoUsage")}</p>}
       {usage && usage.rows.length > 0 && (
         <>
-          <UsageChart rows={usage.rows} days={days} since={usage.since} />
+          <CostChart days={days} />
+          <h3>{t("modelsTokensPerDay")}</h3>
+          <DayChart
+            points={usage.rows.map((row) => ({
+              day: row.day,
+              series: `${row.provider}/${row.model}`,
+              value: row.promptTokens + row.completionTokens,
+            }))}
+            days={days}
+            since={usage.since}
+            label={t("modelsTokensPerDay")}
+          />
           <UsageTable rows={usage.rows} />
         </>
       )}
+      <BudgetsTable />
     </section>
   );
 }
