@@ -7,6 +7,7 @@ import { SqlGroupStore } from "./sql/group-store.ts";
 import { SqlPictureStore, VOICE_TABLES } from "./sql/picture-store.ts";
 import { SqlReminderStore } from "./sql/reminder-store.ts";
 import type { SqlDatabase } from "./sql/sql-database.ts";
+import { SqlKnownAccountStore } from "./sql/known-account-store.ts";
 import { SqlStickerStore } from "./sql/sticker-store.ts";
 import type { StoreOptions } from "./store-options.ts";
 import type {
@@ -77,6 +78,7 @@ export function assembleStores(
     voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
     reminders: new SqlReminderStore(sql),
     stickers: new SqlStickerStore(sql),
+    knownAccounts: new SqlKnownAccountStore(sql),
     memories: backend.memories,
     groups: new SqlGroupStore(sql, messages),
     knowledge: backend.knowledge,
