@@ -4,10 +4,10 @@ import type { KnowledgeStore } from "./knowledge-types.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import { MessageRetention, type RetentionSteps } from "./message-retention.ts";
 import { SqlGroupStore } from "./sql/group-store.ts";
+import { SqlKnownAccountStore } from "./sql/known-account-store.ts";
 import { SqlPictureStore, VOICE_TABLES } from "./sql/picture-store.ts";
 import { SqlReminderStore } from "./sql/reminder-store.ts";
 import type { SqlDatabase } from "./sql/sql-database.ts";
-import { SqlKnownAccountStore } from "./sql/known-account-store.ts";
 import { SqlStickerStore } from "./sql/sticker-store.ts";
 import type { StoreOptions } from "./store-options.ts";
 import type {

@@ -48,7 +48,10 @@ describe("accounts that are gone, dismissed from the console (real sockets, real
     cleanups.push(() => bot.stop());
     const first = new OneBotStandIn({ selfId: FIRST });
     const second = new OneBotStandIn({ selfId: SECOND });
-    cleanups.push(() => first.close(), () => second.close());
+    cleanups.push(
+      () => first.close(),
+      () => second.close(),
+    );
     await first.connectReverse(bot.wsUrl);
     await second.connectReverse(bot.wsUrl);
     const api = () => apiClient(bot.baseUrl, TOKEN);
