@@ -393,6 +393,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     address: () => listening,
     health: () => healthReport(platformAdapters, stores),
     knownAccounts: stores.knownAccounts,
+    // The wrapped adapters: in a cluster they also list the accounts connected to other instances.
+    accountConnected: (adapterId, selfId) =>
+      adapters
+        .get(adapterId)
+        ?.accounts()
+        .some((account) => account.selfId === selfId && account.connected) ?? false,
     playground,
     // In a cluster, the live timeline has the other instances' events too.
     timeline: cluster ? cluster.shareTimeline(timeline) : timeline,

@@ -43,6 +43,8 @@ export interface ConsoleApiDeps {
   health: () => HealthReport;
   /** The accounts that have connected: the console lists one that is gone until it is dismissed. */
   knownAccounts: KnownAccountStore;
+  /** Whether the account is connected, here or (in a cluster) to another instance. */
+  accountConnected: (adapterId: string, selfId: string) => boolean;
   playground: ConsoleAdapter;
   timeline: LiveTimeline;
   monitorEvents: MonitorEventStore;

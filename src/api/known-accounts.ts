@@ -29,7 +29,11 @@ export function rememberConnected(
  * connections): the connected ones, and those that connected before and are gone now, also
  * from before a restart, until dismissed. An adapter with neither keeps its waiting entry.
  */
-export function consoleAccounts(live: AdapterHealth[], known: KnownAccount[]): ConsoleAccount[] {
+export function consoleAccounts(
+  live: AdapterHealth[],
+  known: KnownAccount[],
+  connectedAnywhere: ConsoleApiDeps["accountConnected"],
+): ConsoleAccount[] {
   const adapterIds = [...new Set(live.map((account) => account.id))];
   return adapterIds.flatMap((adapterId) => {
     const knownHere = new Map(
@@ -44,6 +48,8 @@ export function consoleAccounts(live: AdapterHealth[], known: KnownAccount[]): C
     }
     for (const remembered of knownHere.values()) {
       if (liveHere.some((account) => account.selfId === remembered.selfId)) continue;
+      // Connected to another instance of a cluster: that instance's console lists it.
+      if (connectedAnywhere(adapterId, remembered.selfId)) continue;
       shown.push({
         id: adapterId,
         selfId: remembered.selfId,
@@ -76,10 +82,7 @@ export function registerKnownAccountRoutes(app: FastifyInstance, deps: ConsoleAp
     },
     async (request, reply) => {
       const { adapterId, selfId } = request.params;
-      const live = deps
-        .health()
-        .adapters.find((account) => account.id === adapterId && account.selfId === selfId);
-      if (live?.connected) {
+      if (deps.accountConnected(adapterId, selfId)) {
         return reply
           .code(409)
           .send({ error: "connected", message: `account ${selfId} on ${adapterId} is connected now` });

@@ -50,7 +50,11 @@ export function registerSetupRoutes(app: FastifyInstance, deps: ConsoleApiDeps):
     const config = deps.config();
     const { port } = deps.address();
     const host = isWildcard(config.server.host) ? "127.0.0.1" : config.server.host;
-    const accounts = consoleAccounts(deps.health().adapters, await deps.knownAccounts.list());
+    const accounts = consoleAccounts(
+      deps.health().adapters,
+      await deps.knownAccounts.list(),
+      deps.accountConnected,
+    );
     return {
       adapters: config.adapters.map((adapter) => {
         const accountsHere = accounts.filter(

@@ -17,7 +17,11 @@ export function registerStatusRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
       bot: { name: config.bot.name },
       modelConfigured: isModelConfigured(config),
       configFile: deps.configFile ?? null,
-      adapters: consoleAccounts(deps.health().adapters, await deps.knownAccounts.list()),
+      adapters: consoleAccounts(
+        deps.health().adapters,
+        await deps.knownAccounts.list(),
+        deps.accountConnected,
+      ),
       storage: deps.health().storage,
     };
   });
