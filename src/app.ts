@@ -2,6 +2,7 @@ import type { AccountStatus, ChatAdapter } from "./adapters/types.ts";
 import { VoiceSpeaking } from "./agent/voice-speaking.ts";
 import { consoleSecretsSchema } from "./api/config-secrets.ts";
 import { registerConsoleApi } from "./api/index.ts";
+import { rememberConnected } from "./api/known-accounts.ts";
 import { createModelTester } from "./api/model-test.ts";
 import { addAdapters } from "./app/adapters.ts";
 import { createTurnRunner } from "./app/agent.ts";
@@ -366,10 +367,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     routes: server,
     deliver: path.fromPlatform,
     deliverLocal: path.fromLocal,
-    ...(cluster && {
-      wrap: (adapter: ChatAdapter) => cluster.adapter(adapter),
-      connection: (adapterId: string, status: AccountStatus) => cluster.accountChanged(adapterId, status),
-    }),
+    ...(cluster && { wrap: (adapter: ChatAdapter) => cluster.adapter(adapter) }),
+    connection: (adapterId: string, status: AccountStatus) => {
+      rememberConnected(stores.knownAccounts, adapterId, status, logger);
+      cluster?.accountChanged(adapterId, status);
+    },
     // In a cluster, the session's owner marks it: its turns and batches are the ones reading it.
     deleted: (recall) => (cluster ? cluster.recalled(recall) : recallHere(recall)),
     typing: ({ sessionId, userId, typing }) => participation.typing(sessionId, userId, typing),
@@ -406,6 +408,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     env: process.env,
     address: () => listening,
     health: () => healthReport(platformAdapters, stores),
+    knownAccounts: stores.knownAccounts,
+    // The wrapped adapters: in a cluster they also list the accounts connected to other instances.
+    accountConnected: (adapterId, selfId) =>
+      adapters
+        .get(adapterId)
+        ?.accounts()
+        .some((account) => account.selfId === selfId && account.connected) ?? false,
     playground,
     // In a cluster, the live timeline has the other instances' events too.
     timeline: cluster ? cluster.shareTimeline(timeline) : timeline,

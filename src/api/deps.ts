@@ -19,7 +19,13 @@ import type { PluginHost } from "../plugins/plugin-host.ts";
 import type { ReminderService } from "../reminders/reminder-service.ts";
 import type { HealthReport } from "../server/health-report.ts";
 import type { GroupStore } from "../store/group-types.ts";
-import type { ChatHistory, MessageStore, PictureDescriptionStore, UsageStore } from "../store/types.ts";
+import type {
+  ChatHistory,
+  KnownAccountStore,
+  MessageStore,
+  PictureDescriptionStore,
+  UsageStore,
+} from "../store/types.ts";
 import type { ModelTester } from "./model-test.ts";
 import type { ClusterView } from "./types.ts";
 
@@ -36,6 +42,10 @@ export interface ConsoleApiDeps {
   /** Where the HTTP server listens (the real port when the config asked for 0). */
   address: () => { host: string; port: number };
   health: () => HealthReport;
+  /** The accounts that have connected: the console lists one that is gone until it is dismissed. */
+  knownAccounts: KnownAccountStore;
+  /** Whether the account is connected, here or (in a cluster) to another instance. */
+  accountConnected: (adapterId: string, selfId: string) => boolean;
   playground: ConsoleAdapter;
   timeline: LiveTimeline;
   monitorEvents: MonitorEventStore;

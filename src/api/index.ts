@@ -5,6 +5,7 @@ import { registerConfigRoutes } from "./config-routes.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
 import { registerGroupRoutes } from "./groups-routes.ts";
 import { registerKnowledgeRoutes } from "./knowledge-routes.ts";
+import { registerKnownAccountRoutes } from "./known-accounts.ts";
 import { registerLocalModelRoutes } from "./local-model-routes.ts";
 import { registerMcpRoutes } from "./mcp-routes.ts";
 import { registerMemoryRoutes } from "./memory-routes.ts";
@@ -27,6 +28,7 @@ export function registerConsoleApi(app: FastifyInstance, deps: ConsoleApiDeps): 
   registerModelRoutes(app, deps);
   registerConfigRoutes(app, deps);
   registerSetupRoutes(app, deps);
+  registerKnownAccountRoutes(app, deps);
   registerLocalModelRoutes(app, deps);
   registerChatRoutes(app, deps);
   registerPictureRoutes(app, deps);

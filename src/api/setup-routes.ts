@@ -5,6 +5,7 @@ import { readConfigText, saveConfigText, withModelSetup } from "./config-file.ts
 import { notEditable } from "./config-routes.ts";
 import { HIDDEN_SECRET } from "./config-secrets.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
+import { consoleAccounts } from "./known-accounts.ts";
 import type { ConnectInfo } from "./types.ts";
 
 const ModelSetup = Type.Object({
@@ -49,7 +50,11 @@ export function registerSetupRoutes(app: FastifyInstance, deps: ConsoleApiDeps):
     const config = deps.config();
     const { port } = deps.address();
     const host = isWildcard(config.server.host) ? "127.0.0.1" : config.server.host;
-    const accounts = deps.health().adapters;
+    const accounts = consoleAccounts(
+      deps.health().adapters,
+      await deps.knownAccounts.list(),
+      deps.accountConnected,
+    );
     return {
       adapters: config.adapters.map((adapter) => {
         const accountsHere = accounts.filter(

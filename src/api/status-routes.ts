@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { ConsoleApiDeps } from "./deps.ts";
+import { consoleAccounts } from "./known-accounts.ts";
 import type { ConsoleStatus } from "./types.ts";
 
 /** True when the planner has a model: without one the bot reads along but never answers. */
@@ -16,7 +17,11 @@ export function registerStatusRoutes(app: FastifyInstance, deps: ConsoleApiDeps)
       bot: { name: config.bot.name },
       modelConfigured: isModelConfigured(config),
       configFile: deps.configFile ?? null,
-      adapters: deps.health().adapters,
+      adapters: consoleAccounts(
+        deps.health().adapters,
+        await deps.knownAccounts.list(),
+        deps.accountConnected,
+      ),
       storage: deps.health().storage,
     };
   });

@@ -18,8 +18,14 @@ export interface ConsoleStatus {
   bot: { name: string };
   modelConfigured: boolean;
   configFile: string | null;
-  adapters: AdapterHealth[];
+  adapters: ConsoleAccount[];
   storage: StorageStatus;
+}
+
+/** An account as the console lists it: with its latest connection when it has connected before. */
+export interface ConsoleAccount extends AdapterHealth {
+  /** Unix ms of its latest connection (remembered across restarts); absent while never seen. */
+  lastConnectedAt?: number;
 }
 
 /** The instances of a cluster, as one of them sees them. */
@@ -99,7 +105,7 @@ export interface ConnectInfo {
     apiUrl: string | null;
     /** HIDDEN_SECRET when the adapter has an access token or AppSecret (never the value), empty when it has none. */
     accessToken: string;
-    accounts: AdapterHealth[];
+    accounts: ConsoleAccount[];
   }>;
 }
 

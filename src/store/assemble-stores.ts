@@ -4,6 +4,7 @@ import type { KnowledgeStore } from "./knowledge-types.ts";
 import type { MemoryStore } from "./memory-types.ts";
 import { MessageRetention, type RetentionSteps } from "./message-retention.ts";
 import { SqlGroupStore } from "./sql/group-store.ts";
+import { SqlKnownAccountStore } from "./sql/known-account-store.ts";
 import { SqlPictureStore, VOICE_TABLES } from "./sql/picture-store.ts";
 import { SqlReminderStore } from "./sql/reminder-store.ts";
 import type { SqlDatabase } from "./sql/sql-database.ts";
@@ -77,6 +78,7 @@ export function assembleStores(
     voiceTranscripts: new SqlPictureStore(sql, VOICE_TABLES),
     reminders: new SqlReminderStore(sql),
     stickers: new SqlStickerStore(sql),
+    knownAccounts: new SqlKnownAccountStore(sql),
     memories: backend.memories,
     groups: new SqlGroupStore(sql, messages),
     knowledge: backend.knowledge,

@@ -388,6 +388,25 @@ export interface KeptSticker {
   sessionId?: string;
 }
 
+/** A platform account that has connected, as the console remembers it. */
+export interface KnownAccount {
+  adapterId: string;
+  selfId: string;
+  /** Unix ms of its latest connection. */
+  lastConnectedAt: number;
+}
+
+/**
+ * The platform accounts that have connected, kept across restarts so the console can list one
+ * that is gone; the operator dismisses it, and it is remembered again when it connects.
+ */
+export interface KnownAccountStore {
+  remember(account: KnownAccount): Promise<void>;
+  list(): Promise<KnownAccount[]>;
+  /** Resolves with whether the account was known. */
+  forget(adapterId: string, selfId: string): Promise<boolean>;
+}
+
 /** The kept stickers, bounded by a count and by the bytes they take together. */
 export interface StickerStore {
   /**
@@ -430,6 +449,8 @@ export interface Stores {
   reminders: ReminderStore;
   /** Stickers kept to send again (`stickers.*`). */
   stickers: StickerStore;
+  /** The platform accounts that have connected, until the console dismisses one that is gone. */
+  knownAccounts: KnownAccountStore;
   /** Long-term memory: facts about people and groups; written at once, never pruned. */
   memories: MemoryStore;
   /** Groups' activity (from the messages) and their learned expressions. */

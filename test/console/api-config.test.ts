@@ -187,9 +187,12 @@ describe("config, first-run setup, models and connection through the API", () =>
     await qq.connectReverse(bot.wsUrl);
     const after = await eventually(
       () => api.get("/api/connect"),
-      (answer) => answer.body.adapters[0].accounts.length > 0,
+      // Listed once connected, with its connection remembered (the Connect page's "last connected").
+      (answer) => answer.body.adapters[0].accounts[0]?.lastConnectedAt !== undefined,
     );
-    expect(after.body.adapters[0].accounts).toEqual([{ id: "qq", selfId: "10000", connected: true }]);
+    expect(after.body.adapters[0].accounts).toEqual([
+      { id: "qq", selfId: "10000", connected: true, lastConnectedAt: expect.any(Number) },
+    ]);
   });
 
   it("is read-only without a config file", async () => {

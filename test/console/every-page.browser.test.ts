@@ -215,4 +215,36 @@ describe("every console page", () => {
     }
     expect(found).toEqual([]);
   }, 120_000);
+  // A browser's own file input reads "Choose File / No file chosen" in the browser's language,
+  // whatever the page's: every page hides it behind a label of its own that opens the chooser.
+  it("puts every file input behind a button in the page's language", async () => {
+    const found: string[] = [];
+    const seen: string[] = [];
+    for (const locale of ["zh-CN", "en-US"]) {
+      for (const { path } of PAGES) {
+        const page = await open(path, LAPTOP, locale);
+        const inputs = page.locator("main input[type=file]");
+        for (let index = 0; index < (await inputs.count()); index++) {
+          const input = inputs.nth(index);
+          const label = input.locator("xpath=ancestor::label");
+          seen.push(`${locale} ${path}`);
+          if (await input.isVisible()) found.push(`${locale} ${path}: the browser's file input shows`);
+          if ((await label.count()) === 0 || !(await label.isVisible())) {
+            found.push(`${locale} ${path}: no button of the page's own`);
+            continue;
+          }
+          const text = ((await label.textContent()) ?? "").trim();
+          if (text === "" || CHINESE.test(text) !== (locale === "zh-CN"))
+            found.push(`${locale} ${path}: button "${text}"`);
+          const chooser = page.waitForEvent("filechooser", { timeout: 3_000 });
+          await label.click();
+          await chooser.catch(() => found.push(`${locale} ${path}: "${text}" opens no file chooser`));
+        }
+        await page.context().close();
+      }
+    }
+    expect(found).toEqual([]);
+    // The pages that take a file: the playground's picture, the knowledge base's document.
+    expect(seen).toEqual(["zh-CN /playground", "zh-CN /knowledge", "en-US /playground", "en-US /knowledge"]);
+  }, 120_000);
 });

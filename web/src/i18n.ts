@@ -396,6 +396,16 @@ const TEXT = {
   connectWaiting: ["还没有账号连接，正在等待…", "No account connected yet; waiting…"],
   connectOnline: ["在线", "online"],
   connectOffline: ["离线", "offline"],
+  connectLastConnected: ["上次连接 {time}", "last connected {time}"],
+  connectDismiss: ["移除", "Dismiss"],
+  connectDismissHint: [
+    "不再列出这个已断开的账号，直到它再次连接",
+    "Stop listing this disconnected account until it connects again",
+  ],
+  connectDismissConnected: [
+    "这个账号刚刚又连上了，不能移除",
+    "This account has just connected again; it stays",
+  ],
 
   pluginsTitle: ["插件", "Plugins"],
   pluginsNone: [

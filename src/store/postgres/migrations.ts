@@ -208,6 +208,17 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     "llm_usage.cached_tokens, llm_usage.cost",
     "ALTER TABLE llm_usage ADD COLUMN cached_tokens BIGINT NOT NULL DEFAULT 0, ADD COLUMN cost DOUBLE PRECISION",
   ),
+  // As SQLite's migration 20: the platform accounts that have connected, until dismissed.
+  oneStatement(
+    14,
+    "known_accounts",
+    `CREATE TABLE known_accounts (
+      adapter_id TEXT NOT NULL,
+      self_id TEXT NOT NULL,
+      last_connected_at BIGINT NOT NULL,
+      PRIMARY KEY (adapter_id, self_id)
+    )`,
+  ),
 ];
 
 /**

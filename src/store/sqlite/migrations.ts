@@ -434,4 +434,20 @@ export const MIGRATIONS: readonly Migration[] = [
       sql("ALTER TABLE llm_usage ADD COLUMN cost REAL");
     },
   },
+  {
+    version: 20,
+    name: "known_accounts",
+    up(sql) {
+      // The platform accounts that have connected, so the console lists one that is gone (also
+      // after a restart) until the operator dismisses it; connecting again brings it back.
+      sql(`
+        CREATE TABLE known_accounts (
+          adapter_id TEXT NOT NULL,
+          self_id TEXT NOT NULL,
+          last_connected_at INTEGER NOT NULL,
+          PRIMARY KEY (adapter_id, self_id)
+        )
+      `);
+    },
+  },
 ];

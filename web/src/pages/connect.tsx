@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
-import { t } from "../i18n.ts";
+import { ApiError, api } from "../api.ts";
+import { formatTime, t } from "../i18n.ts";
 import type { ConnectInfo } from "../types.ts";
 import { qqOfficialText } from "./connect-texts.ts";
 
@@ -10,12 +10,33 @@ const POLL_MS = 3_000;
 export function ConnectPage({ embedded = false }: { embedded?: boolean }) {
   const [info, setInfo] = useState<ConnectInfo | null>(null);
 
+  const [dismissError, setDismissError] = useState("");
+  const load = () => void api.get<ConnectInfo>("/api/connect").then(setInfo);
+
   useEffect(() => {
-    const load = () => void api.get<ConnectInfo>("/api/connect").then(setInfo);
     load();
     const timer = setInterval(load, POLL_MS);
     return () => clearInterval(timer);
   }, []);
+
+  /** Dismissing an account that is gone: the list is read again either way. */
+  const dismiss = async (adapterId: string, selfId: string) => {
+    setDismissError("");
+    try {
+      await api.delete(
+        `/api/connect/accounts/${encodeURIComponent(adapterId)}/${encodeURIComponent(selfId)}`,
+      );
+    } catch (error) {
+      setDismissError(
+        error instanceof ApiError && error.status === 409
+          ? t("connectDismissConnected")
+          : error instanceof Error
+            ? error.message
+            : String(error),
+      );
+    }
+    load();
+  };
 
   return (
     <section class="page connect">
@@ -56,15 +77,33 @@ export function ConnectPage({ embedded = false }: { embedded?: boolean }) {
             <dd>
               {adapter.accounts.length === 0 && <span class="muted">{t("connectWaiting")}</span>}
               {adapter.accounts.map((account) => (
-                <div key={account.selfId} class="account">
+                <div key={account.selfId} class="account" data-self-id={account.selfId}>
                   <span class={account.connected ? "dot on" : "dot"} /> QQ {account.selfId} ·{" "}
                   {account.connected ? t("connected") : t("disconnected")}
                   {account.online !== undefined &&
                     ` · ${account.online ? t("connectOnline") : t("connectOffline")}`}
                   {account.rateLimitedUntil !== undefined &&
                     ` · ${qqOfficialText("rateLimitedUntil")} ${new Date(account.rateLimitedUntil).toLocaleTimeString()}`}
+                  {!account.connected && account.lastConnectedAt !== undefined && (
+                    <>
+                      {" "}
+                      ·{" "}
+                      <span class="muted">
+                        {t("connectLastConnected", { time: formatTime(account.lastConnectedAt) })}
+                      </span>{" "}
+                      <button
+                        type="button"
+                        class="small"
+                        title={t("connectDismissHint")}
+                        onClick={() => void dismiss(adapter.id, account.selfId ?? "")}
+                      >
+                        {t("connectDismiss")}
+                      </button>
+                    </>
+                  )}
                 </div>
               ))}
+              {dismissError && <div class="error">{dismissError}</div>}
             </dd>
           </dl>
         </div>
