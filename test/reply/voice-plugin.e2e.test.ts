@@ -7,6 +7,7 @@ import { ALICE, GROUP, mention } from "../support/messages.ts";
 import type { OneBotStandIn, SentMessage } from "../support/onebot-standin.ts";
 import { type Scene, startScene } from "../support/scene.ts";
 import { ScriptedLlmServer } from "../support/scripted-llm-server.ts";
+import { waitFor } from "../support/wait.ts";
 import { sendActions } from "./extension-fixtures.ts";
 
 /** The built-in plugins folder, where `plugins/voice` lives. */
@@ -253,10 +254,15 @@ describe("the built-in voice plugin with a tts model (llm.models.tts)", () => {
     const spoken = await s.bot.waitForEvent("tts.spoken");
     expect(spoken.replyId).toBe(ended.replyId);
     expect(spoken.data).toMatchObject({ model: "speech/tts-1", voice: "nova", chars: 5, format: "wav" });
-    const usage = await storedRows<{ prompt_tokens: number; user_key: string; reply_id: string }>(
-      s.bot.dataDir,
-      "SELECT prompt_tokens, user_key, reply_id FROM llm_usage WHERE task = 'tts'",
-    );
+    // Usage records commit a moment after the call (on PostgreSQL they gather for 100 ms).
+    let usage: Array<{ prompt_tokens: number; user_key: string; reply_id: string }> = [];
+    await waitFor(async () => {
+      usage = await storedRows(
+        s.bot.dataDir,
+        "SELECT prompt_tokens, user_key, reply_id FROM llm_usage WHERE task = 'tts'",
+      );
+      return usage.length > 0;
+    });
     expect(usage).toEqual([
       { prompt_tokens: 5, user_key: `onebot:${ALICE}`, reply_id: String(ended.replyId) },
     ]);
