@@ -90,7 +90,6 @@ describe("npm run eval -- --replay", () => {
     const qq = new OneBotStandIn({ selfId: SELF_ID, nickname: "紬" });
     try {
       await qq.connectReverse(bot.wsUrl);
-      await bot.waitForEvent("adapter.connection", (event) => event.data.connected === true);
       const say = async (userId: string, nickname: string, text: string, at = false) => {
         const id = qq.pushGroupMessage({
           groupId: GROUP,
@@ -115,6 +114,8 @@ describe("npm run eval -- --replay", () => {
       });
       await sleep(300);
       liveMessageIds.push(await say("10001", "张三", "你们家的猫怕热吗？"));
+      // A pause longer than a fast replay keeps: the replay waits for each candidate to be done.
+      await sleep(3_500);
       liveMessageIds.push(await say("10002", "李四", "你觉得呢", true));
       await bot.turnFinished(1, 20_000);
       await qq.waitForSent((sent) => sent.text.includes("live 回答"), 10_000);
