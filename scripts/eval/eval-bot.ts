@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { npmStartCommand } from "../../bench/bot-child.ts";
 import { ConfigError, loadConfig } from "../../src/config/load.ts";
+import type { Prices } from "../../src/llm/prices.ts";
 import { isRecord } from "../../src/util/values.ts";
 import { LogCapture } from "../../test/support/log-capture.ts";
 import { OneBotStandIn } from "../../test/support/onebot-standin.ts";
@@ -18,6 +19,7 @@ import { sleep } from "../../test/support/wait.ts";
 
 /** The QQ account the bot is logged in as during an eval. */
 export const EVAL_SELF_ID = "2000000001";
+const DATABASE_FILE = "tsumugi.db";
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 12_000;
 
@@ -27,6 +29,10 @@ export interface EvalBotOptions {
   base: Record<string, unknown>;
   /** The scenario's `config`, merged over the rest. */
   scenarioConfig: Record<string, unknown>;
+  /** Fills the bot's new database (a replay's cached picture descriptions) before it starts. */
+  seed?: (databaseFile: string) => void;
+  /** The QQ account the bot is logged in as; default EVAL_SELF_ID (a replay: the live bot's). */
+  selfId?: string;
 }
 
 export interface EvalBot {
@@ -36,6 +42,8 @@ export interface EvalBot {
   monitor: SseClient;
   /** How long a quiet chat stays open for more messages (`chat.realtime.windowMs`). */
   batchWindowMs: number;
+  /** The config's `llm.prices`, to price the calls its monitor events report. */
+  prices: Prices;
   /** Disconnects QQ, stops the bot and deletes its data folder; later calls wait for the first. */
   stop(): Promise<void>;
 }
@@ -47,12 +55,13 @@ export async function startEvalBot(options: EvalBotOptions): Promise<EvalBot> {
     const configFile = join(dataDir, "tsumugi.yaml");
     writeFileSync(configFile, stringify(evalConfig(options, dataDir)), { mode: 0o600 });
     const loaded = checkedConfig(configFile, options.configFile);
+    options.seed?.(join(dataDir, DATABASE_FILE));
     const child = spawnBot(configFile);
     const stop = () => stopBot(child, dataDir);
     try {
       const baseUrl = await runningUrl(child);
       const monitor = await openSse(`${baseUrl}/api/monitor/stream`, {});
-      const qq = new OneBotStandIn({ selfId: EVAL_SELF_ID, nickname: loaded.bot.name });
+      const qq = new OneBotStandIn({ selfId: options.selfId ?? EVAL_SELF_ID, nickname: loaded.bot.name });
       await qq.connectReverse(`${baseUrl.replace(/^http/, "ws")}/onebot/v11/ws`);
       await waitForConnected(baseUrl);
       let stopping: Promise<void> | undefined;
@@ -61,6 +70,7 @@ export async function startEvalBot(options: EvalBotOptions): Promise<EvalBot> {
         qq,
         monitor,
         batchWindowMs: loaded.chat.realtime.windowMs,
+        prices: loaded.llm.prices,
         stop() {
           stopping ??= (async () => {
             monitor.close();
@@ -94,7 +104,7 @@ function evalConfig(options: EvalBotOptions, dataDir: string): Record<string, un
   delete merged.cluster;
   return mergeDeep(merged, {
     server: { host: "127.0.0.1", port: 0, token: "" },
-    storage: { url: `sqlite:${join(dataDir, "tsumugi.db")}` },
+    storage: { url: `sqlite:${join(dataDir, DATABASE_FILE)}` },
     adapters: [{ type: "onebot", id: "qq", mode: "reverse-ws", path: "/onebot/v11/ws" }],
   });
 }

@@ -196,7 +196,7 @@ export async function playScenario(bot: EvalBot, scenario: Scenario, index: numb
  * Whether the bot still has work in hand, as its monitor stream shows: a trigger not yet in a
  * batch (nor answered otherwise), or a turn still running.
  */
-function workPending(seen: MonitorEvent[]): boolean {
+export function workPending(seen: MonitorEvent[]): boolean {
   const ingested = seen.filter((event) => event.type === "message.ingested");
   const waitingTrigger = ingested.some((event) => {
     if (event.data.trigger == null) return false;
@@ -254,7 +254,7 @@ function messageSegments(
  * A sent message as a member reads it: its text, an at as `@qq` (`@全体成员` for everyone), a
  * voice message (send_voice) as `[语音]` and a picture (generate_image, stickers) as `[图片]`.
  */
-function renderedText(message: unknown): string {
+export function renderedText(message: unknown): string {
   if (typeof message === "string") return message;
   if (!Array.isArray(message)) return "";
   return (message as WireSegment[])

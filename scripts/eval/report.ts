@@ -93,7 +93,7 @@ function whyFailed(result: ScenarioResult): string {
 }
 
 /** Columns padded to their widest cell, counting a CJK character as two columns. */
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((cell, column) =>
     Math.max(width(cell), ...rows.map((row) => width(row[column] ?? ""))),
   );
