@@ -1,5 +1,5 @@
 import type { ConsoleAdapter } from "../adapters/console/console-adapter.ts";
-import type { BudgetReport } from "../chat/turn-limits.ts";
+import type { BudgetReport } from "../chat/budgets.ts";
 import type { TsumugiConfig } from "../config/schema.ts";
 import type { ListedGroup } from "../context/group-list.ts";
 import type { KnowledgeService } from "../knowledge/knowledge-service.ts";

@@ -4,7 +4,7 @@
  * are built from, so the server and the console share one definition.
  */
 
-import type { BudgetReport } from "../chat/turn-limits.ts";
+import type { BudgetReport } from "../chat/budgets.ts";
 import type { InstanceInfo } from "../cluster/coordinator.ts";
 import type { MemoryEntry, MemorySource } from "../memory/types.ts";
 import type { ChatMessage } from "../message/inbound.ts";

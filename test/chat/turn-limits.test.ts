@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Batch } from "../../src/chat/batch.ts";
+import { LIMIT_NOTICES } from "../../src/chat/budgets.ts";
 import type { LimitSettings } from "../../src/chat/config.ts";
 import { SlidingWindowCounter } from "../../src/chat/rate-limiter.ts";
 import { PeriodSpendingTally } from "../../src/chat/spending.ts";
-import { LIMIT_NOTICES, TURN_WINDOW_MS, TurnLimits } from "../../src/chat/turn-limits.ts";
+import { TURN_WINDOW_MS, TurnLimits } from "../../src/chat/turn-limits.ts";
 import { zonedClock } from "../../src/context/clock-text.ts";
 import type { ChatMessage } from "../../src/message/inbound.ts";
 import { type MonitorEvent, MonitorHub } from "../../src/monitor/monitor.ts";
