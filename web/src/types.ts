@@ -22,7 +22,7 @@ export type {
   TurnDetail,
   UsageRow,
 } from "../../src/api/types.ts";
-export type { BudgetReport, BudgetUse } from "../../src/chat/turn-limits.ts";
+export type { BudgetReport, BudgetUse } from "../../src/chat/budgets.ts";
 export type { InstanceInfo } from "../../src/cluster/coordinator.ts";
 export type { McpServerStatus, McpToolStatus } from "../../src/mcp/status.ts";
 export type { MemoryEntry, MemoryOrigin } from "../../src/memory/types.ts";
